@@ -1,0 +1,165 @@
+// Compiled with -ffp-contract=off (CMakeLists.txt). Do not reorder the arithmetic: the exact
+// sequence of roundings is the contract between learner and replicas.
+#include "hilo/optim/replay.h"
+
+#include <ATen/Parallel.h>
+
+#include <cmath>
+
+namespace hilo
+{
+namespace
+{
+
+// Elements per task. Large enough that thread start-up is amortised, small enough that two cores
+// share a 64x4096 matrix.
+constexpr int64_t kGrain = 1 << 15;
+
+struct AdamWScalars
+{
+    float lr;
+    float decay;       // 1 - lr * weight_decay
+    float beta1;
+    float beta2;
+    float one_minus_beta1;
+    float one_minus_beta2;
+    float bias1;       // 1 - beta1^t
+    float bias2;       // 1 - beta2^t
+    float eps;
+};
+
+void
+AdamWKernel(const AdamWScalars& s, const float* theta_in, const float* m_in, const float* v_in,
+            const float* g, float* theta_out, float* m_out, float* v_out, int64_t n)
+{
+    at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+        {
+            const float gi = g[i];
+            float p = theta_in[i] * s.decay;
+            const float m = s.beta1 * m_in[i] + s.one_minus_beta1 * gi;
+            const float gg = gi * gi;
+            const float v = s.beta2 * v_in[i] + s.one_minus_beta2 * gg;
+            const float m_hat = m / s.bias1;
+            const float v_hat = v / s.bias2;
+            const float denom = std::sqrt(v_hat) + s.eps;
+            const float delta = s.lr * (m_hat / denom);
+            p = p - delta;
+            theta_out[i] = p;
+            m_out[i] = m;
+            v_out[i] = v;
+        }
+    });
+}
+
+void
+SgdKernel(float lr, float wd, float momentum, float one_minus_dampening, bool first,
+          const float* theta_in, const float* m_in, const float* g, float* theta_out, float* m_out,
+          int64_t n)
+{
+    at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+        {
+            const float p = theta_in[i];
+            const float wdp = wd * p;
+            const float d = g[i] + wdp;
+            float buf;
+            if (first)
+            {
+                buf = d;
+            }
+            else
+            {
+                const float kept = momentum * m_in[i];
+                const float added = one_minus_dampening * d;
+                buf = kept + added;
+            }
+            const float step = lr * buf;
+            theta_out[i] = p - step;
+            m_out[i] = buf;
+        }
+    });
+}
+
+} // namespace
+
+OptimizerState
+NewOptimizerState(const OptimizerConfig& config, int64_t numel)
+{
+    OptimizerState s;
+    s.m.assign(static_cast<size_t>(numel), 0.0f);
+    if (config.UsesSecondMoment())
+    {
+        s.v.assign(static_cast<size_t>(numel), 0.0f);
+    }
+    return s;
+}
+
+Status
+CheckOptimizerState(const OptimizerConfig& config, const OptimizerState& state, int64_t numel)
+{
+    const size_t n = static_cast<size_t>(numel);
+    if (state.m.size() != n)
+    {
+        return Status::InvalidArgument("optimizer state has " + std::to_string(state.m.size()) +
+                                       " first-moment values; the layout has " +
+                                       std::to_string(n) + " parameters");
+    }
+    const size_t want_v = config.UsesSecondMoment() ? n : 0;
+    if (state.v.size() != want_v)
+    {
+        return Status::InvalidArgument("optimizer state has " + std::to_string(state.v.size()) +
+                                       " second-moment values; expected " +
+                                       std::to_string(want_v));
+    }
+    return Status::Ok();
+}
+
+void
+ReplayStep(const OptimizerConfig& config, const ReplicatedState& in,
+           const std::vector<float>& grad, ReplicatedState* out)
+{
+    const int64_t n = static_cast<int64_t>(grad.size());
+    const OptimizerState& oin = in.optimizer;
+    OptimizerState& oout = out->optimizer;
+    // Scalars first: `out` may alias `in`.
+    const uint64_t step = oin.step + 1;
+    const float beta1_prod = oin.beta1_prod * config.beta1;
+    const float beta2_prod = oin.beta2_prod * config.beta2;
+    const float lr = LearningRate(config.lr, step);
+
+    if (&out->adapter.theta != &in.adapter.theta)
+    {
+        out->adapter.theta.resize(grad.size());
+        oout.m.resize(oin.m.size());
+        oout.v.resize(oin.v.size());
+    }
+
+    if (config.kind == OptimizerKind::kAdamW)
+    {
+        AdamWScalars s;
+        s.lr = lr;
+        const float lr_wd = lr * config.weight_decay;
+        s.decay = 1.0f - lr_wd;
+        s.beta1 = config.beta1;
+        s.beta2 = config.beta2;
+        s.one_minus_beta1 = 1.0f - config.beta1;
+        s.one_minus_beta2 = 1.0f - config.beta2;
+        s.bias1 = 1.0f - beta1_prod;
+        s.bias2 = 1.0f - beta2_prod;
+        s.eps = config.eps;
+        AdamWKernel(s, in.adapter.theta.data(), oin.m.data(), oin.v.data(), grad.data(),
+                    out->adapter.theta.data(), oout.m.data(), oout.v.data(), n);
+    }
+    else
+    {
+        SgdKernel(lr, config.weight_decay, config.momentum, 1.0f - config.dampening,
+                  /*first=*/oin.step == 0, in.adapter.theta.data(), oin.m.data(), grad.data(),
+                  out->adapter.theta.data(), oout.m.data(), n);
+    }
+    oout.step = step;
+    oout.beta1_prod = beta1_prod;
+    oout.beta2_prod = beta2_prod;
+}
+
+} // namespace hilo

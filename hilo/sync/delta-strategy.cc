@@ -1,0 +1,98 @@
+// delta: the learner applies its own gradient and ships a compressed parameter delta
+// X = (theta_{t+1} - theta_t) + decay * e, with e = X - X_hat (learner-side error feedback).
+// Replicas add X_hat; no optimizer replay, so they drift from the learner. The learner keeps an
+// exact copy of what replicas hold (the shadow) so drift can be measured and hashes checked.
+#include "hilo/optim/replay.h"
+#include "hilo/sync/strategies.h"
+
+namespace hilo
+{
+namespace
+{
+
+class DeltaStrategy : public SyncStrategy
+{
+  public:
+    DeltaStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer,
+                  int64_t budget_bytes, ErrorFeedbackOptions ef)
+        : m_compressor(std::move(compressor)),
+          m_optimizer(optimizer),
+          m_budget_bytes(budget_bytes),
+          m_ef(m_compressor->layout().numel(), ef)
+    {
+    }
+
+    SyncKind kind() const override { return SyncKind::kDelta; }
+    const Compressor& compressor() const override { return *m_compressor; }
+    bool ReplicasKeepOptimizer() const override { return false; }
+
+    void InitLearner(const AdapterState& initial, LearnerState* s) const override
+    {
+        s->train.adapter = initial;
+        s->train.optimizer =
+            NewOptimizerState(m_optimizer, static_cast<int64_t>(initial.theta.size()));
+        s->shadow.adapter = initial;
+        s->shadow.optimizer = OptimizerState();
+    }
+
+    const ReplicatedState& ReplicaView(const LearnerState& s) const override { return s.shadow; }
+
+    StatusOr<Encoded> LearnerStep(const std::vector<float>& grad, LearnerState* s,
+                                  LearnerStepTimes* times) override
+    {
+        int64_t t0 = NowNs();
+        m_before = s->train.adapter.theta;
+        ReplayStep(m_optimizer, s->train, grad, &s->train);
+        times->apply_s = SecondsSince(t0);
+        t0 = NowNs();
+        const std::vector<float>& after = s->train.adapter.theta;
+        m_delta.resize(after.size());
+        for (size_t i = 0; i < after.size(); ++i)
+        {
+            m_delta[i] = after[i] - m_before[i];
+        }
+        m_ef.Accumulate(m_delta, &m_x);
+        StatusOr<Encoded> enc = m_compressor->Encode(m_x, m_budget_bytes);
+        times->encode_s = SecondsSince(t0);
+        if (!enc.ok())
+        {
+            return enc.status();
+        }
+        t0 = NowNs();
+        HILO_RETURN_IF_ERROR(m_compressor->Decode(enc->payload, &m_decoded));
+        m_ef.Absorb(m_x, m_decoded);
+        AddVectors(s->shadow.adapter.theta, m_decoded, &s->shadow.adapter.theta);
+        times->decode_s = SecondsSince(t0);
+        return enc;
+    }
+
+    Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
+                        ReplicatedState* out) override
+    {
+        HILO_RETURN_IF_ERROR(m_compressor->Decode(payload, &m_decoded));
+        AddVectors(in.adapter.theta, m_decoded, &out->adapter.theta);
+        out->optimizer = OptimizerState();
+        return Status::Ok();
+    }
+
+  private:
+    std::unique_ptr<Compressor> m_compressor;
+    OptimizerConfig m_optimizer;
+    int64_t m_budget_bytes;
+    ErrorFeedback m_ef;
+    std::vector<float> m_before;  // scratch: theta_t
+    std::vector<float> m_delta;   // scratch: theta_{t+1} - theta_t
+    std::vector<float> m_x;       // scratch: delta + e
+    std::vector<float> m_decoded; // scratch: X_hat
+};
+
+} // namespace
+
+std::unique_ptr<SyncStrategy>
+NewDeltaStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer,
+                 int64_t budget_bytes, ErrorFeedbackOptions ef)
+{
+    return std::make_unique<DeltaStrategy>(std::move(compressor), optimizer, budget_bytes, ef);
+}
+
+} // namespace hilo

@@ -1,0 +1,77 @@
+// full: the learner applies its own gradient and ships the whole parameter vector (dense fp32 or
+// bf16). Replicas hold exactly the decoded parameters and no optimizer state; the learner keeps a
+// copy of what they hold (its own parameters rounded through the wire dtype).
+#include "hilo/optim/replay.h"
+#include "hilo/sync/strategies.h"
+
+namespace hilo
+{
+namespace
+{
+
+class FullStrategy : public SyncStrategy
+{
+  public:
+    FullStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer)
+        : m_compressor(std::move(compressor)),
+          m_optimizer(optimizer)
+    {
+    }
+
+    SyncKind kind() const override { return SyncKind::kFull; }
+    const Compressor& compressor() const override { return *m_compressor; }
+    bool ReplicasKeepOptimizer() const override { return false; }
+
+    void InitLearner(const AdapterState& initial, LearnerState* s) const override
+    {
+        s->train.adapter = initial;
+        s->train.optimizer = NewOptimizerState(m_optimizer, static_cast<int64_t>(initial.theta.size()));
+        s->shadow.adapter = initial;
+        s->shadow.optimizer = OptimizerState();
+    }
+
+    const ReplicatedState& ReplicaView(const LearnerState& s) const override { return s.shadow; }
+
+    StatusOr<Encoded> LearnerStep(const std::vector<float>& grad, LearnerState* s,
+                                  LearnerStepTimes* times) override
+    {
+        int64_t t0 = NowNs();
+        ReplayStep(m_optimizer, s->train, grad, &s->train);
+        times->apply_s = SecondsSince(t0);
+        t0 = NowNs();
+        StatusOr<Encoded> enc = m_compressor->Encode(s->train.adapter.theta,
+                                                     m_compressor->MinPayloadBytes());
+        times->encode_s = SecondsSince(t0);
+        if (!enc.ok())
+        {
+            return enc.status();
+        }
+        t0 = NowNs();
+        HILO_RETURN_IF_ERROR(m_compressor->Decode(enc->payload, &s->shadow.adapter.theta));
+        times->decode_s = SecondsSince(t0);
+        return enc;
+    }
+
+    Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
+                        ReplicatedState* out) override
+    {
+        (void) in;
+        HILO_RETURN_IF_ERROR(m_compressor->Decode(payload, &out->adapter.theta));
+        out->optimizer = OptimizerState();
+        return Status::Ok();
+    }
+
+  private:
+    std::unique_ptr<Compressor> m_compressor;
+    OptimizerConfig m_optimizer;
+};
+
+} // namespace
+
+std::unique_ptr<SyncStrategy>
+NewFullStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer)
+{
+    return std::make_unique<FullStrategy>(std::move(compressor), optimizer);
+}
+
+} // namespace hilo

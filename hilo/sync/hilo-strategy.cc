@@ -1,0 +1,87 @@
+// hilo: compressed gradient + local optimizer replay (DESIGN.md section 3). The learner encodes
+// X = G + e, decodes its own payload with the replicas' decode code, keeps e = X - G_hat, and
+// applies G_hat (never G) so that learner and replicas run the same replay on the same bits.
+#include "hilo/optim/replay.h"
+#include "hilo/sync/strategies.h"
+
+namespace hilo
+{
+namespace
+{
+
+class HiloStrategy : public SyncStrategy
+{
+  public:
+    HiloStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer,
+                 int64_t budget_bytes, ErrorFeedbackOptions ef)
+        : m_compressor(std::move(compressor)),
+          m_optimizer(optimizer),
+          m_budget_bytes(budget_bytes),
+          m_ef(m_compressor->layout().numel(), ef)
+    {
+    }
+
+    SyncKind kind() const override { return SyncKind::kHilo; }
+    const Compressor& compressor() const override { return *m_compressor; }
+    bool ReplicasKeepOptimizer() const override { return true; }
+
+    void InitLearner(const AdapterState& initial, LearnerState* s) const override
+    {
+        s->train.adapter = initial;
+        s->train.optimizer =
+            NewOptimizerState(m_optimizer, static_cast<int64_t>(initial.theta.size()));
+        s->shadow = ReplicatedState();
+    }
+
+    const ReplicatedState& ReplicaView(const LearnerState& s) const override { return s.train; }
+
+    StatusOr<Encoded> LearnerStep(const std::vector<float>& grad, LearnerState* s,
+                                  LearnerStepTimes* times) override
+    {
+        int64_t t0 = NowNs();
+        m_ef.Accumulate(grad, &m_x);
+        StatusOr<Encoded> enc = m_compressor->Encode(m_x, m_budget_bytes);
+        times->encode_s = SecondsSince(t0);
+        if (!enc.ok())
+        {
+            return enc.status();
+        }
+        t0 = NowNs();
+        HILO_RETURN_IF_ERROR(m_compressor->Decode(enc->payload, &m_decoded));
+        m_ef.Absorb(m_x, m_decoded);
+        times->decode_s = SecondsSince(t0);
+        t0 = NowNs();
+        ReplayStep(m_optimizer, s->train, m_decoded, &s->train);
+        times->apply_s = SecondsSince(t0);
+        return enc;
+    }
+
+    Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
+                        ReplicatedState* out) override
+    {
+        HILO_RETURN_IF_ERROR(m_compressor->Decode(payload, &m_decoded));
+        ReplayStep(m_optimizer, in, m_decoded, out);
+        return Status::Ok();
+    }
+
+    const ErrorFeedback& error_feedback() const { return m_ef; }
+
+  private:
+    std::unique_ptr<Compressor> m_compressor;
+    OptimizerConfig m_optimizer;
+    int64_t m_budget_bytes;
+    ErrorFeedback m_ef;
+    std::vector<float> m_x;       // scratch: G + e
+    std::vector<float> m_decoded; // scratch: G_hat
+};
+
+} // namespace
+
+std::unique_ptr<SyncStrategy>
+NewHiloStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer,
+                int64_t budget_bytes, ErrorFeedbackOptions ef)
+{
+    return std::make_unique<HiloStrategy>(std::move(compressor), optimizer, budget_bytes, ef);
+}
+
+} // namespace hilo

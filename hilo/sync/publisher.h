@@ -1,0 +1,92 @@
+// Publisher: the learner side of HiLo. Holds the learner's state, the sync strategy (compressor and
+// error-feedback residual inside), a ring of the last K update frames and a snapshot every S
+// versions, so that any replica that fell behind can catch up.
+#ifndef HILO_SYNC_PUBLISHER_H
+#define HILO_SYNC_PUBLISHER_H
+
+#include "hilo/sync/drift.h"
+#include "hilo/sync/sync-strategy.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hilo
+{
+
+struct PublisherOptions
+{
+    size_t ring_capacity{64};       // update frames kept for catch-up
+    uint64_t snapshot_interval{32}; // versions between snapshots; <= ring_capacity so the ring
+                                    // always reaches back to the latest snapshot
+};
+
+/// One published version: the frame every worker receives plus learner-local facts.
+struct PublishedUpdate
+{
+    std::string frame;                    // what goes on the wire (framed Update)
+    uint64_t version{0};
+    int64_t payload_bytes{0};             // compressor payload only
+    uint64_t state_hash{0};               // hash the replicas must reach
+    std::vector<int64_t> kept_per_matrix; // local: per-matrix rank or entries (Encoded)
+    LearnerStepTimes times;
+};
+
+/// What a replica at some version needs to reach the publisher's current version.
+struct CatchUpPlan
+{
+    std::string snapshot_frame;             // empty when the ring alone suffices
+    std::vector<std::string> update_frames; // in version order
+};
+
+class Publisher
+{
+  public:
+    /// REQUIRES: initial.theta.size() == layout.numel().
+    static StatusOr<std::unique_ptr<Publisher>> Create(const SyncSpec& spec,
+                                                       const AdapterLayout& layout,
+                                                       const OptimizerConfig& optimizer,
+                                                       const AdapterState& initial,
+                                                       PublisherOptions options = {});
+
+    /// Compresses (per strategy), applies to the learner's own state and publishes version+1.
+    /// On error the learner's state is unchanged only if the error came before the apply
+    /// (invalid gradient size, budget); encode errors never leave a half-applied state.
+    StatusOr<PublishedUpdate> Step(const std::vector<float>& grad);
+
+    uint64_t version() const { return m_state.train.adapter.version; }
+    uint64_t config_hash() const { return m_config_hash; }
+    const AdapterLayout& layout() const { return m_layout; }
+    const SyncStrategy& strategy() const { return *m_strategy; }
+    /// The parameters and optimizer state the learner trains with.
+    const ReplicatedState& train_state() const { return m_state.train; }
+    /// What every in-sync replica holds at version().
+    const ReplicatedState& replica_view() const { return m_strategy->ReplicaView(m_state); }
+    /// Learner parameters vs replica parameters (zero for full-fp32 and hilo).
+    DriftStats drift() const;
+
+    /// Frames that bring a replica at `from_version` to version(). kNotFound when the ring and
+    /// the latest snapshot cannot cover it (cannot happen with valid options).
+    StatusOr<CatchUpPlan> CatchUpFrom(uint64_t from_version) const;
+    /// The latest snapshot, framed (version <= version()).
+    std::string LatestSnapshotFrame() const;
+    uint64_t latest_snapshot_version() const { return m_snapshot.adapter.version; }
+
+  private:
+    Publisher(const AdapterLayout& layout, const OptimizerConfig& optimizer,
+              std::unique_ptr<SyncStrategy> strategy, PublisherOptions options);
+
+    AdapterLayout m_layout;
+    OptimizerConfig m_optimizer;
+    std::unique_ptr<SyncStrategy> m_strategy;
+    PublisherOptions m_options;
+    uint64_t m_config_hash{0};
+    LearnerState m_state;
+    std::deque<std::string> m_ring; // frames for versions (version() - size() + 1) .. version()
+    ReplicatedState m_snapshot;     // replica view at latest_snapshot_version()
+};
+
+} // namespace hilo
+
+#endif // HILO_SYNC_PUBLISHER_H

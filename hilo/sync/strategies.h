@@ -1,0 +1,29 @@
+// Constructors of the built-in sync strategies; use NewSyncStrategy (sync-strategy.h) instead.
+#ifndef HILO_SYNC_STRATEGIES_H
+#define HILO_SYNC_STRATEGIES_H
+
+#include "hilo/sync/sync-strategy.h"
+
+namespace hilo
+{
+
+std::unique_ptr<SyncStrategy> NewFullStrategy(std::unique_ptr<Compressor> compressor,
+                                              const OptimizerConfig& optimizer);
+std::unique_ptr<SyncStrategy> NewHiloStrategy(std::unique_ptr<Compressor> compressor,
+                                              const OptimizerConfig& optimizer,
+                                              int64_t budget_bytes, ErrorFeedbackOptions ef);
+std::unique_ptr<SyncStrategy> NewDeltaStrategy(std::unique_ptr<Compressor> compressor,
+                                               const OptimizerConfig& optimizer,
+                                               int64_t budget_bytes, ErrorFeedbackOptions ef);
+
+/// out[i] = a[i] + b[i], elementwise in fp32 (the delta strategy's apply; thread-count
+/// independent).
+void AddVectors(const std::vector<float>& a, const std::vector<float>& b, std::vector<float>* out);
+
+/// Seconds on a steady clock since `start` (for LearnerStepTimes).
+double SecondsSince(int64_t start_ns);
+int64_t NowNs();
+
+} // namespace hilo
+
+#endif // HILO_SYNC_STRATEGIES_H

@@ -1,0 +1,89 @@
+#include "hilo/sync/sync-strategy.h"
+
+#include "hilo/compress/compressor-factory.h"
+#include "hilo/core/hash.h"
+#include "hilo/sync/strategies.h"
+
+namespace hilo
+{
+
+const char*
+SyncKindName(SyncKind k)
+{
+    switch (k)
+    {
+    case SyncKind::kFull:
+        return "full";
+    case SyncKind::kHilo:
+        return "hilo";
+    case SyncKind::kDelta:
+        return "delta";
+    }
+    return "unknown";
+}
+
+StatusOr<SyncKind>
+ParseSyncKind(std::string_view name)
+{
+    for (SyncKind k : {SyncKind::kFull, SyncKind::kHilo, SyncKind::kDelta})
+    {
+        if (name == SyncKindName(k))
+            return k;
+    }
+    return Status::InvalidArgument("unknown sync strategy '" + std::string(name) +
+                                   "' (allowed: full, hilo, delta)");
+}
+
+uint64_t
+SyncStrategy::ConfigHash(const OptimizerConfig& optimizer) const
+{
+    Hasher h;
+    h.AddString("hilo-config-v1");
+    h.AddU64(compressor().layout().Fingerprint());
+    h.AddU64(optimizer.Fingerprint());
+    h.AddU64(static_cast<uint64_t>(kind()));
+    h.AddString(compressor().Name());
+    h.AddString(compressor().Params());
+    return h.Digest();
+}
+
+StatusOr<std::unique_ptr<SyncStrategy>>
+NewSyncStrategy(const SyncSpec& spec, const AdapterLayout& layout, const OptimizerConfig& optimizer)
+{
+    HILO_RETURN_IF_ERROR(optimizer.Validate());
+    HILO_RETURN_IF_ERROR(spec.budget.Validate());
+    if (spec.kind == SyncKind::kFull && spec.compressor != "dense")
+    {
+        return Status::InvalidArgument("the full strategy ships parameters with the dense "
+                                       "compressor (dtype=fp32|bf16); got compressor '" +
+                                       spec.compressor + "'");
+    }
+    StatusOr<std::unique_ptr<Compressor>> compressor =
+        NewCompressor(spec.compressor, layout, spec.compressor_options);
+    if (!compressor.ok())
+    {
+        return compressor.status();
+    }
+    const int64_t budget_bytes = spec.budget.ResolveBytes(layout.adapter_bytes());
+    if (budget_bytes < (*compressor)->MinPayloadBytes())
+    {
+        return Status::BudgetTooSmall(
+            "budget " + spec.budget.ToString() + " = " + std::to_string(budget_bytes) +
+            " bytes is below the smallest " + spec.compressor + " payload for this adapter (" +
+            std::to_string((*compressor)->MinPayloadBytes()) + " bytes)");
+    }
+    switch (spec.kind)
+    {
+    case SyncKind::kFull:
+        return NewFullStrategy(std::move(*compressor), optimizer);
+    case SyncKind::kHilo:
+        return NewHiloStrategy(std::move(*compressor), optimizer, budget_bytes,
+                               spec.error_feedback);
+    case SyncKind::kDelta:
+        return NewDeltaStrategy(std::move(*compressor), optimizer, budget_bytes,
+                                spec.error_feedback);
+    }
+    return Status::InvalidArgument("unknown sync strategy");
+}
+
+} // namespace hilo
