@@ -1,6 +1,11 @@
 #include "hilo/compress/compressor-factory.h"
 
 #include "hilo/compress/dense.h"
+#include "hilo/compress/powersgd.h"
+#include "hilo/compress/quant.h"
+#include "hilo/compress/randk.h"
+#include "hilo/compress/spar.h"
+#include "hilo/compress/topk.h"
 
 namespace hilo
 {
@@ -20,6 +25,17 @@ struct Entry
 // Add new compressors here (one line each); the protocol code never changes.
 const Entry kEntries[] = {
     {"dense", "uncompressed values (dtype=fp32|bf16|fp16)", &NewDenseCompressor},
+    {"spar", "budgeted spectral truncation (dtype, min_rank, allocation=greedy|uniform)",
+     &NewSparCompressor},
+    {"powersgd",
+     "rank from budget, warm-started power iteration (dtype, max_rank, seed, "
+     "error_feedback)",
+     &NewPowerSgdCompressor},
+    {"topk", "largest magnitudes + Elias-Fano indices (dtype, scope=global|per_matrix)",
+     &NewTopKCompressor},
+    {"randk", "seeded stratified random subset (dtype, seed, unbiased)", &NewRandKCompressor},
+    {"quant", "per-block QSGD levels or int8 absmax (scheme, block, levels, norm, seed)",
+     &NewQuantCompressor},
 };
 
 } // namespace

@@ -15,10 +15,10 @@ class DeltaStrategy : public SyncStrategy
   public:
     DeltaStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer,
                   int64_t budget_bytes, ErrorFeedbackOptions ef)
-        : m_compressor(std::move(compressor)),
-          m_optimizer(optimizer),
-          m_budget_bytes(budget_bytes),
-          m_ef(m_compressor->layout().numel(), ef)
+      : m_compressor(std::move(compressor))
+      , m_optimizer(optimizer)
+      , m_budget_bytes(budget_bytes)
+      , m_ef(m_compressor->layout().numel(), ef)
     {
     }
 
@@ -40,16 +40,19 @@ class DeltaStrategy : public SyncStrategy
     StatusOr<Encoded> LearnerStep(const std::vector<float>& grad, LearnerState* s,
                                   LearnerStepTimes* times) override
     {
+        // The learner's step goes into a candidate state first and is committed only after the
+        // payload exists: an encode or decode error leaves the learner, the shadow and the
+        // residual exactly as they were (Publisher::Step's contract).
         int64_t t0 = NowNs();
-        m_before = s->train.adapter.theta;
-        ReplayStep(m_optimizer, s->train, grad, &s->train);
+        ReplayStep(m_optimizer, s->train, grad, &m_next);
         times->apply_s = SecondsSince(t0);
         t0 = NowNs();
-        const std::vector<float>& after = s->train.adapter.theta;
+        const std::vector<float>& before = s->train.adapter.theta;
+        const std::vector<float>& after = m_next.adapter.theta;
         m_delta.resize(after.size());
         for (size_t i = 0; i < after.size(); ++i)
         {
-            m_delta[i] = after[i] - m_before[i];
+            m_delta[i] = after[i] - before[i];
         }
         m_ef.Accumulate(m_delta, &m_x);
         StatusOr<Encoded> enc = m_compressor->Encode(m_x, m_budget_bytes);
@@ -63,6 +66,8 @@ class DeltaStrategy : public SyncStrategy
         m_ef.Absorb(m_x, m_decoded);
         AddVectors(s->shadow.adapter.theta, m_decoded, &s->shadow.adapter.theta);
         times->decode_s = SecondsSince(t0);
+        std::swap(s->train.adapter.theta, m_next.adapter.theta);
+        std::swap(s->train.optimizer, m_next.optimizer);
         return enc;
     }
 
@@ -80,7 +85,7 @@ class DeltaStrategy : public SyncStrategy
     OptimizerConfig m_optimizer;
     int64_t m_budget_bytes;
     ErrorFeedback m_ef;
-    std::vector<float> m_before;  // scratch: theta_t
+    ReplicatedState m_next;       // scratch: the learner's candidate next state
     std::vector<float> m_delta;   // scratch: theta_{t+1} - theta_t
     std::vector<float> m_x;       // scratch: delta + e
     std::vector<float> m_decoded; // scratch: X_hat

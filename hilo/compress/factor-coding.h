@@ -1,0 +1,44 @@
+// Factor coding: how low-rank payloads (spar, powersgd) store their vectors, and the deterministic
+// reconstruction out = sum_j left_j right_j^T that every decoder of a low-rank payload runs.
+//
+// A coded vector of n values is, by dtype:
+//   fp32 / bf16 / fp16: n values (4 / 2 / 2 bytes each);
+//   int8: f32 scale, then n int8 codes q in [-127, 127]; value = scale * q (absmax scaling:
+//         scale = max|x| / 127, codes rounded to nearest).
+// Decoders reject non-finite values and scales and the int8 code -128 (kCorruption upstream).
+#ifndef HILO_COMPRESS_FACTOR_CODING_H
+#define HILO_COMPRESS_FACTOR_CODING_H
+
+#include "hilo/core/coding.h"
+#include "hilo/core/value-dtype.h"
+
+#include <cstdint>
+
+namespace hilo
+{
+
+/// Bytes of one coded vector of `n` values.
+inline int64_t
+CodedVectorBytes(int64_t n, ValueDtype dtype)
+{
+    return n * BytesPerValue(dtype) + (dtype == ValueDtype::kInt8 ? 4 : 0);
+}
+
+/// Appends `n` values of `v` coded as `dtype`.
+void PutCodedVector(ByteWriter* w, const float* v, int64_t n, ValueDtype dtype);
+
+/// Reads a coded vector into out[i] = multiplier * value_i (one fp32 multiply per value, the same
+/// on every host). Returns false when the bytes run out or a value, scale or code is invalid
+/// (non-finite, int8 -128). REQUIRES: multiplier finite.
+bool GetCodedVector(ByteReader* r, float* out, int64_t n, ValueDtype dtype, float multiplier);
+
+/// out[r * cols + c] = sum over j = 0..k-1, in that order, of left[j * rows + r] * right[j * cols
+/// + c], in fp32 with separate multiply and add (the build forbids contraction). No BLAS: the
+/// result is bit-identical for every thread count, since threads split rows only. k == 0 writes
+/// zeros.
+void LowRankReconstruct(int64_t rows, int64_t cols, int64_t k, const float* left,
+                        const float* right, float* out);
+
+} // namespace hilo
+
+#endif // HILO_COMPRESS_FACTOR_CODING_H

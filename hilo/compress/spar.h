@@ -1,0 +1,64 @@
+// spar: budget-aware spectral truncation of every LoRA factor gradient (DESIGN.md section 4).
+//
+// Encode (learner only): for each matrix X_i (rows x cols, m_i = min(rows, cols)) the r x r Gram
+// matrix (X X^T when rows <= cols, else X^T X) is formed in fp32 and eigendecomposed in double
+// (LAPACK syevd via at::linalg_eigh); sigma_ij^2 = lambda_ij. Every singular triplet (i, j) is a
+// candidate with gain sigma_ij^2 and cost c_i = 4 + CodedVectorBytes(rows_i) + CodedVectorBytes(
+// cols_i) bytes (sigma, then both vectors). SparAllocate picks k_i per matrix
+// (greedy by gain / cost, or uniform), then the kept factor of each triplet is recomputed from X
+// (w = X v or X^T u) so that the shipped triplet is an exact projection of X: sigma = ||w||.
+//
+// Payload `spar-v1`:
+//   u8     value dtype (0 fp32, 1 bf16, 2 fp16, 3 int8)
+//   varint number of matrices (must equal the layout's)
+//   varint k_i for each matrix in layout order, k_i <= min(rows_i, cols_i)
+//   for each matrix i with k_i > 0, for j = 0..k_i-1 (decreasing sigma):
+//     f32 sigma_ij, coded vector u_ij (rows_i values), coded vector v_ij (cols_i values)
+//   (coded vectors: hilo/compress/factor-coding.h; int8 vectors carry their own f32 scale)
+// Nothing follows. Decode: X_hat_i = sum_j (sigma_ij u_ij) v_ij^T with LowRankReconstruct.
+//
+// Options: dtype=fp32|bf16|fp16|int8 (default bf16), min_rank=N (default 0; triplets every matrix
+// keeps, capped at m_i), allocation=greedy|uniform (default greedy; uniform = the same k for every
+// matrix, the ablation). Budget: header bytes are reserved first (the k_i varints at their widest),
+// then triplets are allocated; MinPayloadBytes() is the header plus min_rank triplets everywhere.
+#ifndef HILO_COMPRESS_SPAR_H
+#define HILO_COMPRESS_SPAR_H
+
+#include "hilo/compress/compressor-options.h"
+#include "hilo/compress/compressor.h"
+
+#include <memory>
+#include <vector>
+
+namespace hilo
+{
+
+enum class SparAllocation : uint8_t
+{
+    kGreedy = 0,  // by gain / cost across all matrices
+    kUniform = 1, // the same k for all matrices (capped at each m_i)
+};
+
+/// One matrix as the allocator sees it.
+struct SparCandidates
+{
+    int64_t cost{0};           // bytes per triplet
+    std::vector<double> gains; // sigma_j^2, non-increasing; size m_i
+};
+
+/// Chooses k_i for every matrix so that sum_i k_i * cost_i <= budget_bytes (the budget net of
+/// headers), every k_i >= min(min_rank, m_i). Greedy: candidates in decreasing gain / cost (ties:
+/// lower matrix, then lower j), each taken when it fits; a matrix whose next triplet does not fit
+/// is closed. Within one triplet's gain of the optimum (gains are sorted per matrix) and monotone
+/// in the budget. Uniform: the largest common k. Returns kBudgetTooSmall when the minimum ranks
+/// alone do not fit.
+StatusOr<std::vector<int64_t>> SparAllocate(const std::vector<SparCandidates>& matrices,
+                                            int64_t budget_bytes, int64_t min_rank,
+                                            SparAllocation mode);
+
+StatusOr<std::unique_ptr<Compressor>> NewSparCompressor(const AdapterLayout& layout,
+                                                        const CompressorOptions& options);
+
+} // namespace hilo
+
+#endif // HILO_COMPRESS_SPAR_H

@@ -1,0 +1,189 @@
+#include "models/lm-workload.h"
+
+#include "models/cpu-timer.h"
+#include "models/seeded-rng.h"
+
+#include <cmath>
+
+namespace models
+{
+
+TinyLmOptions
+LmWorkload::ModelOptions(const WorkloadConfig& config)
+{
+    TinyLmOptions o;
+    o.vocab = config.vocab;
+    o.d_model = config.d_model;
+    o.layers = config.layers;
+    o.heads = config.heads;
+    o.context = config.context;
+    o.lora_rank = config.lora_rank;
+    o.lora_alpha = config.lora_alpha;
+    o.lora_targets = config.lora_targets;
+    o.seed = config.seed;
+    return o;
+}
+
+LmWorkload::LmWorkload(const WorkloadConfig& config, TinyLm student, WorkloadKind kind)
+  : m_config(config)
+  , m_student(std::move(student))
+  , m_kind(kind)
+{
+}
+
+hilo::AdapterState
+LmWorkload::InitialAdapter() const
+{
+    hilo::AdapterState s;
+    s.theta = m_student.InitialLora(SeededRng::Mix({m_config.seed, kStreamInitialAdapter}));
+    s.version = 0;
+    return s;
+}
+
+at::Tensor
+LmWorkload::Prompts(uint64_t seed, int64_t count) const
+{
+    at::Tensor p = at::empty({count, m_config.prompt_tokens}, at::kLong);
+    auto a = p.accessor<int64_t, 2>();
+    SeededRng rng(seed);
+    for (int64_t i = 0; i < count; ++i)
+    {
+        for (int64_t j = 0; j < m_config.prompt_tokens; ++j)
+        {
+            a[i][j] = static_cast<int64_t>(rng.Below(static_cast<uint64_t>(m_config.vocab)));
+        }
+    }
+    return p;
+}
+
+void
+LmWorkload::Score(const at::Tensor& tokens, std::vector<float>* rewards) const
+{
+}
+
+hilo::StatusOr<std::string>
+LmWorkload::Rollout(const std::vector<float>& theta, uint64_t step, uint32_t worker,
+                    RolloutInfo* info)
+{
+    CpuTimer timer;
+    if (static_cast<int64_t>(theta.size()) != layout().numel())
+    {
+        return hilo::Status::InvalidArgument("theta has " + std::to_string(theta.size()) +
+                                             " values, layout needs " +
+                                             std::to_string(layout().numel()));
+    }
+    const int64_t g = m_config.group_size;
+    at::Tensor prompts = Prompts(SeededRng::Mix({m_config.seed, kStreamPrompts, step, worker}),
+                                 m_config.prompts_per_worker)
+                             .repeat_interleave(g, /*dim=*/0);
+    Generation gen = m_student.Generate(
+        prompts, m_config.gen_tokens, m_config.temperature, m_student.LoraTensor(theta),
+        SeededRng::Mix({m_config.seed, kStreamSampling, step, worker}));
+    TrajectoryBatch b;
+    b.kind = m_kind;
+    b.step = step;
+    b.worker = worker;
+    b.sequences = static_cast<uint32_t>(prompts.size(0));
+    b.prompt_len = static_cast<uint32_t>(m_config.prompt_tokens);
+    b.gen_len = static_cast<uint32_t>(m_config.gen_tokens);
+    b.group_size = static_cast<uint32_t>(g);
+    b.vocab = static_cast<uint32_t>(m_config.vocab);
+    const int64_t* tok = gen.tokens.data_ptr<int64_t>();
+    b.tokens.assign(tok, tok + gen.tokens.numel());
+    const float* lp = gen.logp.data_ptr<float>();
+    b.behaviour_logp.assign(lp, lp + gen.logp.numel());
+    b.rewards.assign(b.sequences, 0.0f);
+    Score(gen.tokens, &b.rewards);
+    if (info != nullptr)
+    {
+        info->sequences = b.sequences;
+        info->prompt_tokens = int64_t(b.sequences) * b.prompt_len;
+        info->generated_tokens = int64_t(b.sequences) * b.gen_len;
+    }
+    std::string bytes = b.Serialize();
+    if (info != nullptr)
+    {
+        info->cpu_s = timer.Seconds();
+    }
+    return bytes;
+}
+
+hilo::StatusOr<std::vector<float>>
+LmWorkload::Gradient(const std::vector<float>& theta, const std::vector<std::string>& batches,
+                     GradientInfo* info)
+{
+    CpuTimer timer;
+    const int64_t numel = layout().numel();
+    if (static_cast<int64_t>(theta.size()) != numel)
+    {
+        return hilo::Status::InvalidArgument("theta has " + std::to_string(theta.size()) +
+                                             " values, layout needs " + std::to_string(numel));
+    }
+    if (batches.empty())
+    {
+        return hilo::Status::InvalidArgument("Gradient needs at least one trajectory batch");
+    }
+    std::vector<int64_t> tokens;
+    std::vector<float> logp;
+    std::vector<float> rewards;
+    for (size_t i = 0; i < batches.size(); ++i)
+    {
+        hilo::StatusOr<TrajectoryBatch> b = TrajectoryBatch::Parse(batches[i]);
+        if (!b.ok())
+        {
+            return hilo::Status::Corruption("batch " + std::to_string(i) + ": " +
+                                            b.status().message());
+        }
+        if (b->kind != m_kind || b->prompt_len != m_config.prompt_tokens ||
+            b->gen_len != m_config.gen_tokens || b->group_size != m_config.group_size ||
+            b->vocab != m_config.vocab)
+        {
+            return hilo::Status::InvalidArgument("batch " + std::to_string(i) +
+                                                 " was made under another workload config");
+        }
+        tokens.insert(tokens.end(), b->tokens.begin(), b->tokens.end());
+        logp.insert(logp.end(), b->behaviour_logp.begin(), b->behaviour_logp.end());
+        rewards.insert(rewards.end(), b->rewards.begin(), b->rewards.end());
+    }
+    MergedBatch m;
+    m.prompt_len = m_config.prompt_tokens;
+    m.gen_len = m_config.gen_tokens;
+    m.group_size = m_config.group_size;
+    const int64_t n = static_cast<int64_t>(rewards.size());
+    m.tokens = at::from_blob(tokens.data(), {n, m.prompt_len + m.gen_len}, at::kLong).clone();
+    m.behaviour_logp = at::from_blob(logp.data(), {n, m.gen_len}, at::kFloat).clone();
+    m.rewards = at::from_blob(rewards.data(), {n}, at::kFloat).clone();
+
+    at::Tensor lora = m_student.LoraTensor(theta).requires_grad_(true);
+    at::Tensor loss = Loss(lora, m);
+    loss.backward();
+    at::Tensor grad_t = lora.grad().contiguous();
+    const float* gp = grad_t.data_ptr<float>();
+    std::vector<float> grad(gp, gp + numel);
+
+    // Global norm in a fixed order (double accumulator), then one scale.
+    double sq = 0.0;
+    for (float g : grad)
+    {
+        sq += static_cast<double>(g) * static_cast<double>(g);
+    }
+    const double norm = std::sqrt(sq);
+    if (m_config.grad_clip_norm > 0 && norm > m_config.grad_clip_norm)
+    {
+        const float scale = static_cast<float>(m_config.grad_clip_norm / (norm + 1e-6));
+        for (float& g : grad)
+        {
+            g *= scale;
+        }
+    }
+    if (info != nullptr)
+    {
+        info->loss = loss.item<double>();
+        info->grad_norm = norm;
+        info->tokens = n * m.gen_len;
+        info->cpu_s = timer.Seconds();
+    }
+    return grad;
+}
+
+} // namespace models

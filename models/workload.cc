@@ -1,0 +1,103 @@
+#include "models/workload.h"
+
+#include "models/lm-workload.h"
+
+#include <ATen/Parallel.h>
+
+namespace models
+{
+namespace
+{
+
+hilo::Status
+Bad(const std::string& field, const std::string& what)
+{
+    return hilo::Status::InvalidArgument("workload." + field + ": " + what);
+}
+
+} // namespace
+
+hilo::Status
+WorkloadConfig::Validate() const
+{
+    if (kind != "distill" && kind != "grpo")
+    {
+        return Bad("kind", "'" + kind + "' is not one of distill, grpo");
+    }
+    if (num_threads < 1)
+    {
+        return Bad("num_threads", "must be >= 1");
+    }
+    hilo::Status model = LmWorkload::ModelOptions(*this).Validate();
+    if (!model.ok())
+    {
+        return Bad("model", model.message());
+    }
+    if (prompts_per_worker < 1)
+    {
+        return Bad("prompts_per_worker", "must be >= 1");
+    }
+    if (group_size < 1 || (kind == "grpo" && group_size < 2))
+    {
+        return Bad("group_size", "must be >= 1 (>= 2 for grpo: advantages are group-relative)");
+    }
+    if (prompt_tokens < 1 || gen_tokens < 1 || prompt_tokens + gen_tokens > context)
+    {
+        return Bad("gen_tokens", "need prompt_tokens >= 1, gen_tokens >= 1 and prompt_tokens + "
+                                 "gen_tokens <= context (" +
+                                     std::to_string(context) + ")");
+    }
+    if (!(temperature > 0))
+    {
+        return Bad("temperature", "must be > 0");
+    }
+    if (teacher_delta_rank < 1 || !(teacher_delta_decay > 0) || !(teacher_delta_decay <= 1) ||
+        !(teacher_delta_scale >= 0))
+    {
+        return Bad("teacher_delta", "need rank >= 1, 0 < decay <= 1, scale >= 0");
+    }
+    if (task_modulus < 2 || task_modulus > vocab)
+    {
+        return Bad("task_modulus", "must be in [2, vocab]");
+    }
+    if (!(clip_eps > 0) || !(clip_eps < 1))
+    {
+        return Bad("clip_eps", "must be in (0, 1)");
+    }
+    if (eval_prompts < 1)
+    {
+        return Bad("eval_prompts", "must be >= 1");
+    }
+    return hilo::Status::Ok();
+}
+
+WorkloadConfig
+PaperWorkloadConfig(const std::string& kind)
+{
+    WorkloadConfig c;
+    c.kind = kind;
+    c.vocab = 128;
+    c.d_model = 256;
+    c.layers = 2;
+    c.heads = 8;
+    c.context = 32;
+    c.lora_rank = 64;
+    c.lora_alpha = 128;
+    c.teacher_delta_rank = 32; // a task that needs more than "train low" ranks offer
+    c.teacher_delta_decay = 0.9;
+    return c;
+}
+
+hilo::StatusOr<std::unique_ptr<Workload>>
+Workload::Create(const WorkloadConfig& config)
+{
+    HILO_RETURN_IF_ERROR(config.Validate());
+    at::set_num_threads(config.num_threads);
+    if (config.kind == "distill")
+    {
+        return NewDistillWorkload(config);
+    }
+    return NewGrpoWorkload(config);
+}
+
+} // namespace models

@@ -1,0 +1,155 @@
+// Workload: the one interface through which the simulator drives a learning workload (DESIGN.md
+// section 5). Workers call Rollout with their replica's parameters; the learner calls Gradient on
+// the trajectory batches it received and applies the result through hilo (Publisher/ReplayStep);
+// anyone calls Evaluate for the learning quality. Parameters and gradients are flat fp32 vectors
+// in the canonical order of layout(), so they are hilo AdapterState::theta and hilo gradients.
+//
+// Two kinds:
+// - "distill": on-policy distillation. The teacher is the frozen base plus a planted low-rank delta
+//   (teacher_delta_rank, _decay, _scale) on every adapted matrix; the student samples, the learner
+//   minimizes the exact per-position reverse KL(student || teacher) over the vocabulary on the
+//   sampled prefixes. Quality: that KL on the held-out prompts (lower is better); extra metric
+//   gap_closed = 1 - KL(theta) / KL(base).
+// - "grpo": GRPO on the verifiable "residue chain" task: after a random prompt x, every generated
+//   token y_t should satisfy y_t mod K == (y_{t-1} + s) mod K (K = task_modulus, y_{-1} = last
+//   prompt token, stride s = 1 + x_0 mod (K - 1) set by the first prompt token, or s = 1 without
+//   task_prompt_stride). Reward of a sequence = fraction of its gen_tokens positions that do
+//   (uniform random tokens score 1/K; ignoring the prompt caps it near 1/(K-1)). group_size samples
+//   per prompt, advantages (r - mean) / (std + 1e-4) within the group, PPO-style ratio against the
+//   behaviour log-probs clipped to 1 +- clip_eps (this is what makes stale rollouts usable).
+//   Quality: mean reward on the held-out prompts.
+//
+// Determinism: prompts, samples and the initial adapter are functions of (seed, step, worker)
+// only; identical theta bytes give identical trajectory bytes and identical gradients.
+#ifndef MODELS_WORKLOAD_H
+#define MODELS_WORKLOAD_H
+
+#include "hilo/core/adapter-layout.h"
+#include "hilo/core/adapter-state.h"
+#include "hilo/core/status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace models
+{
+
+struct WorkloadConfig
+{
+    std::string kind{"distill"}; // "distill" or "grpo"
+    uint64_t seed{1};            // base, teacher, prompts, sampling and initial adapter
+    int num_threads{1};          // at::set_num_threads at Create; the tiny model gains nothing
+                                 // from more, and 1 keeps results independent of the machine
+
+    // Tiny causal LM (the default fits a 200-step curve in a couple of CPU minutes).
+    int64_t vocab{64};   // tokens
+    int64_t d_model{64}; // residual width
+    int64_t layers{2};   // transformer blocks
+    int64_t heads{4};    // attention heads (divide d_model)
+    int64_t context{32}; // max sequence length; >= prompt_tokens + gen_tokens
+
+    // LoRA (training rank is a scenario knob: "train high, ship low").
+    int64_t lora_rank{8};                                                    // r
+    double lora_alpha{16.0};                                                 // scale alpha / r
+    std::vector<std::string> lora_targets{"q", "k", "v", "o", "up", "down"}; // adapted linears
+
+    // Rollouts: each worker samples prompts_per_worker prompts x group_size completions per step.
+    int64_t prompts_per_worker{8}; // distinct prompts per worker and step
+    int64_t group_size{4};         // samples per prompt (GRPO group; distill: more prefixes)
+    int64_t prompt_tokens{8};      // random prompt length
+    int64_t gen_tokens{16};        // sampled tokens per sequence
+    double temperature{1.0};       // sampling temperature (> 0); distillation's KL is at 1
+
+    // Distillation: the capacity the task needs.
+    int64_t teacher_delta_rank{8};   // rank of the planted delta per adapted matrix (= lora_rank:
+                                     // the default student can represent the teacher exactly)
+    double teacher_delta_decay{0.8}; // singular value j is scale x decay^j (relative)
+    double teacher_delta_scale{3.0}; // leading singular value relative to the base matrix's;
+                                     // 3 puts KL(base || teacher) near 0.9 nats per token
+
+    // GRPO.
+    int64_t task_modulus{4};       // K of the residue-chain reward; random policy scores 1/K
+    bool task_prompt_stride{true}; // stride 1 + prompt[0] mod (K-1) instead of 1: the policy
+                                   // must attend to the first prompt token (without: a task
+                                   // the default learns in ~40 steps)
+    bool importance_ratio{true};   // PPO ratio vs behaviour log-probs; false: plain REINFORCE
+    double clip_eps{0.2};          // ratio clip 1 +- eps (with importance_ratio)
+
+    // Learner and evaluation.
+    double grad_clip_norm{1.0}; // global L2 norm of the returned gradient; <= 0 disables
+    int64_t eval_prompts{128};  // held-out prompts (one sample each, fixed sampling seed)
+
+    /// Checks every field; messages name the field and what is allowed.
+    hilo::Status Validate() const;
+};
+
+/// The larger "paper" configuration: training rank 64 (alpha 128), width 256, 2 layers, 8 heads,
+/// vocab 128, teacher delta rank 32 (decay 0.9): "train high" has something to learn.
+WorkloadConfig PaperWorkloadConfig(const std::string& kind);
+
+struct RolloutInfo
+{
+    int64_t sequences{0};
+    int64_t prompt_tokens{0};    // summed over sequences
+    int64_t generated_tokens{0}; // summed over sequences
+    double cpu_s{0};             // process CPU seconds spent in Rollout
+};
+
+struct GradientInfo
+{
+    double loss{0};      // mean loss over the merged batches (before clipping)
+    double grad_norm{0}; // global L2 norm before clipping
+    int64_t tokens{0};   // generated tokens the loss was averaged over
+    double cpu_s{0};     // process CPU seconds spent in Gradient
+};
+
+/// Quality plus any secondary metrics (name, value), e.g. distillation's gap_closed.
+struct Evaluation
+{
+    double quality{0};
+    std::vector<std::pair<std::string, double>> extra;
+};
+
+class Workload
+{
+  public:
+    virtual ~Workload() = default;
+
+    /// Validates `config`, builds the base (and teacher), sets the thread count.
+    static hilo::StatusOr<std::unique_ptr<Workload>> Create(const WorkloadConfig& config);
+
+    virtual const WorkloadConfig& config() const = 0;
+    /// Canonical order of the LoRA matrices (A r x d_in, B d_out x r; per layer q k v o up down).
+    virtual const hilo::AdapterLayout& layout() const = 0;
+    /// Version 0, deterministic from the seed: A random (Kaiming-uniform bound), B zero.
+    virtual hilo::AdapterState InitialAdapter() const = 0;
+
+    /// Worker side: samples this worker's prompts for `step` with parameters `theta` (a replica's
+    /// flat fp32 vector, layout order) and returns one serialized TrajectoryBatch. Errors:
+    /// kInvalidArgument when theta has the wrong size.
+    virtual hilo::StatusOr<std::string> Rollout(const std::vector<float>& theta, uint64_t step,
+                                                uint32_t worker, RolloutInfo* info) = 0;
+
+    /// Learner side: the flat gradient (layout order, global-norm clipped) of the loss on
+    /// `batches` at parameters `theta`. Errors: kCorruption for malformed batch bytes (naming the
+    /// batch index), kInvalidArgument for wrong theta size, no batches, or batches made under
+    /// another configuration. Stale batches (sampled at older parameters) are fine: GRPO corrects
+    /// with the importance ratio; distillation's per-position KL is valid on any prefix.
+    virtual hilo::StatusOr<std::vector<float>> Gradient(const std::vector<float>& theta,
+                                                        const std::vector<std::string>& batches,
+                                                        GradientInfo* info) = 0;
+
+    /// Quality on the fixed held-out prompts (deterministic in theta).
+    virtual double Evaluate(const std::vector<float>& theta) { return EvaluateAll(theta).quality; }
+    virtual Evaluation EvaluateAll(const std::vector<float>& theta) = 0;
+    /// "reverse_kl" or "mean_reward".
+    virtual std::string QualityMetric() const = 0;
+    virtual bool HigherIsBetter() const = 0;
+};
+
+} // namespace models
+
+#endif // MODELS_WORKLOAD_H

@@ -1,0 +1,98 @@
+#include "sim/apps/app-messages.h"
+
+#include "hilo/core/coding.h"
+
+namespace hilosim
+{
+
+std::string
+EncodeTrajectories(uint64_t round, uint64_t version, const std::string& batch)
+{
+    std::string out;
+    out.reserve(16 + batch.size());
+    hilo::ByteWriter w(&out);
+    w.PutU64(round);
+    w.PutU64(version);
+    w.PutBytes(batch.data(), batch.size());
+    return out;
+}
+
+hilo::StatusOr<TrajectoryEnvelope>
+DecodeTrajectories(std::string_view bytes)
+{
+    hilo::ByteReader r(bytes);
+    TrajectoryEnvelope e;
+    if (!r.GetU64(&e.round) || !r.GetU64(&e.behaviour_version))
+    {
+        return hilo::Status::Corruption("trajectory message shorter than its 16-byte header");
+    }
+    e.batch.assign(bytes.substr(16));
+    return e;
+}
+
+std::string
+EncodeResyncRequest(uint64_t version)
+{
+    std::string out;
+    hilo::ByteWriter(&out).PutU64(version);
+    return out;
+}
+
+hilo::StatusOr<uint64_t>
+DecodeResyncRequest(std::string_view bytes)
+{
+    hilo::ByteReader r(bytes);
+    uint64_t v = 0;
+    if (!r.GetU64(&v) || !r.empty())
+    {
+        return hilo::Status::Corruption("resync request is not exactly 8 bytes");
+    }
+    return v;
+}
+
+std::string
+EncodeCatchUp(const hilo::CatchUpPlan& plan)
+{
+    std::string out;
+    hilo::ByteWriter w(&out);
+    w.PutU32(static_cast<uint32_t>(plan.update_frames.size()));
+    w.PutU64(plan.snapshot_frame.size());
+    w.PutBytes(plan.snapshot_frame.data(), plan.snapshot_frame.size());
+    for (const std::string& f : plan.update_frames)
+    {
+        w.PutU64(f.size());
+        w.PutBytes(f.data(), f.size());
+    }
+    return out;
+}
+
+hilo::StatusOr<hilo::CatchUpPlan>
+DecodeCatchUp(std::string_view bytes)
+{
+    hilo::ByteReader r(bytes);
+    uint32_t n = 0;
+    uint64_t len = 0;
+    std::string_view part;
+    hilo::CatchUpPlan plan;
+    if (!r.GetU32(&n) || !r.GetU64(&len) || !r.GetBytes(len, &part))
+    {
+        return hilo::Status::Corruption("catch-up message truncated in its snapshot");
+    }
+    plan.snapshot_frame.assign(part);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (!r.GetU64(&len) || !r.GetBytes(len, &part))
+        {
+            return hilo::Status::Corruption("catch-up message truncated in update " +
+                                            std::to_string(i));
+        }
+        plan.update_frames.emplace_back(part);
+    }
+    if (!r.empty())
+    {
+        return hilo::Status::Corruption("catch-up message has trailing bytes");
+    }
+    return plan;
+}
+
+} // namespace hilosim

@@ -1,0 +1,59 @@
+// ArmContext: everything the applications of one arm share: the learning workload, the sync
+// configuration, the modelled LLM and GPUs, and the scale factors between the tiny real model and
+// the modelled one. Built once per arm by the arm runner; read-only for the applications except
+// the workload, which they call in simulated-time order (one thread, so no two calls overlap).
+#ifndef HILOSIM_APPS_ARM_CONTEXT_H
+#define HILOSIM_APPS_ARM_CONTEXT_H
+
+#include "hilo/core/adapter-layout.h"
+#include "hilo/core/adapter-state.h"
+#include "hilo/optim/optimizer-config.h"
+#include "hilo/sync/sync-strategy.h"
+#include "models/compute-model.h"
+#include "models/gpu-profile.h"
+#include "models/llm-profile.h"
+#include "models/workload.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hilosim
+{
+
+struct ArmContext
+{
+    std::string arm;                          // arm name, for messages
+    std::unique_ptr<models::Workload> workload; // the real model (shared by every node)
+    hilo::SyncSpec sync;
+    hilo::OptimizerConfig optimizer;
+    hilo::AdapterState initial;               // version 0, identical everywhere
+
+    uint32_t steps{0};         // versions to publish
+    uint32_t eval_every{0};    // evaluate the replica view every this many versions (and last)
+    uint32_t max_staleness{0}; // 0: synchronous on-policy
+    uint32_t workers{0};
+
+    // Timing model. `llm` is the modelled LLM (or a profile of the tiny model itself when the
+    // scenario names none); GPU times come from models/compute-model.h.
+    models::LlmProfile llm;
+    models::ComputeOptions compute;
+    models::GpuProfile learner_gpu;
+    std::vector<models::GpuProfile> worker_gpus; // one per worker
+    int64_t training_rank{0};
+    hilo::AdapterLayout modelled_layout;  // the modelled adapter (for encode cost)
+    int64_t modelled_numel{0};
+    int64_t modelled_adapter_bytes{0};    // modelled numel x 2
+    double adapter_scale{1.0};            // modelled numel / real numel: update wire scale
+    int64_t modelled_prompt_tokens{0};    // per sequence; 0: the real count
+    int64_t modelled_gen_tokens{0};       // per sequence; 0: the real count
+
+    /// Wire bytes of a message whose real size is `real_bytes`, scaled by `scale` (never below
+    /// the real size: the real bytes always travel).
+    static uint64_t WireBytes(uint64_t real_bytes, double scale);
+};
+
+} // namespace hilosim
+
+#endif // HILOSIM_APPS_ARM_CONTEXT_H

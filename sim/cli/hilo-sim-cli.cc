@@ -1,0 +1,325 @@
+#include "sim/cli/hilo-sim-cli.h"
+
+#include "sim/cli/catalog.h"
+#include "sim/cli/run-command.h"
+#include "sim/scenario/scenario-loader.h"
+
+#include "hilo/compress/compressor-factory.h"
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <exception>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace hilosim
+{
+namespace
+{
+
+namespace po = boost::program_options;
+
+const char* const kUsage =
+    "usage:\n"
+    "  hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet]\n"
+    "  hilo-sim validate SCENARIO... [--set path=value ...] [--print]\n"
+    "  hilo-sim list gpus|models|compressors\n"
+    "  hilo-sim [COMMAND] --help\n"
+    "\n"
+    "SCENARIO is a Protobuf text file (schema: sim/scenario/scenario.proto, example:\n"
+    "scenarios/quickstart.textproto). --set overrides any field by its path, e.g.\n"
+    "  --set workload.steps=50 --set arms[1].budget=5% --set arms[hilo].options.dtype=bf16\n"
+    "Exit codes: 0 success, 1 run-time failure, 2 bad input.\n";
+
+po::options_description
+ScenarioOptions(bool run)
+{
+    po::options_description desc(run ? "run options" : "validate options");
+    desc.add_options()("set", po::value<std::vector<std::string>>()->composing(),
+                       "override a scenario field: path.to.field=value (repeatable; repeated "
+                       "fields by index or name, arms[1].budget=5%, maps by key, "
+                       "arms[0].options.dtype=bf16)");
+    if (run)
+    {
+        desc.add_options()("out", po::value<std::string>(),
+                           "output folder (default results/runs/<scenario name>)")(
+            "quiet", po::bool_switch(), "no progress on stderr");
+    }
+    else
+    {
+        desc.add_options()("print", po::bool_switch(),
+                           "print the resolved scenario (overrides applied, defaults filled)");
+    }
+    return desc;
+}
+
+// Parses a sub-command's arguments: one positional SCENARIO plus `desc`.
+bool
+ParseScenarioCommand(const std::vector<std::string>& args, const po::options_description& desc,
+                     po::variables_map* vm)
+{
+    po::options_description all;
+    all.add(desc).add_options()("scenario", po::value<std::vector<std::string>>(), "");
+    po::positional_options_description pos;
+    pos.add("scenario", -1);
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), *vm);
+    po::notify(*vm);
+    return true;
+}
+
+std::vector<std::string>
+Overrides(const po::variables_map& vm)
+{
+    return vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>();
+}
+
+std::vector<std::string>
+ScenarioFiles(const po::variables_map& vm)
+{
+    return vm.count("scenario") ? vm["scenario"].as<std::vector<std::string>>()
+                                : std::vector<std::string>();
+}
+
+// Loads scenario `file` with the command's overrides; on failure prints why and returns false.
+bool
+LoadOne(const std::string& file, const po::variables_map& vm, const char* command,
+        std::ostream& err, LoadedScenario* loaded)
+{
+    auto result = LoadScenarioFile(file, Overrides(vm), CurrentCatalog());
+    if (!result.ok())
+    {
+        err << result.status().message() << "\n";
+        err << "hilo-sim " << command << ": " << file
+            << " is not a valid scenario (schema: sim/scenario/scenario.proto)\n";
+        return false;
+    }
+    *loaded = std::move(result).value();
+    return true;
+}
+
+std::string
+Describe(const LoadedScenario& s)
+{
+    const ResolvedScenario& r = s.resolved;
+    std::map<std::string, int> gpus;
+    for (const ResolvedWorker& w : r.workers)
+        gpus[w.gpu]++;
+    std::string mix;
+    for (const auto& [gpu, n] : gpus)
+        mix += (mix.empty() ? "" : ", ") + std::to_string(n) + " x " + gpu;
+    std::string arms;
+    for (const ResolvedArm& a : r.arms)
+    {
+        arms += (arms.empty() ? "" : ", ") + a.name + " (" + hilo::SyncKindName(a.sync.kind) + "/" +
+                a.sync.compressor + ", budget " + a.budget_text + ")";
+    }
+    std::ostringstream os;
+    os << s.path << ": ok: scenario \"" << r.name << "\"\n"
+       << "  workload: " << WorkloadKindName(r.workload.kind) << ", " << r.workload.steps
+       << " steps, lora rank " << r.workload.lora_rank
+       << (r.llm_profile.empty() ? "" : ", modelled as " + r.llm_profile) << "\n"
+       << "  learner: " << r.learner_gpu << "; workers: " << r.workers.size() << " (" << mix
+       << ")\n"
+       << "  network: " << TopologyName(r.network.topology) << ", tcp " << r.network.tcp << "\n"
+       << "  arms: " << arms << "\n";
+    return os.str();
+}
+
+int
+Validate(const std::vector<std::string>& args, bool help, std::ostream& out, std::ostream& err)
+{
+    const po::options_description desc = ScenarioOptions(/*run=*/false);
+    if (help)
+    {
+        out << "hilo-sim validate SCENARIO... [--set path=value ...] [--print]\n"
+            << "Checks scenarios (syntax, types, ranges, names, compressor options), the "
+               "overrides applied to each; exits 0 when all are valid, 2 when one is not.\n\n"
+            << desc;
+        return kExitOk;
+    }
+    po::variables_map vm;
+    ParseScenarioCommand(args, desc, &vm);
+    const std::vector<std::string> files = ScenarioFiles(vm);
+    if (files.empty())
+    {
+        err << "hilo-sim validate: expected at least one SCENARIO file\n\n" << kUsage;
+        return kExitBadInput;
+    }
+    int code = kExitOk;
+    for (const std::string& file : files)
+    {
+        LoadedScenario loaded;
+        if (!LoadOne(file, vm, "validate", err, &loaded))
+        {
+            code = kExitBadInput;
+            continue;
+        }
+        out << Describe(loaded);
+        if (vm["print"].as<bool>())
+            out << loaded.resolved_text;
+    }
+    return code;
+}
+
+int
+Run(const std::vector<std::string>& args, bool help, std::ostream& out, std::ostream& err)
+{
+    const po::options_description desc = ScenarioOptions(/*run=*/true);
+    if (help)
+    {
+        out << "hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet]\n"
+            << "Runs every arm of the scenario and writes summary.json, steps.csv, workers.csv "
+               "and resolved.textproto to DIR.\n\n"
+            << desc;
+        return kExitOk;
+    }
+    po::variables_map vm;
+    ParseScenarioCommand(args, desc, &vm);
+    const std::vector<std::string> files = ScenarioFiles(vm);
+    if (files.size() != 1)
+    {
+        err << "hilo-sim run: expected exactly one SCENARIO file, got " << files.size() << "\n\n"
+            << kUsage;
+        return kExitBadInput;
+    }
+    LoadedScenario loaded;
+    if (!LoadOne(files[0], vm, "run", err, &loaded))
+        return kExitBadInput;
+    RunOptions options;
+    options.out_dir =
+        vm.count("out") ? vm["out"].as<std::string>() : "results/runs/" + loaded.resolved.name;
+    options.quiet = vm["quiet"].as<bool>();
+    options.overrides = loaded.overrides;
+    try
+    {
+        return RunScenario(loaded, options);
+    }
+    catch (const std::exception& e)
+    {
+        err << "hilo-sim run: " << e.what() << "\n";
+        return kExitRuntime;
+    }
+}
+
+void
+PrintTable(const std::vector<std::pair<std::string, std::string>>& rows, std::ostream& out)
+{
+    size_t width = 0;
+    for (const auto& row : rows)
+        width = std::max(width, row.first.size());
+    for (const auto& [name, description] : rows)
+        out << std::left << std::setw(static_cast<int>(width) + 2) << name << description << "\n";
+}
+
+int
+List(const std::vector<std::string>& args, bool help, std::ostream& out, std::ostream& err)
+{
+    const char* const kListUsage = "hilo-sim list gpus|models|compressors\n"
+                                   "Lists the names scenarios may use: GPU profiles (learner.gpu, "
+                                   "workers.gpu), modelled LLMs (llm_profile), compressors "
+                                   "(arms.compressor).\n";
+    if (help)
+    {
+        out << kListUsage;
+        return kExitOk;
+    }
+    po::options_description desc;
+    desc.add_options()("what", po::value<std::vector<std::string>>(), "");
+    po::positional_options_description pos;
+    pos.add("what", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+    const std::vector<std::string> what =
+        vm.count("what") ? vm["what"].as<std::vector<std::string>>() : std::vector<std::string>();
+    if (what.size() != 1)
+    {
+        err << "hilo-sim list: name one of gpus, models, compressors\n\n" << kListUsage;
+        return kExitBadInput;
+    }
+    if (what[0] == "gpus")
+    {
+        PrintTable(KnownGpus(), out);
+    }
+    else if (what[0] == "models")
+    {
+        PrintTable(KnownLlms(), out);
+    }
+    else if (what[0] == "compressors")
+    {
+        std::vector<std::pair<std::string, std::string>> rows;
+        for (const hilo::CompressorInfo& c : hilo::ListCompressors())
+            rows.emplace_back(c.kind, c.description);
+        PrintTable(rows, out);
+    }
+    else
+    {
+        err << "hilo-sim list: unknown list \"" << what[0]
+            << "\"; allowed: gpus, models, compressors\n";
+        return kExitBadInput;
+    }
+    return kExitOk;
+}
+
+using Command = int (*)(const std::vector<std::string>&, bool, std::ostream&, std::ostream&);
+
+struct CommandEntry
+{
+    const char* name;
+    Command command;
+};
+
+const CommandEntry kCommands[] = {{"run", &Run}, {"validate", &Validate}, {"list", &List}};
+
+} // namespace
+
+int
+RunHiloSim(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
+{
+    try
+    {
+        // The first positional word picks the command; everything else goes to the command's own
+        // parser (the pattern of Boost.Program_options' documentation for sub-commands).
+        po::options_description global("hilo-sim");
+        global.add_options()("help,h", "show help (of a command when one is given)")(
+            "command", po::value<std::string>(), "")("args", po::value<std::vector<std::string>>(),
+                                                     "");
+        po::positional_options_description pos;
+        pos.add("command", 1).add("args", -1);
+        po::parsed_options parsed = po::command_line_parser(argc, argv)
+                                        .options(global)
+                                        .positional(pos)
+                                        .allow_unregistered()
+                                        .run();
+        po::variables_map vm;
+        po::store(parsed, vm);
+        const bool help = vm.count("help") > 0;
+        if (!vm.count("command"))
+        {
+            (help ? out : err) << kUsage;
+            return help ? kExitOk : kExitBadInput;
+        }
+        const std::string name = vm["command"].as<std::string>();
+        std::vector<std::string> args =
+            po::collect_unrecognized(parsed.options, po::include_positional);
+        args.erase(std::find(args.begin(), args.end(), name)); // the command itself
+        for (const CommandEntry& c : kCommands)
+        {
+            if (name == c.name)
+                return c.command(args, help, out, err);
+        }
+        err << "hilo-sim: unknown command \"" << name << "\"; allowed: run, validate, list\n\n"
+            << kUsage;
+        return kExitBadInput;
+    }
+    catch (const po::error& e)
+    {
+        err << "hilo-sim: " << e.what() << "\n\n" << kUsage;
+        return kExitBadInput;
+    }
+}
+
+} // namespace hilosim

@@ -1,0 +1,29 @@
+// `hilo-sim run`: runs every arm of a loaded scenario in ns-3 and writes summary.json, steps.csv,
+// workers.csv and resolved.textproto to the output folder (DESIGN.md section 6).
+#ifndef HILOSIM_CLI_RUN_COMMAND_H
+#define HILOSIM_CLI_RUN_COMMAND_H
+
+#include "sim/scenario/scenario-loader.h"
+
+#include <string>
+#include <vector>
+
+namespace hilosim
+{
+
+struct RunOptions
+{
+    std::string out_dir;                // where results go; the CLI defaults it to
+                                        // results/runs/<scenario name>
+    bool quiet{false};                  // no progress on stderr (errors are still printed)
+    std::vector<std::string> overrides; // the `--set` assignments (already applied to the
+                                        // scenario; kept for the record of the run)
+};
+
+/// Runs `scenario` (valid, as LoadScenarioFile returns it). Returns the process exit code:
+/// 0 on success, 1 on a runtime failure (message on stderr). Bad input was rejected earlier.
+int RunScenario(const LoadedScenario& scenario, const RunOptions& options);
+
+} // namespace hilosim
+
+#endif // HILOSIM_CLI_RUN_COMMAND_H

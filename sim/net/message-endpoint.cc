@@ -1,0 +1,339 @@
+#include "sim/net/message-endpoint.h"
+
+#include "ns3/abort.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/log.h"
+#include "ns3/tcp-socket-factory.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/type-id.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace hilosim
+{
+
+NS_LOG_COMPONENT_DEFINE("HiloMessageEndpoint");
+NS_OBJECT_ENSURE_REGISTERED(MessageEndpoint);
+
+ns3::TypeId
+MessageEndpoint::GetTypeId()
+{
+    static ns3::TypeId tid =
+        ns3::TypeId("hilosim::MessageEndpoint")
+            .SetParent<ns3::Object>()
+            .SetGroupName("Hilo")
+            .AddConstructor<MessageEndpoint>()
+            .AddAttribute("LocalId",
+                          "This endpoint's peer id, sent in the hello of every connection it makes "
+                          "(workers: worker index; see transport-helper.h for learner and relays).",
+                          ns3::UintegerValue(0),
+                          ns3::MakeUintegerAccessor(&MessageEndpoint::m_localId),
+                          ns3::MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "TcpVariant", "Congestion control of sockets made with the default options.",
+                ns3::TypeIdValue(ns3::TcpCubic::GetTypeId()),
+                ns3::MakeTypeIdAccessor(&MessageEndpoint::m_tcpVariant), ns3::MakeTypeIdChecker())
+            .AddAttribute("SegmentSize",
+                          "TCP payload bytes per segment with the default options (MTU - 52).",
+                          ns3::UintegerValue(1448),
+                          ns3::MakeUintegerAccessor(&MessageEndpoint::m_segmentBytes),
+                          ns3::MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("SendBufferSize",
+                          "TCP send buffer in bytes with the default options (bounds the data in "
+                          "flight; whole segments).",
+                          ns3::UintegerValue(90 * 1448),
+                          ns3::MakeUintegerAccessor(&MessageEndpoint::m_sendBufferBytes),
+                          ns3::MakeUintegerChecker<uint32_t>(1024))
+            .AddAttribute("ReceiveBufferSize",
+                          "TCP receive buffer in bytes with the default options. Keep it at least "
+                          "2 x the peer's send buffer + 4 segments (see socket-options.h: ns-3 "
+                          "3.37 crashes when a lossy sender is limited by the receive window).",
+                          ns3::UintegerValue(184 * 1448),
+                          ns3::MakeUintegerAccessor(&MessageEndpoint::m_receiveBufferBytes),
+                          ns3::MakeUintegerChecker<uint32_t>(1024))
+            .AddAttribute("MaxPayloadBytes",
+                          "Largest real payload a received frame may announce; a larger one is "
+                          "treated as a corrupt stream (bounds receiver memory).",
+                          ns3::UintegerValue(uint64_t{1} << 31),
+                          ns3::MakeUintegerAccessor(&MessageEndpoint::m_maxPayloadBytes),
+                          ns3::MakeUintegerChecker<uint64_t>(1))
+            .AddTraceSource("MessageSent",
+                            "The last byte of a message left this node for the first time.",
+                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_sentTrace),
+                            "hilosim::MessageEndpoint::MessageSentTracedCallback")
+            .AddTraceSource("MessageReceived", "A whole message (real and virtual bytes) arrived.",
+                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_receivedTrace),
+                            "hilosim::MessageEndpoint::MessageReceivedTracedCallback")
+            .AddTraceSource("PeerConnected", "A peer became reachable.",
+                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_peerConnectedTrace),
+                            "hilosim::MessageEndpoint::PeerTracedCallback")
+            .AddTraceSource("PeerClosed", "A peer's connection ended.",
+                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_peerClosedTrace),
+                            "hilosim::MessageEndpoint::PeerTracedCallback");
+    return tid;
+}
+
+MessageEndpoint::MessageEndpoint() = default;
+MessageEndpoint::~MessageEndpoint() = default;
+
+void
+MessageEndpoint::Install(ns3::Ptr<ns3::Node> node)
+{
+    NS_ABORT_MSG_IF(m_node,
+                    "MessageEndpoint::Install: already installed on node " << m_node->GetId());
+    NS_ABORT_MSG_IF(node->GetObject<MessageEndpoint>(), "MessageEndpoint::Install: node "
+                                                            << node->GetId()
+                                                            << " already has a MessageEndpoint");
+    m_node = node;
+    node->AggregateObject(ns3::Ptr<MessageEndpoint>(this));
+}
+
+SocketOptions
+MessageEndpoint::GetDefaultSocketOptions() const
+{
+    SocketOptions o;
+    o.congestion_control = m_tcpVariant;
+    o.segment_bytes = m_segmentBytes;
+    o.send_buffer_bytes = m_sendBufferBytes;
+    o.receive_buffer_bytes = m_receiveBufferBytes;
+    return o;
+}
+
+ns3::Ptr<ns3::Socket>
+MessageEndpoint::NewSocket(const SocketOptions& options)
+{
+    NS_ABORT_MSG_IF(!m_node, "MessageEndpoint: Install on a node first");
+    auto socket = ns3::Socket::CreateSocket(m_node, ns3::TcpSocketFactory::GetTypeId());
+    options.ApplyTo(socket);
+    return socket;
+}
+
+MessageConnection::Hooks
+MessageEndpoint::MakeHooks()
+{
+    MessageConnection::Hooks hooks;
+    hooks.connected = ns3::MakeCallback(&MessageEndpoint::HandleConnected, this);
+    hooks.received = ns3::MakeCallback(&MessageEndpoint::HandleReceived, this);
+    hooks.sent = ns3::MakeCallback(&MessageEndpoint::HandleSent, this);
+    hooks.closed = ns3::MakeCallback(&MessageEndpoint::HandleClosed, this);
+    return hooks;
+}
+
+void
+MessageEndpoint::Listen(uint16_t port, const SocketOptions& options)
+{
+    auto listener = NewSocket(options);
+    const int bound = listener->Bind(ns3::InetSocketAddress(ns3::Ipv4Address::GetAny(), port));
+    NS_ABORT_MSG_IF(bound != 0, "MessageEndpoint::Listen: port " << port << " on node "
+                                                                 << m_node->GetId() << " is taken");
+    listener->Listen();
+    listener->SetAcceptCallback(
+        ns3::MakeNullCallback<bool, ns3::Ptr<ns3::Socket>, const ns3::Address&>(),
+        ns3::MakeCallback(&MessageEndpoint::HandleAccept, this));
+    m_listeners.push_back(listener);
+}
+
+void
+MessageEndpoint::SetPeerSocketOptions(uint32_t peerId, const SocketOptions& options)
+{
+    m_peerOptions[peerId] = options;
+}
+
+ns3::Ptr<MessageConnection>
+MessageEndpoint::Connect(uint32_t peerId, ns3::Ipv4Address address, uint16_t port,
+                         const SocketOptions& options)
+{
+    NS_ABORT_MSG_IF(m_connections.count(peerId),
+                    "MessageEndpoint::Connect: endpoint "
+                        << m_localId << " already has a connection to peer " << peerId);
+    auto socket = NewSocket(options);
+    auto connection = MessageConnection::Connect(socket, ns3::InetSocketAddress(address, port),
+                                                 m_localId, peerId, m_maxPayloadBytes, MakeHooks());
+    m_connections[peerId] = connection;
+    auto pending = m_pending.find(peerId);
+    if (pending != m_pending.end())
+    {
+        for (auto& p : pending->second)
+        {
+            connection->Send(p.type, std::move(p.payload), p.wireBytes);
+        }
+        m_pending.erase(pending);
+    }
+    return connection;
+}
+
+hilo::Status
+MessageEndpoint::Send(uint32_t peerId, uint32_t type, std::shared_ptr<const std::string> payload,
+                      uint64_t wireBytes)
+{
+    auto it = m_connections.find(peerId);
+    if (it != m_connections.end())
+    {
+        return it->second->Send(type, std::move(payload), wireBytes);
+    }
+    // Same checks as the connection, so a bad message fails now, not when the peer arrives.
+    HILO_RETURN_IF_ERROR(MessageConnection::CheckMessage(type, payload, wireBytes));
+    m_pending[peerId].push_back(Pending{type, std::move(payload), wireBytes});
+    return hilo::Status::Ok();
+}
+
+void
+MessageEndpoint::SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&> callback)
+{
+    m_receiveCallback = callback;
+}
+
+void
+MessageEndpoint::SetPeerConnectedCallback(ns3::Callback<void, uint32_t> callback)
+{
+    m_connectedCallback = callback;
+}
+
+void
+MessageEndpoint::SetPeerClosedCallback(ns3::Callback<void, uint32_t, bool> callback)
+{
+    m_closedCallback = callback;
+}
+
+ns3::Ptr<MessageConnection>
+MessageEndpoint::GetConnection(uint32_t peerId) const
+{
+    auto it = m_connections.find(peerId);
+    return it == m_connections.end() ? nullptr : it->second;
+}
+
+std::vector<uint32_t>
+MessageEndpoint::GetConnectedPeers() const
+{
+    std::vector<uint32_t> peers;
+    for (const auto& [peer, connection] : m_connections)
+    {
+        if (connection->IsConnected())
+        {
+            peers.push_back(peer);
+        }
+    }
+    return peers;
+}
+
+void
+MessageEndpoint::CloseAll()
+{
+    for (auto& [peer, connection] : m_connections)
+    {
+        connection->Close();
+    }
+    for (auto& listener : m_listeners)
+    {
+        listener->Close();
+    }
+}
+
+void
+MessageEndpoint::HandleAccept(ns3::Ptr<ns3::Socket> socket, const ns3::Address& from)
+{
+    NS_LOG_FUNCTION(this << m_localId << socket);
+    m_accepting.push_back(
+        MessageConnection::Accept(socket, m_localId, m_maxPayloadBytes, MakeHooks()));
+}
+
+void
+MessageEndpoint::HandleConnected(ns3::Ptr<MessageConnection> connection)
+{
+    const uint32_t peer = connection->GetPeerId();
+    auto accepting = std::find(m_accepting.begin(), m_accepting.end(), connection);
+    if (accepting != m_accepting.end())
+    {
+        m_accepting.erase(accepting);
+        auto existing = m_connections.find(peer);
+        if (existing != m_connections.end() && existing->second != connection)
+        {
+            NS_LOG_WARN("endpoint " << m_localId << ": peer " << peer
+                                    << " connected again; the new connection replaces the old");
+            existing->second->Close();
+        }
+        m_connections[peer] = connection;
+        auto options = m_peerOptions.find(peer);
+        if (options != m_peerOptions.end())
+        {
+            options->second.ApplyBuffersTo(connection->GetSocket());
+        }
+        auto pending = m_pending.find(peer);
+        if (pending != m_pending.end())
+        {
+            for (auto& p : pending->second)
+            {
+                connection->Send(p.type, std::move(p.payload), p.wireBytes);
+            }
+            m_pending.erase(pending);
+        }
+    }
+    m_peerConnectedTrace(peer);
+    if (!m_connectedCallback.IsNull())
+    {
+        m_connectedCallback(peer);
+    }
+}
+
+void
+MessageEndpoint::HandleReceived(ns3::Ptr<MessageConnection> connection, const Message& message)
+{
+    m_receivedTrace(connection->GetPeerId(), message);
+    if (!m_receiveCallback.IsNull())
+    {
+        m_receiveCallback(connection->GetPeerId(), message);
+    }
+}
+
+void
+MessageEndpoint::HandleSent(ns3::Ptr<MessageConnection> connection, const MessageMeta& meta)
+{
+    m_sentTrace(connection->GetPeerId(), meta);
+}
+
+void
+MessageEndpoint::HandleClosed(ns3::Ptr<MessageConnection> connection, bool error)
+{
+    if (!connection->HasPeerId())
+    {
+        m_accepting.erase(std::remove(m_accepting.begin(), m_accepting.end(), connection),
+                          m_accepting.end());
+        return;
+    }
+    m_peerClosedTrace(connection->GetPeerId());
+    if (!m_closedCallback.IsNull())
+    {
+        m_closedCallback(connection->GetPeerId(), error);
+    }
+}
+
+void
+MessageEndpoint::DoDispose()
+{
+    for (auto& [peer, connection] : m_connections)
+    {
+        connection->Dispose();
+    }
+    for (auto& connection : m_accepting)
+    {
+        connection->Dispose();
+    }
+    m_connections.clear();
+    m_accepting.clear();
+    m_pending.clear();
+    for (auto& listener : m_listeners)
+    {
+        listener->SetAcceptCallback(
+            ns3::MakeNullCallback<bool, ns3::Ptr<ns3::Socket>, const ns3::Address&>(),
+            ns3::MakeNullCallback<void, ns3::Ptr<ns3::Socket>, const ns3::Address&>());
+    }
+    m_listeners.clear();
+    m_node = nullptr;
+    m_receiveCallback = ns3::MakeNullCallback<void, uint32_t, const Message&>();
+    m_connectedCallback = ns3::MakeNullCallback<void, uint32_t>();
+    m_closedCallback = ns3::MakeNullCallback<void, uint32_t, bool>();
+    ns3::Object::DoDispose();
+}
+
+} // namespace hilosim

@@ -1,0 +1,90 @@
+// The framing of messages on a TCP byte stream, and the receiver's reassembly.
+//
+// Stream format (all integers little-endian), one frame per message, frames back to back:
+//
+//   offset size  field
+//   0      4     magic 0x464D4C48 ("HLMF")
+//   4      4     type: application tag; 0xFFFFFFFF is reserved for the transport's hello
+//   8      8     payload_bytes: real bytes that follow the header
+//   16     8     wire_bytes: payload_bytes + virtual padding bytes that follow the payload
+//   24     8     sent_at: sender's simulated time at Send, in ns-3 time steps (signed)
+//   32     payload_bytes real bytes, then wire_bytes - payload_bytes padding bytes
+//
+// The header and the payload are real bytes in ns-3 packets; the padding is ns-3 "zero-area"
+// payload (Create<Packet>(n)), which costs no memory and which the receiver counts, never stores.
+// The header's 32 bytes travel in addition to wire_bytes: they are the transport's own overhead.
+#ifndef HILO_SIM_NET_MESSAGE_FRAME_H
+#define HILO_SIM_NET_MESSAGE_FRAME_H
+
+#include "sim/net/message.h"
+
+#include "hilo/core/status.h"
+
+#include "ns3/packet.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace hilosim
+{
+
+struct FrameHeader
+{
+    static constexpr uint32_t kMagic = 0x464D4C48;
+    static constexpr uint32_t kBytes = 32;
+    static constexpr uint32_t kHelloType = 0xFFFFFFFF;
+
+    uint32_t type{0};
+    uint64_t payload_bytes{0};
+    uint64_t wire_bytes{0};
+    int64_t sent_at_steps{0};
+
+    /// Appends the 32 header bytes to `out`.
+    void AppendTo(std::string* out) const;
+    /// Corruption on a bad magic or wire_bytes < payload_bytes; `maxPayloadBytes` bounds the
+    /// memory a single frame may claim. REQUIRES: in.size() == kBytes.
+    static hilo::StatusOr<FrameHeader> Parse(std::string_view in, uint64_t maxPayloadBytes);
+};
+
+/// Rebuilds messages from the packets of one TCP byte stream, whatever their boundaries.
+class MessageReassembler
+{
+  public:
+    explicit MessageReassembler(uint64_t maxPayloadBytes);
+
+    /// Consumes every byte of `packet` (which it trims). For each message completed by these bytes,
+    /// in stream order, calls `deliver` with its type, payload, wire_bytes and sent_at filled
+    /// (sequence and received_at are the caller's). A bad frame header returns Corruption, and
+    /// every later call returns it again.
+    hilo::Status Consume(ns3::Ptr<ns3::Packet> packet,
+                         const std::function<void(Message&&)>& deliver);
+
+    /// Bytes consumed so far (headers, payload and padding).
+    uint64_t GetStreamBytes() const { return m_streamBytes; }
+    /// True between the first and the last byte of a frame.
+    bool IsMidFrame() const { return m_stage != Stage::kHeader || !m_header.empty(); }
+
+  private:
+    enum class Stage
+    {
+        kHeader,
+        kPayload,
+        kPadding,
+    };
+
+    uint64_t m_maxPayloadBytes;
+    Stage m_stage{Stage::kHeader};
+    std::string m_header; // header bytes collected so far
+    FrameHeader m_frame;  // parsed header of the current frame
+    Message m_message;    // payload collected so far
+    uint64_t m_paddingLeft{0};
+    uint64_t m_streamBytes{0};
+    hilo::Status m_error;
+};
+
+} // namespace hilosim
+
+#endif // HILO_SIM_NET_MESSAGE_FRAME_H

@@ -1,0 +1,94 @@
+#include "sim/net/socket-options.h"
+
+#include "ns3/abort.h"
+#include "ns3/object-factory.h"
+#include "ns3/tcp-bbr.h"
+#include "ns3/tcp-congestion-ops.h"
+#include "ns3/tcp-socket-base.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace hilosim
+{
+
+uint32_t
+SegmentBytesForMtu(uint32_t mtu)
+{
+    NS_ABORT_MSG_IF(mtu < 576, "SegmentBytesForMtu: MTU " << mtu << " below the IPv4 minimum");
+    return mtu - 20 - 20 - 12;
+}
+
+uint32_t
+ReceiveBufferFor(uint32_t sendBufferBytes, uint32_t segmentBytes)
+{
+    const uint64_t bytes = 2 * uint64_t{sendBufferBytes} + 4 * uint64_t{segmentBytes};
+    return static_cast<uint32_t>(std::min<uint64_t>(bytes, 0x3FFFFFFF));
+}
+
+SocketOptions
+SocketOptions::ForPath(const PathInfo& path, ns3::TypeId congestionControl,
+                       const BufferSizing& sizing)
+{
+    SocketOptions o;
+    o.congestion_control = congestionControl;
+    o.segment_bytes = SegmentBytesForMtu(path.GetMtu());
+    const double wanted = std::ceil(sizing.bdp_multiple * static_cast<double>(path.GetBdpBytes()));
+    const uint64_t cap = std::min<uint64_t>(
+        sizing.cap_bytes, static_cast<uint64_t>(sizing.cap_segments) * o.segment_bytes);
+    const uint64_t floor = std::min<uint64_t>(sizing.floor_bytes, cap);
+    uint64_t bytes =
+        std::clamp<uint64_t>(static_cast<uint64_t>(wanted), floor, std::max(floor, cap));
+    // Whole segments, as ns-3 examples use.
+    const uint64_t segments = (bytes + o.segment_bytes - 1) / o.segment_bytes;
+    bytes = segments * o.segment_bytes;
+    o.send_buffer_bytes = static_cast<uint32_t>(bytes);
+    o.receive_buffer_bytes = ReceiveBufferFor(o.send_buffer_bytes, o.segment_bytes);
+    o.window_limited = wanted > static_cast<double>(bytes);
+    return o;
+}
+
+void
+SocketOptions::ApplyTo(ns3::Ptr<ns3::Socket> socket) const
+{
+    auto tcp = ns3::DynamicCast<ns3::TcpSocketBase>(socket);
+    NS_ABORT_MSG_IF(!tcp, "SocketOptions::ApplyTo: not a TCP socket");
+    ns3::ObjectFactory factory;
+    factory.SetTypeId(congestion_control);
+    // Not TypeId::IsChildOf: Debian's ns-3 3.37 gives TcpCubic the wrong parent TypeId.
+    auto algorithm = ns3::DynamicCast<ns3::TcpCongestionOps>(factory.Create());
+    NS_ABORT_MSG_IF(!algorithm, "SocketOptions: " << congestion_control.GetName()
+                                                  << " is not a TcpCongestionOps");
+    tcp->SetAttribute("SegmentSize", ns3::UintegerValue(segment_bytes));
+    ApplyBuffersTo(socket);
+    tcp->SetCongestionControlAlgorithm(algorithm);
+    if (congestion_control == ns3::TcpBbr::GetTypeId())
+    {
+        tcp->SetPacingStatus(true); // BBR is specified with pacing
+    }
+}
+
+void
+SocketOptions::ApplyBuffersTo(ns3::Ptr<ns3::Socket> socket) const
+{
+    socket->SetAttribute("SndBufSize", ns3::UintegerValue(send_buffer_bytes));
+    socket->SetAttribute("RcvBufSize", ns3::UintegerValue(receive_buffer_bytes));
+}
+
+std::string
+SocketOptions::ToString() const
+{
+    std::ostringstream out;
+    std::string name = congestion_control.GetName();
+    if (name.rfind("ns3::", 0) == 0)
+    {
+        name = name.substr(5);
+    }
+    out << name << " seg=" << segment_bytes << " snd=" << send_buffer_bytes
+        << " rcv=" << receive_buffer_bytes << (window_limited ? " (window-limited)" : "");
+    return out.str();
+}
+
+} // namespace hilosim

@@ -1,0 +1,51 @@
+// ArmResult: everything one arm's run recorded, from the applications' trace sources. Output
+// writers and tests read it; nothing here depends on wall-clock time except the cpu_/wall_ fields.
+#ifndef HILOSIM_RUN_ARM_RESULT_H
+#define HILOSIM_RUN_ARM_RESULT_H
+
+#include "sim/apps/app-events.h"
+
+#include "hilo/core/status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hilosim
+{
+
+struct ArmResult
+{
+    std::string name;
+    std::string strategy;     // "full", "hilo", "delta"
+    std::string compressor;   // factory kind ("dense", "spar", ...)
+    std::string compressor_params;
+    std::string budget;       // as written, or "unlimited"
+    double budget_fraction{0}; // resolved budget / adapter bytes (0: unlimited)
+    uint32_t training_rank{0};
+    std::string quality_metric;
+    bool higher_is_better{false};
+
+    int64_t real_numel{0};           // LoRA parameters of the real (tiny) adapter
+    int64_t real_adapter_bytes{0};   // real numel x 2
+    int64_t adapter_bytes{0};        // modelled numel x 2 (= real when no LLM profile)
+    double adapter_scale{1.0};
+
+    std::vector<std::string> worker_gpu;    // by worker
+    std::vector<std::string> worker_region; // by worker ("" in a star)
+
+    std::vector<PublishEvent> publishes; // by version
+    std::vector<EvalEvent> evals;        // version 0, every eval_every, last
+    std::vector<ApplyEvent> applies;     // in simulated-time order
+    std::vector<RolloutEvent> rollouts;  // in simulated-time order
+    uint64_t hash_mismatches{0};
+    uint64_t resyncs{0};
+    double sim_time_s{0}; // when the last worker held the last version
+
+    double wall_s{0};     // wall-clock seconds of this arm's simulation (not deterministic)
+    hilo::Status failure; // first runtime failure; ok when the arm completed
+};
+
+} // namespace hilosim
+
+#endif // HILOSIM_RUN_ARM_RESULT_H

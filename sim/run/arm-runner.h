@@ -1,0 +1,31 @@
+// Runs one arm of a scenario in its own ns-3 simulation: builds the topology and transport,
+// installs learner, worker (and relay) applications over a shared ArmContext, subscribes to their
+// trace sources, runs until every worker holds the last version, and destroys the simulation.
+#ifndef HILOSIM_RUN_ARM_RUNNER_H
+#define HILOSIM_RUN_ARM_RUNNER_H
+
+#include "sim/run/arm-result.h"
+#include "sim/scenario/resolved-scenario.h"
+
+#include <functional>
+
+namespace hilosim
+{
+
+/// Called after each published version (for progress lines): arm index, version, steps.
+using ProgressFn = std::function<void(size_t arm, uint64_t version, uint64_t steps)>;
+
+struct ArmRunOptions
+{
+    uint64_t corrupt_version_at_worker0{0}; // fault injection for tests (0: none)
+};
+
+/// Runs arm `arm_index` of `scenario`. Setup errors (a budget below the smallest payload, an
+/// adapter that does not fit the modelled GPU...) come back as kInvalidArgument-like statuses
+/// naming the arm; runtime failures are in ArmResult::failure.
+hilo::StatusOr<ArmResult> RunArm(const ResolvedScenario& scenario, size_t arm_index,
+                                 const ProgressFn& progress, const ArmRunOptions& options = {});
+
+} // namespace hilosim
+
+#endif // HILOSIM_RUN_ARM_RUNNER_H

@@ -1,0 +1,33 @@
+// ArmSummary: the per-arm figures of summary.json and of the side-by-side table, computed from an
+// ArmResult (DESIGN.md section 6: update latency of version v at worker w = ready time at w minus
+// the time the learner had the gradient of step v).
+#ifndef HILOSIM_RUN_ARM_SUMMARY_H
+#define HILOSIM_RUN_ARM_SUMMARY_H
+
+#include "sim/run/arm-result.h"
+
+namespace hilosim
+{
+
+struct ArmSummary
+{
+    double wire_bytes_per_update_mean{0};  // modelled bytes of one update to one receiver
+    double real_bytes_per_update_mean{0};  // real framed bytes of one update
+    double fraction_of_adapter_bytes{0};   // wire bytes / adapter bytes
+    double latency_p50_s{0};
+    double latency_p99_s{0};
+    double latency_max_s{0};
+    double step_time_s_mean{0};            // mean simulated time between published versions
+    double final_quality{0};
+    uint64_t steps{0};
+    double drift_rel_l2_max{0};            // delta strategy: worst learner-replica distance
+};
+
+ArmSummary Summarize(const ArmResult& result);
+
+/// Latency of every (version, worker): ready time minus the version's gradient-ready time.
+std::vector<double> UpdateLatencies(const ArmResult& result);
+
+} // namespace hilosim
+
+#endif // HILOSIM_RUN_ARM_SUMMARY_H

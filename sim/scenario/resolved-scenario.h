@@ -1,0 +1,124 @@
+// ResolvedScenario: a validated scenario in typed values (DataRate, Time, byte counts, hilo's
+// OptimizerConfig and SyncSpec), the one form the simulator reads. Produced only by the scenario
+// loader (sim/scenario/scenario-loader.h) after every check passed, so consumers may rely on the
+// ranges documented in sim/scenario/scenario.proto without checking again. Defaults are already
+// filled in. Units: rates in ns3::DataRate (bit/s), times in ns3::Time, sizes in bytes. Links are
+// the network layer's own hilosim::LinkSpec, so they feed TopologySpec without conversion.
+#ifndef HILOSIM_SCENARIO_RESOLVED_SCENARIO_H
+#define HILOSIM_SCENARIO_RESOLVED_SCENARIO_H
+
+#include "sim/net/link-spec.h"
+
+#include "hilo/optim/optimizer-config.h"
+#include "hilo/sync/sync-strategy.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/type-id.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hilosim
+{
+
+enum class WorkloadKind
+{
+    kDistill, // on-policy distillation to a planted teacher; quality = reverse KL (lower is better)
+    kGrpo,    // reward-guided GRPO; quality = mean reward (higher is better)
+};
+
+const char* WorkloadKindName(WorkloadKind k);
+
+enum class Topology
+{
+    kStar,    // a link per worker to the hub, optional shared learner uplink
+    kRegions, // workers behind shared regional WAN links
+    kRelay,   // one copy per region to a relay node that fans out
+};
+
+const char* TopologyName(Topology t);
+
+struct ResolvedModelShape
+{
+    uint32_t vocab{0};
+    uint32_t d_model{0};
+    uint32_t layers{0};
+    uint32_t heads{0};
+    uint32_t context{0}; // tokens
+};
+
+struct ResolvedWorkload
+{
+    WorkloadKind kind{WorkloadKind::kDistill};
+    uint32_t steps{0}; // optimizer steps per arm
+    ResolvedModelShape model;
+    uint32_t lora_rank{0}; // the workload's rank; an arm may override (ResolvedArm)
+    double lora_alpha{0};  // adapter output scaled by alpha / rank
+    uint32_t prompts_per_worker{0};
+    uint32_t group_size{0}; // completions per prompt
+    uint32_t gen_tokens{0}; // tokens per completion
+    double temperature{1.0};
+    uint32_t teacher_delta_rank{0}; // distill only
+    double teacher_decay{0};        // distill only: sigma_k = decay^k * sigma_0
+    uint32_t eval_prompts{0};
+    uint32_t eval_every{0}; // steps
+    double clip_norm{0};    // 0 = no clipping
+};
+
+struct ResolvedRegion
+{
+    std::string name;
+    hilosim::LinkSpec wan; // shared region <-> core link
+    hilosim::LinkSpec lan; // per-worker link inside the region (before group overrides)
+};
+
+/// One rollout worker (groups expanded, in group order).
+struct ResolvedWorker
+{
+    uint32_t index{0};        // 0-based over all workers
+    uint32_t group{0};        // index into Scenario.workers
+    std::string gpu;          // GPU profile name
+    std::string region;       // empty under the star topology
+    int32_t region_index{-1}; // index into ResolvedNetwork::regions; -1 under star
+    hilosim::LinkSpec link; // the worker's own access link (star: WAN; regions/relay: LAN)
+};
+
+struct ResolvedNetwork
+{
+    Topology topology{Topology::kStar};
+    std::string tcp;      // as the scenario wrote it: "cubic", "TcpCubic", ...
+    ns3::TypeId tcp_type; // the congestion control's ns-3 TypeId (ns3::TcpCubic, ...)
+    std::optional<hilosim::LinkSpec> learner_uplink;
+    std::vector<ResolvedRegion> regions; // empty under star
+};
+
+struct ResolvedArm
+{
+    std::string name;
+    hilo::SyncSpec sync;       // strategy, compressor + options, budget, error feedback
+    std::string budget_text;   // as written ("1.6%", "64KiB"; "unlimited" when empty)
+    uint32_t training_rank{0}; // never 0: the workload's rank when the arm left it unset
+};
+
+struct ResolvedScenario
+{
+    std::string name;
+    std::string description;
+    uint64_t seed{0};
+    ResolvedWorkload workload;
+    /// lr.total_steps = workload.steps.
+    hilo::OptimizerConfig optimizer;
+    std::string llm_profile; // empty: no scaling
+    std::string learner_gpu;
+    std::vector<ResolvedWorker> workers; // at least one
+    ResolvedNetwork network;
+    uint32_t max_staleness{0};     // 0 = synchronous on-policy
+    std::vector<ResolvedArm> arms; // at least one, unique names
+};
+
+} // namespace hilosim
+
+#endif // HILOSIM_SCENARIO_RESOLVED_SCENARIO_H

@@ -1,0 +1,703 @@
+#include "sim/scenario/scenario-validator.h"
+
+#include "sim/net/units.h"
+#include "sim/scenario/budget-text.h"
+
+#include "hilo/compress/compressor-factory.h"
+#include "hilo/core/adapter-layout.h"
+
+#include <google/protobuf/descriptor.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+namespace hilosim
+{
+namespace
+{
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
+
+const std::vector<std::string> kWorkloadKinds = {"distill", "grpo"};
+const std::vector<std::string> kTopologies = {"star", "regions", "relay"};
+const std::vector<std::string> kOptimizerKinds = {"adamw", "sgd"};
+const std::vector<std::string> kSchedules = {"constant", "linear_warmup", "cosine"};
+const std::vector<std::string> kStrategies = {"full", "hilo", "delta"};
+
+std::string
+Join(const std::vector<std::string>& items)
+{
+    std::string out;
+    for (const std::string& s : items)
+        out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+bool
+Contains(const std::vector<std::string>& items, const std::string& s)
+{
+    return std::find(items.begin(), items.end(), s) != items.end();
+}
+
+std::string
+Num(double v)
+{
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+// 1-64 characters of [A-Za-z0-9._-].
+bool
+IsIdentifier(const std::string& s)
+{
+    if (s.empty() || s.size() > 64)
+        return false;
+    for (char c : s)
+    {
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+// A message of the scenario being checked: its dotted path and where it sits in the file.
+class Node
+{
+  public:
+    Node(const Message& msg, const ParseInfoTree* tree, std::string path, int line, int column)
+      : m_msg(msg)
+      , m_tree(tree)
+      , m_path(std::move(path))
+      , m_line(line)
+      , m_column(column)
+    {
+    }
+
+    const std::string& path() const { return m_path; }
+    int line() const { return m_line; }
+    int column() const { return m_column; }
+
+    /// The sub-message `field` (element `index` of a repeated field).
+    Node Child(const std::string& field, int index = -1) const
+    {
+        const FieldDescriptor* fd = Field(field);
+        const Reflection* r = m_msg.GetReflection();
+        const Message& sub =
+            index < 0 ? r->GetMessage(m_msg, fd) : r->GetRepeatedMessage(m_msg, fd, index);
+        const ParseInfoTree* tree = m_tree ? m_tree->GetTreeForNested(fd, index) : nullptr;
+        auto [line, column] = Location(field, index);
+        return Node(sub, tree, PathOf(field, index), line, column);
+    }
+
+    /// Line and column of `field` in the file; this message's own when the field is not there.
+    std::pair<int, int> Location(const std::string& field, int index = -1) const
+    {
+        if (m_tree != nullptr)
+        {
+            const FieldDescriptor* fd = Field(field);
+            // A repeated field as a whole sits where its first element does (protobuf insists
+            // on an index for repeated fields).
+            auto loc = m_tree->GetLocation(fd, fd->is_repeated() ? std::max(index, 0) : index);
+            if (loc.line >= 0)
+                return {loc.line + 1, loc.column + 1};
+        }
+        return {m_line, m_column};
+    }
+
+    std::string PathOf(const std::string& field, int index = -1) const
+    {
+        std::string p = m_path.empty() ? field : m_path + "." + field;
+        if (index >= 0)
+            p += "[" + std::to_string(index) + "]";
+        return p;
+    }
+
+  private:
+    const FieldDescriptor* Field(const std::string& field) const
+    {
+        const FieldDescriptor* fd = m_msg.GetDescriptor()->FindFieldByName(field);
+        assert(fd != nullptr && "the validator names a field the schema lacks");
+        return fd;
+    }
+
+    const Message& m_msg;
+    const ParseInfoTree* m_tree;
+    std::string m_path;
+    int m_line;
+    int m_column;
+};
+
+class Checker
+{
+  public:
+    Checker(const SourceMap& source, const ScenarioCatalog& catalog, DiagnosticList* diagnostics)
+      : m_source(source)
+      , m_catalog(catalog)
+      , m_diagnostics(diagnostics)
+    {
+    }
+
+    void Run(const Scenario& s, ResolvedScenario* out);
+
+  private:
+    // Reports `message` at `field` (element `index`) of `n`.
+    void Error(const Node& n, const std::string& field, int index, const std::string& message)
+    {
+        auto [line, column] = n.Location(field, index);
+        Report(n.PathOf(field, index), line, column, message);
+    }
+    void Error(const Node& n, const std::string& field, const std::string& message)
+    {
+        Error(n, field, -1, message);
+    }
+    // Reports `message` at the message `n` itself.
+    void ErrorAt(const Node& n, const std::string& message)
+    {
+        Report(n.path(), n.line(), n.column(), message);
+    }
+    void Report(const std::string& path, int line, int column, const std::string& message)
+    {
+        Diagnostic d;
+        d.file = m_source.file();
+        d.origin = m_source.OverrideFor(path);
+        d.line = d.origin.empty() ? line : 0;
+        d.column = d.origin.empty() ? column : 0;
+        d.field = path;
+        d.message = message;
+        m_diagnostics->Add(std::move(d));
+    }
+
+    bool IntIn(const Node& n, const char* field, int64_t v, int64_t lo, int64_t hi)
+    {
+        if (v >= lo && v <= hi)
+            return true;
+        Error(n, field,
+              "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                  std::to_string(v) + (v == 0 ? " (missing or 0)" : ""));
+        return false;
+    }
+    bool DoubleIn(const Node& n, const char* field, double v, double lo, bool lo_open, double hi,
+                  bool hi_open)
+    {
+        const bool ok =
+            std::isfinite(v) && (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi);
+        if (ok)
+            return true;
+        Error(n, field,
+              std::string("must be in ") + (lo_open ? "(" : "[") + Num(lo) + ", " + Num(hi) +
+                  (hi_open ? ")" : "]") + ", got " + Num(v));
+        return false;
+    }
+    bool Choice(const Node& n, const char* field, const std::string& v,
+                const std::vector<std::string>& allowed, const char* what = "value")
+    {
+        if (Contains(allowed, v))
+            return true;
+        Error(n, field,
+              (v.empty() ? std::string("missing")
+                         : "unknown " + std::string(what) + " \"" + v + "\"") +
+                  "; allowed: " + Join(allowed));
+        return false;
+    }
+    bool Identifier(const Node& n, const char* field, int index, const std::string& v)
+    {
+        if (IsIdentifier(v))
+            return true;
+        Error(n, field, index,
+              (v.empty() ? std::string("missing") : "bad name \"" + v + "\"") +
+                  "; allowed: 1-64 characters of A-Z a-z 0-9 . _ -");
+        return false;
+    }
+
+    void CheckWorkload(const Node& n, const Workload& w, ResolvedWorkload* out);
+    void CheckOptimizer(const Node& n, const Optimizer& o, uint32_t steps,
+                        hilo::OptimizerConfig* out);
+    bool CheckLinkFields(const Node& n, const Link& link);
+    void CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out);
+    void CheckWorkers(const Node& root, const Scenario& s, const ResolvedNetwork& net,
+                      std::vector<ResolvedWorker>* out);
+    void CheckArms(const Node& root, const Scenario& s, const ResolvedWorkload& workload,
+                   std::vector<ResolvedArm>* out);
+    void CheckCompressor(const Node& arm_node, const Arm& arm, uint32_t rank, uint32_t d_model);
+
+    const SourceMap& m_source;
+    const ScenarioCatalog& m_catalog;
+    DiagnosticList* m_diagnostics;
+};
+
+// A complete link (every field valid, bandwidth set) in typed values.
+hilosim::LinkSpec
+ToLinkSpec(const Link& l)
+{
+    hilosim::LinkSpec out;
+    auto rate = hilosim::ParseDataRate(l.bandwidth());
+    if (rate.ok())
+        out.rate = *rate;
+    auto delay = hilosim::ParseTime(l.delay().empty() ? "0ms" : l.delay());
+    if (delay.ok())
+        out.delay = *delay;
+    out.loss_rate = l.has_loss() ? l.loss() : 0.0;
+    out.mtu = static_cast<uint32_t>(l.has_mtu() ? l.mtu() : 1500);
+    out.queue_disc = l.queue().empty() ? "fifo" : l.queue();
+    out.queue_packets = static_cast<uint32_t>(l.has_queue_packets() ? l.queue_packets() : 1000);
+    return out;
+}
+
+void
+Checker::Run(const Scenario& s, ResolvedScenario* out)
+{
+    const Node root(s, m_source.tree(), "", 0, 0);
+    Identifier(root, "name", -1, s.name());
+    out->name = s.name();
+    out->description = s.description();
+    out->seed = s.seed();
+
+    CheckWorkload(root.Child("workload"), s.workload(), &out->workload);
+    CheckOptimizer(root.Child("optimizer"), s.optimizer(), out->workload.steps, &out->optimizer);
+
+    if (!s.llm_profile().empty())
+    {
+        Choice(root, "llm_profile", s.llm_profile(), m_catalog.llms, "LLM profile");
+    }
+    out->llm_profile = s.llm_profile();
+
+    Choice(root.Child("learner"), "gpu", s.learner().gpu(), m_catalog.gpus, "GPU");
+    out->learner_gpu = s.learner().gpu();
+
+    CheckNetwork(root.Child("network"), s.network(), &out->network);
+    CheckWorkers(root, s, out->network, &out->workers);
+
+    const Node mode = root.Child("mode");
+    IntIn(mode, "max_staleness", s.mode().max_staleness(), 0, 1000);
+    out->max_staleness = static_cast<uint32_t>(std::max(0, s.mode().max_staleness()));
+
+    CheckArms(root, s, out->workload, &out->arms);
+}
+
+void
+Checker::CheckWorkload(const Node& n, const Workload& w, ResolvedWorkload* out)
+{
+    if (Choice(n, "kind", w.kind(), kWorkloadKinds, "workload"))
+    {
+        out->kind = w.kind() == "grpo" ? WorkloadKind::kGrpo : WorkloadKind::kDistill;
+    }
+    IntIn(n, "steps", w.steps(), 1, 1000000);
+    out->steps = static_cast<uint32_t>(std::max(0, w.steps()));
+
+    const Node m = n.Child("model");
+    const ModelShape& ms = w.model();
+    IntIn(m, "vocab", ms.vocab(), 2, 65536);
+    IntIn(m, "d_model", ms.d_model(), 8, 8192);
+    IntIn(m, "layers", ms.layers(), 1, 64);
+    const bool heads_ok = IntIn(m, "heads", ms.heads(), 1, 128);
+    IntIn(m, "context", ms.context(), 2, 8192);
+    if (heads_ok && ms.d_model() > 0 && ms.d_model() % ms.heads() != 0)
+    {
+        Error(m, "d_model",
+              "must be a multiple of heads (" + std::to_string(ms.heads()) + "), got " +
+                  std::to_string(ms.d_model()));
+    }
+    out->model = {static_cast<uint32_t>(std::max(0, ms.vocab())),
+                  static_cast<uint32_t>(std::max(0, ms.d_model())),
+                  static_cast<uint32_t>(std::max(0, ms.layers())),
+                  static_cast<uint32_t>(std::max(0, ms.heads())),
+                  static_cast<uint32_t>(std::max(0, ms.context()))};
+
+    const Node lora = n.Child("lora");
+    IntIn(lora, "rank", w.lora().rank(), 1, 4096);
+    DoubleIn(lora, "alpha", w.lora().alpha(), 0, true, 1e6, false);
+    out->lora_rank = static_cast<uint32_t>(std::max(0, w.lora().rank()));
+    out->lora_alpha = w.lora().alpha();
+
+    IntIn(n, "prompts_per_worker", w.prompts_per_worker(), 1, 4096);
+    IntIn(n, "group_size", w.group_size(), 1, 1024);
+    if (ms.context() >= 2)
+    {
+        IntIn(n, "gen_tokens", w.gen_tokens(), 1, ms.context() - 1);
+    }
+    DoubleIn(n, "temperature", w.temperature(), 0, true, 10, false);
+    IntIn(n, "eval_prompts", w.eval_prompts(), 1, 100000);
+    IntIn(n, "eval_every", w.eval_every(), 1, 1000000);
+    DoubleIn(n, "clip_norm", w.clip_norm(), 0, false, 1e6, false);
+    out->prompts_per_worker = static_cast<uint32_t>(std::max(0, w.prompts_per_worker()));
+    out->group_size = static_cast<uint32_t>(std::max(0, w.group_size()));
+    out->gen_tokens = static_cast<uint32_t>(std::max(0, w.gen_tokens()));
+    out->temperature = w.temperature();
+    out->eval_prompts = static_cast<uint32_t>(std::max(0, w.eval_prompts()));
+    out->eval_every = static_cast<uint32_t>(std::max(0, w.eval_every()));
+    out->clip_norm = w.clip_norm();
+
+    if (w.kind() == "distill")
+    {
+        const Node t = n.Child("teacher");
+        IntIn(t, "delta_rank", w.teacher().delta_rank(), 1, 4096);
+        DoubleIn(t, "decay", w.teacher().decay(), 0, true, 1, false);
+        out->teacher_delta_rank = static_cast<uint32_t>(std::max(0, w.teacher().delta_rank()));
+        out->teacher_decay = w.teacher().decay();
+    }
+}
+
+void
+Checker::CheckOptimizer(const Node& n, const Optimizer& o, uint32_t steps,
+                        hilo::OptimizerConfig* out)
+{
+    bool ok = Choice(n, "kind", o.kind(), kOptimizerKinds, "optimizer");
+    ok &= Choice(n, "schedule", o.schedule(), kSchedules, "schedule");
+    ok &= DoubleIn(n, "lr", o.lr(), 0, false, 10, false);
+    ok &= IntIn(n, "warmup_steps", o.warmup_steps(), 0, std::max<int64_t>(steps, 0));
+    ok &= DoubleIn(n, "beta1", o.beta1(), 0, false, 1, true);
+    ok &= DoubleIn(n, "beta2", o.beta2(), 0, false, 1, true);
+    ok &= DoubleIn(n, "eps", o.eps(), 0, true, 1, false);
+    ok &= DoubleIn(n, "weight_decay", o.weight_decay(), 0, false, 10, false);
+    ok &= DoubleIn(n, "momentum", o.momentum(), 0, false, 1, true);
+    ok &= DoubleIn(n, "min_lr_ratio", o.min_lr_ratio(), 0, false, 1, false);
+    if (!ok)
+    {
+        return;
+    }
+    out->kind = *hilo::ParseOptimizerKind(o.kind());
+    out->lr.kind = *hilo::ParseLrScheduleKind(o.schedule());
+    out->lr.base_lr = static_cast<float>(o.lr());
+    out->lr.warmup_steps = o.warmup_steps();
+    out->lr.total_steps = std::max<int64_t>(steps, 1);
+    out->lr.min_lr_ratio = static_cast<float>(o.min_lr_ratio());
+    out->beta1 = static_cast<float>(o.beta1());
+    out->beta2 = static_cast<float>(o.beta2());
+    out->eps = static_cast<float>(o.eps());
+    out->weight_decay = static_cast<float>(o.weight_decay());
+    out->momentum = static_cast<float>(o.momentum());
+    out->dampening = 0.0f;
+    hilo::Status s = out->Validate();
+    if (!s.ok())
+    {
+        ErrorAt(n, s.message());
+    }
+}
+
+bool
+Checker::CheckLinkFields(const Node& n, const Link& link)
+{
+    bool ok = true;
+    if (!link.bandwidth().empty())
+    {
+        auto bw = hilosim::ParseDataRate(link.bandwidth());
+        if (!bw.ok())
+        {
+            Error(n, "bandwidth", bw.status().message());
+            ok = false;
+        }
+    }
+    if (!link.delay().empty())
+    {
+        auto d = hilosim::ParseTime(link.delay());
+        if (!d.ok())
+        {
+            Error(n, "delay", d.status().message());
+            ok = false;
+        }
+    }
+    if (link.has_loss())
+        ok &= DoubleIn(n, "loss", link.loss(), 0, false, 1, true);
+    if (link.has_mtu())
+        ok &= IntIn(n, "mtu", link.mtu(), 576, 9000);
+    if (!link.queue().empty())
+        ok &=
+            Choice(n, "queue", link.queue(), hilosim::SupportedQueueDiscs(), "queue discipline");
+    if (link.has_queue_packets())
+        ok &= IntIn(n, "queue_packets", link.queue_packets(), 1, 1000000);
+    return ok;
+}
+
+void
+Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
+{
+    if (Choice(n, "topology", net.topology(), kTopologies, "topology"))
+    {
+        out->topology = net.topology() == "regions" ? Topology::kRegions
+                        : net.topology() == "relay" ? Topology::kRelay
+                                                    : Topology::kStar;
+    }
+    auto tcp = hilosim::ParseTcpVariant(net.tcp());
+    if (tcp.ok())
+    {
+        out->tcp = net.tcp();
+        out->tcp_type = *tcp;
+    }
+    else
+    {
+        Error(n, "tcp", tcp.status().message());
+    }
+    CheckLinkFields(n.Child("worker_link"), net.worker_link());
+    if (net.has_learner_uplink())
+    {
+        const Node up = n.Child("learner_uplink");
+        if (CheckLinkFields(up, net.learner_uplink()))
+        {
+            if (net.learner_uplink().bandwidth().empty())
+                Error(up, "bandwidth",
+                      "missing: the learner uplink needs a bandwidth (e.g. "
+                      "\"1Gbps\"); remove learner_uplink for none");
+            else
+                out->learner_uplink = ToLinkSpec(net.learner_uplink());
+        }
+    }
+    const bool star = net.topology() == "star";
+    if (star && net.regions_size() > 0)
+    {
+        Error(n, "regions", 0,
+              "regions are used only by topology \"regions\" or \"relay\"; this scenario's "
+              "topology is \"star\"");
+    }
+    if (!star && Contains(kTopologies, net.topology()) && net.regions_size() == 0)
+    {
+        Error(n, "topology",
+              "topology \"" + net.topology() +
+                  "\" needs at least one network.regions entry { name wan lan }");
+    }
+    std::map<std::string, int> seen;
+    for (int i = 0; i < net.regions_size(); ++i)
+    {
+        const Region& r = net.regions(i);
+        const Node rn = n.Child("regions", i);
+        if (Identifier(rn, "name", -1, r.name()) && !seen.emplace(r.name(), i).second)
+        {
+            Error(rn, "name",
+                  "duplicate region name \"" + r.name() + "\" (also regions[" +
+                      std::to_string(seen[r.name()]) + "])");
+        }
+        const Node wan = rn.Child("wan");
+        bool ok = CheckLinkFields(wan, r.wan());
+        if (r.wan().bandwidth().empty())
+        {
+            Error(wan, "bandwidth",
+                  "missing: each region's shared WAN link needs a bandwidth "
+                  "(e.g. \"1Gbps\")");
+            ok = false;
+        }
+        ok &= CheckLinkFields(rn.Child("lan"), r.lan());
+        if (ok)
+        {
+            Link lan = net.worker_link();
+            lan.MergeFrom(r.lan());
+            out->regions.push_back({r.name(), ToLinkSpec(r.wan()), ToLinkSpec(lan)});
+        }
+    }
+}
+
+void
+Checker::CheckWorkers(const Node& root, const Scenario& s, const ResolvedNetwork& net,
+                      std::vector<ResolvedWorker>* out)
+{
+    if (s.workers_size() == 0)
+    {
+        Error(root, "workers",
+              "no worker groups: add at least one workers { count: N gpu: \"...\" }");
+        return;
+    }
+    const Network& network = s.network();
+    const bool star = network.topology() == "star";
+    std::vector<std::string> region_names;
+    for (const Region& r : network.regions())
+        region_names.push_back(r.name());
+    int64_t total = 0;
+    for (int g = 0; g < s.workers_size(); ++g)
+    {
+        const WorkerGroup& group = s.workers(g);
+        const Node gn = root.Child("workers", g);
+        bool ok = IntIn(gn, "count", group.count(), 1, 4096);
+        ok &= Choice(gn, "gpu", group.gpu(), m_catalog.gpus, "GPU");
+        int region_index = -1;
+        if (star)
+        {
+            if (!group.region().empty())
+            {
+                Error(gn, "region",
+                      "only topology \"regions\" or \"relay\" places workers in regions; this "
+                      "scenario's topology is \"star\" (remove region)");
+                ok = false;
+            }
+        }
+        else if (Choice(gn, "region", group.region(), region_names, "region"))
+        {
+            region_index = static_cast<int>(
+                std::find(region_names.begin(), region_names.end(), group.region()) -
+                region_names.begin());
+        }
+        else
+        {
+            ok = false;
+        }
+        ok &= CheckLinkFields(gn.Child("link"), group.link());
+        Link merged = network.worker_link();
+        if (region_index >= 0)
+            merged.MergeFrom(network.regions(region_index).lan());
+        merged.MergeFrom(group.link());
+        if (merged.bandwidth().empty())
+        {
+            Error(gn, "link",
+                  "no bandwidth for this group's links: set network.worker_link.bandwidth (or "
+                  "this group's link.bandwidth" +
+                      std::string(star ? "" : ", or its region's lan.bandwidth") + ")");
+            ok = false;
+        }
+        if (!ok || group.count() <= 0)
+            continue;
+        const hilosim::LinkSpec link = ToLinkSpec(merged);
+        for (int k = 0; k < group.count(); ++k)
+        {
+            ResolvedWorker w;
+            w.index = static_cast<uint32_t>(total + k);
+            w.group = static_cast<uint32_t>(g);
+            w.gpu = group.gpu();
+            w.region = group.region();
+            w.region_index = region_index;
+            w.link = link;
+            out->push_back(std::move(w));
+        }
+        total += group.count();
+    }
+    if (total > 65536)
+    {
+        Error(root, "workers",
+              "too many workers in all (" + std::to_string(total) + "); allowed: at most 65536");
+    }
+}
+
+void
+Checker::CheckCompressor(const Node& an, const Arm& arm, uint32_t rank, uint32_t d_model)
+{
+    std::vector<std::string> known;
+    for (const hilo::CompressorInfo& info : hilo::ListCompressors())
+        known.push_back(info.kind);
+    if (!Choice(an, "compressor", arm.compressor(), known, "compressor"))
+        return;
+    // A small layout shaped like one adapted matrix of the workload: enough for the factory to
+    // check the options with its strict reader. Budgets are checked at run time, on the real one.
+    const int64_t r = rank > 0 ? rank : 8;
+    const int64_t d = d_model > 0 ? d_model : 64;
+    auto layout = hilo::AdapterLayout::Create({{"probe.lora_A", r, d}, {"probe.lora_B", d, r}});
+    if (!layout.ok())
+        return;
+    // Keys in the order of the file (the map's reflection view keeps parse order).
+    const FieldDescriptor* options_fd = arm.GetDescriptor()->FindFieldByName("options");
+    const Reflection* refl = arm.GetReflection();
+    std::vector<std::string> keys;
+    for (int i = 0; i < refl->FieldSize(arm, options_fd); ++i)
+    {
+        const Message& e = refl->GetRepeatedMessage(arm, options_fd, i);
+        keys.push_back(e.GetReflection()->GetString(e, e.GetDescriptor()->map_key()));
+    }
+    const hilo::CompressorOptions options(arm.options().begin(), arm.options().end());
+    auto c = hilo::NewCompressor(arm.compressor(), *layout, options);
+    if (c.ok())
+        return;
+    for (size_t i = 0; i < keys.size(); ++i)
+    {
+        if (c.status().message().find("'" + keys[i] + "'") != std::string::npos)
+        {
+            auto [line, column] = an.Location("options", static_cast<int>(i));
+            Report(an.PathOf("options") + "." + keys[i], line, column, c.status().message());
+            return;
+        }
+    }
+    Error(an, keys.empty() ? "compressor" : "options", c.status().message());
+}
+
+void
+Checker::CheckArms(const Node& root, const Scenario& s, const ResolvedWorkload& workload,
+                   std::vector<ResolvedArm>* out)
+{
+    if (s.arms_size() == 0)
+    {
+        Error(root, "arms",
+              "no arms: add at least one arms { name: \"...\" strategy: \"full|hilo|delta\" }");
+        return;
+    }
+    std::map<std::string, int> seen;
+    for (int i = 0; i < s.arms_size(); ++i)
+    {
+        const Arm& arm = s.arms(i);
+        const Node an = root.Child("arms", i);
+        bool ok = Identifier(an, "name", -1, arm.name());
+        if (ok && !seen.emplace(arm.name(), i).second)
+        {
+            const int first = seen[arm.name()];
+            Error(an, "name",
+                  "duplicate arm name \"" + arm.name() + "\" (first used by arms[" +
+                      std::to_string(first) + "], line " +
+                      std::to_string(root.Child("arms", first).line()) +
+                      "); arm names must be unique");
+            ok = false;
+        }
+        ok &= Choice(an, "strategy", arm.strategy(), kStrategies, "strategy");
+        ok &= IntIn(an, "training_rank", arm.training_rank(), 0, 4096);
+        const uint32_t rank = arm.training_rank() > 0 ? static_cast<uint32_t>(arm.training_rank())
+                                                      : workload.lora_rank;
+        const size_t before = m_diagnostics->items().size();
+        CheckCompressor(an, arm, rank, workload.model.d_model);
+        ok &= m_diagnostics->items().size() == before;
+        const bool full = arm.strategy() == "full";
+        if (full && arm.compressor() != "dense")
+        {
+            Error(an, "compressor",
+                  "strategy \"full\" ships the parameters uncompressed; compressor must be "
+                  "\"dense\" (options { key: \"dtype\" value: \"bf16\" } or fp32), got \"" +
+                      arm.compressor() + "\"");
+            ok = false;
+        }
+        auto budget = ParseBudget(arm.budget());
+        if (!budget.ok())
+        {
+            Error(an, "budget", budget.status().message());
+            ok = false;
+        }
+        else if (full && !budget->unlimited())
+        {
+            Error(an, "budget",
+                  "strategy \"full\" always ships the whole adapter; budget must be empty (got \"" +
+                      arm.budget() + "\")");
+            ok = false;
+        }
+        const Node ef = an.Child("error_feedback");
+        if (full && arm.error_feedback().enabled())
+        {
+            Error(ef, "enabled",
+                  "strategy \"full\" has no error feedback; allowed: false (or leave it out)");
+            ok = false;
+        }
+        ok &= DoubleIn(ef, "decay", arm.error_feedback().decay(), 0, true, 1, false);
+        if (!ok)
+            continue;
+        ResolvedArm ra;
+        ra.name = arm.name();
+        ra.sync.kind = *hilo::ParseSyncKind(arm.strategy());
+        ra.sync.compressor = arm.compressor();
+        ra.sync.compressor_options =
+            hilo::CompressorOptions(arm.options().begin(), arm.options().end());
+        ra.sync.budget = *budget;
+        ra.sync.error_feedback.enabled = arm.error_feedback().enabled();
+        ra.sync.error_feedback.decay = static_cast<float>(arm.error_feedback().decay());
+        ra.budget_text = arm.budget().empty() ? "unlimited" : arm.budget();
+        ra.training_rank = rank;
+        out->push_back(std::move(ra));
+    }
+}
+
+} // namespace
+
+void
+ValidateScenario(const Scenario& scenario, const ScenarioCatalog& catalog, const SourceMap& source,
+                 DiagnosticList* diagnostics, ResolvedScenario* resolved)
+{
+    Checker(source, catalog, diagnostics).Run(scenario, resolved);
+}
+
+} // namespace hilosim

@@ -1,0 +1,194 @@
+// Encode and decode time of every compressor on the 7B-rank-64-shaped adapter (161M LoRA params,
+// hilo-compress-fixture.h) at 1.6%, 5% and 10% of the adapter's bytes, plus decode + AdamW replay
+// and the machine's memory bandwidth for comparison. Two threads (LibTorch intra-op and OpenBLAS).
+//   build-compress/tests/hilo-compress-bench --benchmark_out=results/compressors/bench.json
+//       --benchmark_out_format=json
+// Thread count: HILO_BENCH_THREADS (default 2; OpenBLAS follows OPENBLAS_NUM_THREADS).
+// Arguments: /arm/budget where budget is in tenths of a percent (16 = 1.6%); 0 = the compressor's
+// own minimum payload (quant, whose size is fixed).
+#include "hilo/compress/compressor-factory.h"
+#include "hilo/optim/replay.h"
+#include "tests/bench/hilo-compress-fixture.h"
+
+#include <ATen/Parallel.h>
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+namespace
+{
+
+using namespace hilo;
+
+struct Fixture
+{
+    AdapterLayout layout;
+    std::vector<float> x;
+};
+
+const Fixture&
+Shared()
+{
+    static const Fixture* f = []
+    {
+        at::set_num_threads(2);
+        auto* out = new Fixture;
+        out->layout = bench::Qwen7BLoraLayout();
+        out->x = bench::SyntheticLoraGradient(out->layout, 2024);
+        return out;
+    }();
+    return *f;
+}
+
+std::unique_ptr<Compressor>
+Make(int arm)
+{
+    const bench::Arm& a = bench::ReportArms()[static_cast<size_t>(arm)];
+    return NewCompressor(a.kind, Shared().layout, *ParseCompressorOptions(a.options)).value();
+}
+
+int64_t
+BudgetBytes(const Compressor& c, int64_t permille)
+{
+    if (permille == 0)
+        return c.MinPayloadBytes();
+    return Shared().layout.adapter_bytes() * permille / 1000;
+}
+
+void
+BM_Encode(benchmark::State& state)
+{
+    const Fixture& f = Shared();
+    auto c = Make(static_cast<int>(state.range(0)));
+    const int64_t budget = BudgetBytes(*c, state.range(1));
+    size_t bytes = 0;
+    for (auto _ : state)
+    {
+        StatusOr<Encoded> e = c->Encode(f.x, budget);
+        if (!e.ok())
+        {
+            state.SkipWithError(e.status().ToString().c_str());
+            break;
+        }
+        bytes = e->payload.size();
+        benchmark::DoNotOptimize(e->payload.data());
+    }
+    state.counters["payload_bytes"] = static_cast<double>(bytes);
+    state.counters["fraction"] = static_cast<double>(bytes) / f.layout.adapter_bytes();
+    state.SetLabel(bench::ReportArms()[static_cast<size_t>(state.range(0))].label);
+}
+
+void
+BM_Decode(benchmark::State& state)
+{
+    const Fixture& f = Shared();
+    auto c = Make(static_cast<int>(state.range(0)));
+    StatusOr<Encoded> e = c->Encode(f.x, BudgetBytes(*c, state.range(1)));
+    if (!e.ok())
+    {
+        state.SkipWithError(e.status().ToString().c_str());
+        return;
+    }
+    auto worker = Make(static_cast<int>(state.range(0)));
+    std::vector<float> out(f.x.size());
+    for (auto _ : state)
+    {
+        Status s = worker->Decode(e->payload, &out);
+        benchmark::DoNotOptimize(out.data());
+        if (!s.ok())
+            state.SkipWithError(s.ToString().c_str());
+    }
+    state.SetLabel(bench::ReportArms()[static_cast<size_t>(state.range(0))].label);
+}
+
+/// Worker side of one HiLo step: decode, then the AdamW replay on theta, m, v (fp32).
+void
+BM_DecodeReplay(benchmark::State& state)
+{
+    const Fixture& f = Shared();
+    auto c = Make(static_cast<int>(state.range(0)));
+    StatusOr<Encoded> e = c->Encode(f.x, BudgetBytes(*c, state.range(1)));
+    if (!e.ok())
+    {
+        state.SkipWithError(e.status().ToString().c_str());
+        return;
+    }
+    OptimizerConfig opt;
+    ReplicatedState s;
+    s.adapter.theta.assign(f.x.size(), 0.01f);
+    s.optimizer = NewOptimizerState(opt, f.layout.numel());
+    std::vector<float> g(f.x.size());
+    double decode_s = 0, replay_s = 0;
+    for (auto _ : state)
+    {
+        auto t0 = std::chrono::steady_clock::now();
+        (void) c->Decode(e->payload, &g);
+        auto t1 = std::chrono::steady_clock::now();
+        ReplayStep(opt, s, g, &s);
+        auto t2 = std::chrono::steady_clock::now();
+        decode_s += std::chrono::duration<double>(t1 - t0).count();
+        replay_s += std::chrono::duration<double>(t2 - t1).count();
+        benchmark::DoNotOptimize(s.adapter.theta.data());
+    }
+    state.counters["decode_s"] = benchmark::Counter(decode_s, benchmark::Counter::kAvgIterations);
+    state.counters["replay_s"] = benchmark::Counter(replay_s, benchmark::Counter::kAvgIterations);
+    state.SetLabel(bench::ReportArms()[static_cast<size_t>(state.range(0))].label);
+}
+
+/// STREAM-like triad a = b + s * c over three numel-sized fp32 arrays, two threads: the memory
+/// bandwidth the decode + replay numbers are compared with (bytes: 3 x 4 x numel per pass).
+void
+BM_MemoryTriad(benchmark::State& state)
+{
+    const int64_t n = Shared().layout.numel();
+    std::vector<float> a(static_cast<size_t>(n)), b(static_cast<size_t>(n), 1.0f),
+        c(static_cast<size_t>(n), 2.0f);
+    for (auto _ : state)
+    {
+        at::parallel_for(0, n, 1 << 16,
+                         [&](int64_t lo, int64_t hi)
+                         {
+                             for (int64_t i = lo; i < hi; ++i)
+                                 a[i] = b[i] + 0.5f * c[i];
+                         });
+        benchmark::DoNotOptimize(a.data());
+    }
+    state.SetBytesProcessed(state.iterations() * 3 * 4 * n);
+}
+
+void
+Arms(benchmark::internal::Benchmark* b)
+{
+    const auto& arms = bench::ReportArms();
+    for (size_t i = 0; i < arms.size(); ++i)
+    {
+        const std::string label = arms[i].label;
+        if (label == "spar-uniform" || label == "topk-per-matrix" || label == "spar-int8")
+            continue; // allocation / scope ablations: the error tool covers them
+        if (std::string(arms[i].kind) == "quant")
+        {
+            b->Args({static_cast<int64_t>(i), 0});
+            continue;
+        }
+        for (int64_t permille : {16, 50, 100})
+            b->Args({static_cast<int64_t>(i), permille});
+    }
+}
+
+BENCHMARK(BM_Encode)->Apply(Arms)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+BENCHMARK(BM_Decode)->Apply(Arms)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+BENCHMARK(BM_DecodeReplay)
+    ->Args({0, 16})
+    ->Args({0, 100})
+    ->Args({3, 16})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->UseRealTime();
+BENCHMARK(BM_MemoryTriad)->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
+
+} // namespace
+
+BENCHMARK_MAIN();

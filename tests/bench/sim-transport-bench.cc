@@ -1,0 +1,177 @@
+// What the message transport costs the simulator: wall seconds (and events) per simulated transfer.
+// Not run by CTest. Usage:
+//   build/tests/sim-transport-bench [--quick] [--only=SUBSTRING]
+// prints a table (results/sim/transport-cost.txt). --quick skips the slowest case.
+// Cases: one 50 MB (wire) message over 1 Gbps / 40 ms with 1500 and 9000-byte MTUs, under the
+// default BDP sizing and under fixed 1 MB / 8 MB buffers (the figures DESIGN.md section 8 quotes);
+// and a 10 MB message from the learner to N = 8 and 32 workers over 100 Mbps / 40 ms star links.
+#include "sim/net/message-endpoint.h"
+#include "sim/net/topology-builder.h"
+#include "sim/net/transport-helper.h"
+#include "sim/net/units.h"
+
+#include "ns3/simulator.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace
+{
+
+using namespace hilosim;
+
+struct Case
+{
+    std::string name;
+    uint32_t workers;
+    std::string rate;
+    std::string delay;
+    uint32_t mtu;
+    uint64_t wireBytes;
+    std::optional<uint32_t> fixedBuffer; // bytes; default: BDP sizing
+};
+
+struct Result
+{
+    double wallS;
+    double cpuS;      // process CPU time: what wall time would be on an idle machine
+    double transferS; // simulated: send to last receiver done
+    uint64_t events;
+    std::string options;
+};
+
+Result
+Run(const Case& c)
+{
+    LinkSpec link;
+    link.rate = *ParseDataRate(c.rate);
+    link.delay = *ParseTime(c.delay);
+    link.mtu = c.mtu;
+    TopologySpec spec;
+    spec.worker_links.assign(c.workers, link);
+    auto topo = TopologyBuilder::Build(spec);
+    if (!topo.ok())
+    {
+        std::fprintf(stderr, "%s\n", topo.status().ToString().c_str());
+        std::exit(1);
+    }
+    TransportConfig config;
+    if (const char* m = std::getenv("BENCH_BDP_MULTIPLE"))
+    {
+        config.buffers.bdp_multiple = std::atof(m);
+    }
+    if (c.fixedBuffer)
+    {
+        config.buffers.floor_bytes = *c.fixedBuffer;
+        config.buffers.cap_bytes = *c.fixedBuffer;
+        config.buffers.cap_segments = 1u << 30;
+    }
+    TransportEndpoints ends = TransportHelper(config).Install(*topo);
+    auto payload = std::make_shared<const std::string>(100000, 'x');
+    uint32_t connected = 0;
+    uint32_t received = 0;
+    ns3::Time start;
+    ns3::Time last;
+    ends.GetLearner()->SetPeerConnectedCallback(ns3::Callback<void, uint32_t>(
+        [&](uint32_t)
+        {
+            if (++connected == c.workers)
+            {
+                start = ns3::Simulator::Now();
+                for (uint32_t w = 0; w < c.workers; ++w)
+                {
+                    (void) ends.GetLearner()->Send(WorkerPeerId(w), 1, payload, c.wireBytes);
+                }
+            }
+        }));
+    for (uint32_t w = 0; w < c.workers; ++w)
+    {
+        ends.GetWorker(w)->SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&>(
+            [&](uint32_t, const Message& m)
+            {
+                ++received;
+                last = std::max(last, m.received_at);
+            }));
+    }
+    Result r;
+    r.options = ends.GetWorkerOptions(0).ToString();
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::clock_t c0 = std::clock();
+    ns3::Simulator::Stop(ns3::Seconds(3600));
+    ns3::Simulator::Run();
+    r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.cpuS = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    r.events = ns3::Simulator::GetEventCount();
+    ns3::Simulator::Destroy();
+    if (received != c.workers)
+    {
+        std::fprintf(stderr, "%s: only %u of %u receivers got the message\n", c.name.c_str(),
+                     received, c.workers);
+        std::exit(1);
+    }
+    r.transferS = (last - start).GetSeconds();
+    return r;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    bool quick = false;
+    std::string only;
+    for (int i = 1; i < argc; ++i)
+    {
+        if (std::strcmp(argv[i], "--quick") == 0)
+        {
+            quick = true;
+        }
+        else if (std::strncmp(argv[i], "--only=", 7) == 0)
+        {
+            only = argv[i] + 7;
+        }
+        else
+        {
+            std::fprintf(stderr, "usage: %s [--quick] [--only=SUBSTRING]\n", argv[0]);
+            return 2;
+        }
+    }
+    const uint64_t MB = 1000000;
+    std::vector<Case> cases = {
+        {"50MB 1Gbps/40ms mtu1500 bdp-sized", 1, "1Gbps", "40ms", 1500, 50 * MB, std::nullopt},
+        {"50MB 1Gbps/40ms mtu9000 bdp-sized", 1, "1Gbps", "40ms", 9000, 50 * MB, std::nullopt},
+        {"50MB 1Gbps/40ms mtu1500 buf=1MB", 1, "1Gbps", "40ms", 1500, 50 * MB, 1 << 20},
+        {"50MB 1Gbps/40ms mtu9000 buf=8MB", 1, "1Gbps", "40ms", 9000, 50 * MB, 8 << 20},
+        {"10MB to N=8 100Mbps/40ms mtu1500", 8, "100Mbps", "40ms", 1500, 10 * MB, std::nullopt},
+        {"10MB to N=8 100Mbps/40ms mtu9000", 8, "100Mbps", "40ms", 9000, 10 * MB, std::nullopt},
+        {"10MB to N=32 100Mbps/40ms mtu1500", 32, "100Mbps", "40ms", 1500, 10 * MB, std::nullopt},
+        {"10MB to N=32 100Mbps/40ms mtu9000", 32, "100Mbps", "40ms", 9000, 10 * MB, std::nullopt},
+    };
+    if (!quick)
+    {
+        cases.push_back(
+            {"50MB 1Gbps/40ms mtu1500 buf=8MB", 1, "1Gbps", "40ms", 1500, 50 * MB, 8 << 20});
+    }
+    std::printf("%-36s %8s %8s %10s %12s %10s  %s\n", "case", "wall_s", "cpu_s", "sim_xfer_s",
+                "events", "Mbit/s", "socket options (worker side)");
+    for (const Case& c : cases)
+    {
+        if (!only.empty() && c.name.find(only) == std::string::npos)
+        {
+            continue;
+        }
+        Result r = Run(c);
+        const double mbps = c.workers * c.wireBytes * 8.0 / r.transferS / 1e6;
+        std::printf("%-36s %8.2f %8.2f %10.3f %12llu %10.1f  %s\n", c.name.c_str(), r.wallS, r.cpuS,
+                    r.transferS, static_cast<unsigned long long>(r.events), mbps,
+                    r.options.c_str());
+        std::fflush(stdout);
+    }
+    return 0;
+}

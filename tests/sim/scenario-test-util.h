@@ -1,0 +1,60 @@
+// Helpers shared by the scenario and CLI tests.
+#ifndef HILOSIM_TESTS_SCENARIO_TEST_UTIL_H
+#define HILOSIM_TESTS_SCENARIO_TEST_UTIL_H
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace hilosim::test
+{
+
+inline std::string
+DataPath(const std::string& name)
+{
+    return std::string(HILO_SOURCE_DIR) + "/tests/sim/data/" + name;
+}
+
+inline std::string
+ReadFile(const std::string& path)
+{
+    std::ifstream in(path);
+    std::ostringstream os;
+    os << in.rdbuf();
+    return os.str();
+}
+
+struct CommandResult
+{
+    int exit_code{-1};
+    std::string output; // stdout and stderr together
+};
+
+/// Runs `command` through the shell and returns its exit code and output.
+inline CommandResult
+RunCommand(const std::string& command)
+{
+    CommandResult r;
+    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+    if (pipe == nullptr)
+        return r;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0)
+        r.output.append(buf, n);
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+inline std::string
+HiloSim()
+{
+    return std::string(HILO_BINARY_DIR) + "/sim/hilo-sim";
+}
+
+} // namespace hilosim::test
+
+#endif // HILOSIM_TESTS_SCENARIO_TEST_UTIL_H
