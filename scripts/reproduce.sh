@@ -176,7 +176,11 @@ dirty=$(git -C "$root" status --porcelain 2>/dev/null | head -1)
   echo
   echo "Made by \`scripts/reproduce.sh$([ "$quick" = 1 ] && echo ' --quick') --jobs $jobs\`"
   echo "($mode mode) on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit$([ -n "$dirty" ] && echo ' plus uncommitted changes'),"
-  echo "$(nproc) CPU cores; total wall time $((end_all - start_all)) s for the figures run this time."
+  total=0
+  for f in "$out"/fig*.walltime; do [ -f "$f" ] && total=$((total + $(cut -d' ' -f1 "$f"))); done
+  echo "$(nproc) CPU cores; the figures' runs and plots took $total s of wall time in all (this"
+  echo "invocation: $((end_all - start_all)) s; a figure whose runs were reused is only re-plotted);"
+  echo "simulator \`${SIM#"$root"/}\` ($(stat -c %y "$SIM" | cut -d. -f1), $(sha256sum "$SIM" | cut -c1-12))."
   echo "Every number comes from the simulator runs under each figure's folder; each figure's PNG"
   echo "also carries the plotting command in small print. Scenarios: \`scenarios/paper/\`."
   echo

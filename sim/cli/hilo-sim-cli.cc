@@ -124,7 +124,7 @@ Describe(const LoadedScenario& s)
        << (r.llm_profile.empty() ? "" : ", modelled as " + r.llm_profile) << "\n"
        << "  learner: " << r.learner_gpu << "; workers: " << r.workers.size() << " (" << mix
        << ")\n"
-       << "  network: " << TopologyName(r.network.topology) << ", tcp " << r.network.tcp << "\n"
+       << "  network: " << TopologyKindName(r.network.topology) << ", tcp " << r.network.tcp << "\n"
        << "  arms: " << arms << "\n";
     return os.str();
 }
@@ -155,6 +155,13 @@ Validate(const std::vector<std::string>& args, bool help, std::ostream& out, std
         LoadedScenario loaded;
         if (!LoadOne(file, vm, "validate", err, &loaded))
         {
+            code = kExitBadInput;
+            continue;
+        }
+        hilo::Status arms = CheckScenarioArms(loaded);
+        if (!arms.ok())
+        {
+            err << arms.message() << "\n";
             code = kExitBadInput;
             continue;
         }

@@ -20,6 +20,11 @@ struct RunOptions
                                         // scenario; kept for the record of the run)
 };
 
+/// The checks only the real adapter can answer (budgets against the smallest payload, models that
+/// must fit the modelled GPUs), for every arm; `validate` and `run` both call it. Messages name
+/// the file and the arm.
+hilo::Status CheckScenarioArms(const LoadedScenario& scenario);
+
 /// Runs `scenario` (valid, as LoadScenarioFile returns it). Returns the process exit code:
 /// 0 on success, 1 on a runtime failure (message on stderr). Bad input was rejected earlier.
 int RunScenario(const LoadedScenario& scenario, const RunOptions& options);

@@ -28,7 +28,7 @@ ToTopologySpec(const ResolvedScenario& sc, std::vector<uint32_t>* order)
         spec.learner_uplink = *sc.network.learner_uplink;
     }
     order->clear();
-    if (sc.network.topology == Topology::kStar)
+    if (sc.network.topology == TopologyKind::kStar)
     {
         spec.kind = hilosim::TopologyKind::kStar;
         for (const ResolvedWorker& w : sc.workers)
@@ -38,7 +38,7 @@ ToTopologySpec(const ResolvedScenario& sc, std::vector<uint32_t>* order)
         }
         return spec;
     }
-    spec.kind = sc.network.topology == Topology::kRelay ? hilosim::TopologyKind::kRelay
+    spec.kind = sc.network.topology == TopologyKind::kRelay ? hilosim::TopologyKind::kRelay
                                                         : hilosim::TopologyKind::kRegions;
     for (size_t r = 0; r < sc.network.regions.size(); ++r)
     {
@@ -146,25 +146,17 @@ class Recorder
     uint32_t m_finished{0};
 };
 
-} // namespace
-
-hilo::StatusOr<ArmResult>
-RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
-       const ArmRunOptions& options)
+// Everything an arm needs before the network exists. Worker GPUs are in scenario order.
+hilo::StatusOr<std::shared_ptr<ArmContext>>
+BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
 {
-    const ResolvedArm& arm = sc.arms.at(arm_index);
-    auto fail = [&](const hilo::Status& s) {
-        return hilo::Status(s.code(), "arm '" + arm.name + "': " + s.message());
-    };
-
-    // The learning side.
     auto context = std::make_shared<ArmContext>();
     context->arm = arm.name;
     const models::WorkloadConfig wc = ToWorkloadConfig(sc, arm.training_rank);
     auto workload = models::Workload::Create(wc);
     if (!workload.ok())
     {
-        return fail(workload.status());
+        return workload.status();
     }
     context->workload = std::move(*workload);
     context->sync = arm.sync;
@@ -187,14 +179,14 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         auto llm = models::FindLlm(sc.llm_profile);
         if (!llm.ok())
         {
-            return fail(llm.status());
+            return llm.status();
         }
         context->llm = *llm;
     }
     auto modelled = context->llm.LoraLayout(arm.training_rank, context->compute.targets);
     if (!modelled.ok())
     {
-        return fail(modelled.status());
+        return modelled.status();
     }
     context->modelled_layout = *modelled;
     context->modelled_numel = modelled->numel();
@@ -207,18 +199,69 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     auto learner_gpu = models::FindGpu(sc.learner_gpu);
     if (!learner_gpu.ok())
     {
-        return fail(learner_gpu.status());
+        return learner_gpu.status();
     }
     context->learner_gpu = *learner_gpu;
-
-    // Check the sync configuration up front: a budget below the smallest payload is bad input.
+    for (const ResolvedWorker& w : sc.workers)
     {
-        auto probe = hilo::NewSyncStrategy(arm.sync, context->workload->layout(), sc.optimizer);
-        if (!probe.ok())
+        auto gpu = models::FindGpu(w.gpu);
+        if (!gpu.ok())
         {
-            return fail(probe.status());
+            return gpu.status();
+        }
+        context->worker_gpus.push_back(*gpu);
+    }
+    // A budget below the smallest payload, or options the compressor rejects for this adapter.
+    auto probe = hilo::NewSyncStrategy(arm.sync, context->workload->layout(), sc.optimizer);
+    if (!probe.ok())
+    {
+        return probe.status();
+    }
+    // The modelled model and adapter must fit the modelled GPUs.
+    std::vector<models::GpuProfile> gpus = context->worker_gpus;
+    gpus.push_back(context->learner_gpu);
+    for (const models::GpuProfile& gpu : gpus)
+    {
+        auto fits = models::RolloutSeconds(gpu, context->llm, arm.training_rank, 1, 1, 1,
+                                           context->compute);
+        if (!fits.ok())
+        {
+            return hilo::Status(fits.status().code(), gpu.name + ": " + fits.status().message());
         }
     }
+    return context;
+}
+
+} // namespace
+
+hilo::Status
+CheckArm(const ResolvedScenario& sc, size_t arm_index)
+{
+    const ResolvedArm& arm = sc.arms.at(arm_index);
+    auto context = BuildArmContext(sc, arm);
+    if (!context.ok())
+    {
+        return hilo::Status(context.status().code(),
+                            "arm '" + arm.name + "': " + context.status().message());
+    }
+    return hilo::Status::Ok();
+}
+
+hilo::StatusOr<ArmResult>
+RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
+       const ArmRunOptions& options)
+{
+    const ResolvedArm& arm = sc.arms.at(arm_index);
+    auto fail = [&](const hilo::Status& s) {
+        return hilo::Status(s.code(), "arm '" + arm.name + "': " + s.message());
+    };
+    auto built = BuildArmContext(sc, arm);
+    if (!built.ok())
+    {
+        return fail(built.status());
+    }
+    std::shared_ptr<ArmContext> context = std::move(*built);
+    const int64_t real_numel = context->workload->layout().numel();
 
     ArmResult result;
     result.name = arm.name;
@@ -252,16 +295,13 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         ns3::Simulator::Destroy();
         return fail(topology.status());
     }
+    // Topology order is region-major: reorder the per-worker GPUs to match.
+    std::vector<models::GpuProfile> by_scenario = context->worker_gpus;
+    context->worker_gpus.clear();
     for (uint32_t t = 0; t < order.size(); ++t)
     {
         const ResolvedWorker& w = sc.workers[order[t]];
-        auto gpu = models::FindGpu(w.gpu);
-        if (!gpu.ok())
-        {
-            ns3::Simulator::Destroy();
-            return fail(gpu.status());
-        }
-        context->worker_gpus.push_back(*gpu);
+        context->worker_gpus.push_back(by_scenario[order[t]]);
         result.worker_gpu.push_back(w.gpu);
         result.worker_region.push_back(w.region);
     }

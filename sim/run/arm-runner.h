@@ -20,6 +20,12 @@ struct ArmRunOptions
     uint64_t corrupt_version_at_worker0{0}; // fault injection for tests (0: none)
 };
 
+/// Checks what only the real adapter can tell, without simulating: a budget below the smallest
+/// payload of the arm's compressor, compressor options the adapter's shapes reject, a modelled
+/// model that does not fit a modelled GPU. Errors name the arm. Run by `hilo-sim validate` and
+/// by `run` for every arm before the first one starts.
+hilo::Status CheckArm(const ResolvedScenario& scenario, size_t arm_index);
+
 /// Runs arm `arm_index` of `scenario`. Setup errors (a budget below the smallest payload, an
 /// adapter that does not fit the modelled GPU...) come back as kInvalidArgument-like statuses
 /// naming the arm; runtime failures are in ArmResult::failure.

@@ -42,20 +42,23 @@ Summarize(const ArmResult& r)
 {
     ArmSummary s;
     s.steps = r.publishes.size();
-    double wire = 0, real = 0, step_time = 0, prev = 0;
+    double wire = 0, real = 0;
     for (const PublishEvent& p : r.publishes)
     {
         wire += static_cast<double>(p.wire_bytes);
         real += static_cast<double>(p.frame_bytes);
-        step_time += p.published_s - prev;
-        prev = p.published_s;
         s.drift_rel_l2_max = std::max(s.drift_rel_l2_max, p.drift_rel_l2);
     }
     if (s.steps > 0)
     {
         s.wire_bytes_per_update_mean = wire / static_cast<double>(s.steps);
         s.real_bytes_per_update_mean = real / static_cast<double>(s.steps);
-        s.step_time_s_mean = step_time / static_cast<double>(s.steps);
+        // Steady state: the interval between consecutive versions. The first version waits for
+        // no update, so it is left out whenever there is more than one.
+        s.step_time_s_mean =
+            s.steps > 1 ? (r.publishes.back().published_s - r.publishes.front().published_s) /
+                              static_cast<double>(s.steps - 1)
+                        : r.publishes.front().published_s;
     }
     if (r.adapter_bytes > 0)
     {

@@ -17,7 +17,8 @@ struct ArmSummary
     double latency_p50_s{0};
     double latency_p99_s{0};
     double latency_max_s{0};
-    double step_time_s_mean{0};            // mean simulated time between published versions
+    double step_time_s_mean{0};            // mean simulated time between consecutive versions
+                                           // (from version 1 to the last)
     double final_quality{0};
     uint64_t steps{0};
     double drift_rel_l2_max{0};            // delta strategy: worst learner-replica distance

@@ -159,7 +159,7 @@ StepsCsv(const std::vector<ArmResult>& arms)
         }
         if (quality.count(0))
         {
-            o << CsvField(a.name) << ",0,0,,,,," << FormatNumber(quality[0]) << ",,,,,,,,,,\n";
+            o << CsvField(a.name) << ",0,0,,,," << FormatNumber(quality[0]) << ",,,,,,,,,,\n";
         }
         for (const PublishEvent& p : a.publishes)
         {

@@ -28,6 +28,21 @@ FormatDuration(double s)
 
 } // namespace
 
+hilo::Status
+CheckScenarioArms(const LoadedScenario& loaded)
+{
+    for (size_t i = 0; i < loaded.resolved.arms.size(); ++i)
+    {
+        hilo::Status s = CheckArm(loaded.resolved, i);
+        if (!s.ok())
+        {
+            return hilo::Status(s.code(), loaded.path + ": arms[" + std::to_string(i) +
+                                              "] " + s.message());
+        }
+    }
+    return hilo::Status::Ok();
+}
+
 int
 RunScenario(const LoadedScenario& loaded, const RunOptions& options)
 {
@@ -53,6 +68,14 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
             std::fputc('\n', stderr);
         std::fflush(stderr);
     };
+
+    // Bad input of any arm is reported before the first arm spends time.
+    hilo::Status checked = CheckScenarioArms(loaded);
+    if (!checked.ok())
+    {
+        std::cerr << "hilo-sim run: " << checked.message() << "\n";
+        return 2;
+    }
 
     std::vector<ArmResult> results;
     for (size_t i = 0; i < arms; ++i)

@@ -16,19 +16,4 @@ WorkloadKindName(WorkloadKind k)
     return "?";
 }
 
-const char*
-TopologyName(Topology t)
-{
-    switch (t)
-    {
-        case Topology::kStar:
-            return "star";
-        case Topology::kRegions:
-            return "regions";
-        case Topology::kRelay:
-            return "relay";
-    }
-    return "?";
-}
-
 } // namespace hilosim

@@ -32,15 +32,6 @@ enum class WorkloadKind
 
 const char* WorkloadKindName(WorkloadKind k);
 
-enum class Topology
-{
-    kStar,    // a link per worker to the hub, optional shared learner uplink
-    kRegions, // workers behind shared regional WAN links
-    kRelay,   // one copy per region to a relay node that fans out
-};
-
-const char* TopologyName(Topology t);
-
 struct ResolvedModelShape
 {
     uint32_t vocab{0};
@@ -88,7 +79,7 @@ struct ResolvedWorker
 
 struct ResolvedNetwork
 {
-    Topology topology{Topology::kStar};
+    TopologyKind topology{TopologyKind::kStar}; // sim/net/link-spec.h
     std::string tcp;      // as the scenario wrote it: "cubic", "TcpCubic", ...
     ns3::TypeId tcp_type; // the congestion control's ns-3 TypeId (ns3::TcpCubic, ...)
     std::optional<hilosim::LinkSpec> learner_uplink;

@@ -421,9 +421,9 @@ Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
 {
     if (Choice(n, "topology", net.topology(), kTopologies, "topology"))
     {
-        out->topology = net.topology() == "regions" ? Topology::kRegions
-                        : net.topology() == "relay" ? Topology::kRelay
-                                                    : Topology::kStar;
+        out->topology = net.topology() == "regions" ? TopologyKind::kRegions
+                        : net.topology() == "relay" ? TopologyKind::kRelay
+                                                    : TopologyKind::kStar;
     }
     auto tcp = hilosim::ParseTcpVariant(net.tcp());
     if (tcp.ok())

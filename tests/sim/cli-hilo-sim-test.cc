@@ -102,11 +102,24 @@ TEST(CliHiloSim, ValidateAcceptsEveryShippedScenario)
         EXPECT_NE(r.output.find(file + ": ok: scenario"), std::string::npos) << r.output;
 }
 
+TEST(CliHiloSim, ValidateChecksBudgetsAgainstTheRealAdapter)
+{
+    // dense cannot shrink: a budget below its payload is bad input, found by validate.
+    const std::string file = DataPath("ok-minimal.textproto");
+    std::string out, err;
+    EXPECT_EQ(Cli({"validate", file.c_str(), "--set=arms[hilo].budget=2%"}, &out, &err),
+              kExitBadInput);
+    EXPECT_NE(err.find("ok-minimal.textproto: arms[1] arm 'hilo': budget 2%"), std::string::npos)
+        << err;
+    EXPECT_NE(err.find("smallest dense payload"), std::string::npos) << err;
+}
+
 TEST(CliHiloSim, ValidateWithOverrides)
 {
     const std::string file = DataPath("ok-minimal.textproto");
     auto r = RunCommand(HiloSim() + " validate " + file +
-                        " --set workload.steps=12 --set 'arms[hilo].budget=2%' --print");
+                        " --set workload.steps=12 --set 'arms[hilo].compressor=spar'"
+                        " --set 'arms[hilo].budget=2%' --print");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("steps: 12"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("budget: \"2%\""), std::string::npos) << r.output;
@@ -116,8 +129,8 @@ TEST(CliHiloSim, ValidateWithOverrides)
               kExitBadInput);
     EXPECT_NE(err.find("--set workload.stepz=12"), std::string::npos) << err;
     EXPECT_NE(err.find("valid fields: kind, steps"), std::string::npos) << err;
-    EXPECT_EQ(Cli({"validate", file.c_str(), "--set=arms[1].budget=1%", "--set",
-                   "arms[full].options.dtype=fp32"},
+    EXPECT_EQ(Cli({"validate", file.c_str(), "--set=arms[1].compressor=topk",
+                   "--set=arms[1].budget=1%", "--set", "arms[full].options.dtype=fp32"},
                   &out, &err),
               kExitOk)
         << err;

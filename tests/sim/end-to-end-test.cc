@@ -2,6 +2,7 @@
 // Every worker applies every version; full and hilo replicas never mismatch; delta drifts; the
 // same scenario gives byte-identical CSVs; a corrupted update is rejected and repaired by resync.
 #include "sim/cli/catalog.h"
+#include "sim/cli/run-command.h"
 #include "sim/run/arm-runner.h"
 #include "sim/run/arm-summary.h"
 #include "sim/run/output-writer.h"
@@ -206,6 +207,44 @@ TEST(EndToEnd, RelayRegionsAndBoundedStaleness)
         }
         EXPECT_TRUE(stale) << topology;
     }
+}
+
+TEST(EndToEnd, BudgetBelowTheSmallestPayloadIsBadInputBeforeAnyArmRuns)
+{
+    LoadedScenario loaded =
+        Load(kTiny, {"arms[1].budget=100B"});
+    hilo::Status s = CheckScenarioArms(loaded);
+    EXPECT_EQ(s.code(), hilo::StatusCode::kBudgetTooSmall) << s.ToString();
+    EXPECT_NE(s.message().find("tiny.textproto"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("arms[1]"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("hilo-dense"), std::string::npos) << s.message();
+    RunOptions options;
+    options.out_dir = (std::filesystem::temp_directory_path() / "hilo-e2e-bad-budget").string();
+    options.quiet = true;
+    std::filesystem::remove_all(options.out_dir);
+    EXPECT_EQ(RunScenario(loaded, options), 2);
+    EXPECT_FALSE(std::filesystem::exists(options.out_dir)); // nothing written, nothing run
+}
+
+TEST(EndToEnd, StepsCsvRowsHaveTheHeaderWidth)
+{
+    LoadedScenario loaded = Load(kTiny);
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / "hilo-e2e-columns";
+    RunRecord record;
+    ASSERT_TRUE(WriteRunOutputs(dir.string(), record, {RunAll(loaded.resolved)[0]}).ok());
+    std::istringstream steps(ReadFile(dir / "steps.csv"));
+    std::string line;
+    std::getline(steps, line);
+    const auto width = std::count(line.begin(), line.end(), ',');
+    int rows = 0;
+    while (std::getline(steps, line))
+    {
+        EXPECT_EQ(std::count(line.begin(), line.end(), ','), width) << line;
+        ++rows;
+    }
+    EXPECT_EQ(rows, 7); // version 0 (evaluation only) and versions 1..6
+    std::filesystem::remove_all(dir);
 }
 
 } // namespace

@@ -44,13 +44,13 @@ TEST(NetMessageFrame, BadHeadersAreCorruption)
     h.wire_bytes = 5;
     std::string bytes;
     h.AppendTo(&bytes);
-    EXPECT_EQ(FrameHeader::Parse(bytes, 100).status().code(), StatusCode::kCorruption);
+    EXPECT_EQ(FrameHeader::Parse(bytes, 100).status().code(), hilo::StatusCode::kCorruption);
     h.wire_bytes = 10;
     bytes.clear();
     h.AppendTo(&bytes);
-    EXPECT_EQ(FrameHeader::Parse(bytes, 9).status().code(), StatusCode::kCorruption) << "limit";
+    EXPECT_EQ(FrameHeader::Parse(bytes, 9).status().code(), hilo::StatusCode::kCorruption) << "limit";
     bytes[0] = 'X';
-    EXPECT_EQ(FrameHeader::Parse(bytes, 100).status().code(), StatusCode::kCorruption);
+    EXPECT_EQ(FrameHeader::Parse(bytes, 100).status().code(), hilo::StatusCode::kCorruption);
 }
 
 /// Builds the stream of `messages` as (real bytes, padding) pieces, cut into packets at random.
@@ -155,10 +155,10 @@ TEST(NetMessageFrame, CorruptStreamIsReportedNotDelivered)
     auto p = ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(garbage.data()), 64);
     int delivered = 0;
     auto s = rx.Consume(p, [&](Message&&) { ++delivered; });
-    EXPECT_EQ(s.code(), StatusCode::kCorruption);
+    EXPECT_EQ(s.code(), hilo::StatusCode::kCorruption);
     EXPECT_EQ(delivered, 0);
     auto again = ns3::Create<ns3::Packet>(10);
-    EXPECT_EQ(rx.Consume(again, [&](Message&&) { ++delivered; }).code(), StatusCode::kCorruption);
+    EXPECT_EQ(rx.Consume(again, [&](Message&&) { ++delivered; }).code(), hilo::StatusCode::kCorruption);
 }
 
 } // namespace

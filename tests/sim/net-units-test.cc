@@ -25,7 +25,7 @@ TEST(NetUnits, BadDataRatesNameTheProblem)
 {
     auto noUnit = ParseDataRate("100");
     ASSERT_FALSE(noUnit.ok());
-    EXPECT_EQ(noUnit.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(noUnit.status().code(), hilo::StatusCode::kInvalidArgument);
     EXPECT_NE(noUnit.status().message().find("\"100\""), std::string::npos);
     EXPECT_NE(noUnit.status().message().find("no unit"), std::string::npos);
     EXPECT_NE(noUnit.status().message().find("Mbps"), std::string::npos) << "lists allowed units";

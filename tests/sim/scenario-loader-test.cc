@@ -226,7 +226,7 @@ arms { name: "a" strategy: "hilo" }
     auto loaded = LoadScenarioText(text, "regions.textproto", {}, CurrentCatalog());
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     const ResolvedScenario& r = loaded->resolved;
-    EXPECT_EQ(r.network.topology, Topology::kRegions);
+    EXPECT_EQ(r.network.topology, TopologyKind::kRegions);
     ASSERT_EQ(r.network.regions.size(), 2u);
     EXPECT_EQ(r.network.regions[1].lan.delay.GetNanoSeconds(), 2000000);
     EXPECT_EQ(r.network.regions[1].lan.rate.GetBitRate(), 1000000000u);
