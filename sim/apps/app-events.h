@@ -26,7 +26,7 @@ struct PublishEvent
     double drift_rel_l2{0};    // learner parameters vs replica view
     double drift_max_abs{0};
     std::vector<int64_t> kept_per_matrix; // compressor's local allocation (rank or entries)
-    // Real CPU seconds of this process (not deterministic; reported apart from the CSVs).
+    // Process CPU seconds (models::CpuTimer; not deterministic; reported apart from the CSVs).
     double cpu_gradient_s{0};
     double cpu_encode_s{0};
     double cpu_apply_s{0};

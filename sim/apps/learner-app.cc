@@ -3,28 +3,17 @@
 #include "sim/apps/app-messages.h"
 #include "sim/net/transport-helper.h"
 
+#include "models/cpu-timer.h"
+
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-
-#include <chrono>
 
 namespace hilosim
 {
 
 NS_LOG_COMPONENT_DEFINE("HiloLearnerApp");
 NS_OBJECT_ENSURE_REGISTERED(LearnerApp);
-
-namespace
-{
-
-double
-CpuSecondsSince(std::chrono::steady_clock::time_point start)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-} // namespace
 
 ns3::TypeId
 LearnerApp::GetTypeId()
@@ -34,13 +23,11 @@ LearnerApp::GetTypeId()
             .SetParent<ns3::Application>()
             .SetGroupName("HiLo")
             .AddConstructor<LearnerApp>()
-            .AddAttribute("RingCapacity",
-                          "Update frames kept for catch-up of workers that fell behind.",
-                          ns3::UintegerValue(64),
-                          ns3::MakeUintegerAccessor(&LearnerApp::m_ringCapacity),
-                          ns3::MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("SnapshotInterval",
-                          "Versions between snapshots (<= RingCapacity).",
+            .AddAttribute(
+                "RingCapacity", "Update frames kept for catch-up of workers that fell behind.",
+                ns3::UintegerValue(64), ns3::MakeUintegerAccessor(&LearnerApp::m_ringCapacity),
+                ns3::MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("SnapshotInterval", "Versions between snapshots (<= RingCapacity).",
                           ns3::UintegerValue(32),
                           ns3::MakeUintegerAccessor(&LearnerApp::m_snapshotInterval),
                           ns3::MakeUintegerChecker<uint32_t>(1))
@@ -52,8 +39,7 @@ LearnerApp::GetTypeId()
                             "A version was trained, encoded and handed to the transport.",
                             ns3::MakeTraceSourceAccessor(&LearnerApp::m_publishTrace),
                             "hilosim::LearnerApp::PublishTracedCallback")
-            .AddTraceSource("Evaluated",
-                            "The replica view was evaluated on the held-out prompts.",
+            .AddTraceSource("Evaluated", "The replica view was evaluated on the held-out prompts.",
                             ns3::MakeTraceSourceAccessor(&LearnerApp::m_evalTrace),
                             "hilosim::LearnerApp::EvalTracedCallback")
             .AddTraceSource("ResyncServed",
@@ -67,8 +53,8 @@ LearnerApp::LearnerApp() = default;
 LearnerApp::~LearnerApp() = default;
 
 void
-LearnerApp::Setup(std::shared_ptr<ArmContext> context,
-                  ns3::Ptr<hilosim::MessageEndpoint> endpoint, std::vector<uint32_t> update_peers)
+LearnerApp::Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageEndpoint> endpoint,
+                  std::vector<uint32_t> update_peers)
 {
     NS_ABORT_MSG_IF(m_context, "LearnerApp::Setup called twice");
     m_context = std::move(context);
@@ -190,9 +176,9 @@ LearnerApp::MaybeTrain()
     m_batches.erase(it);
 
     models::GradientInfo info;
-    auto start = std::chrono::steady_clock::now();
-    auto grad = m_context->workload->Gradient(m_publisher->train_state().adapter.theta, batches,
-                                              &info);
+    const models::CpuTimer timer;
+    auto grad =
+        m_context->workload->Gradient(m_publisher->train_state().adapter.theta, batches, &info);
     if (!grad.ok())
     {
         Fail(grad.status());
@@ -203,19 +189,20 @@ LearnerApp::MaybeTrain()
     m_pending.version = next;
     m_pending.loss = info.loss;
     m_pending.grad_norm = info.grad_norm;
-    m_pending.cpu_gradient_s = CpuSecondsSince(start);
+    m_pending.cpu_gradient_s = timer.Seconds();
 
     // Modelled tokens: each real generated token stands for gen_scale modelled ones.
     int64_t tokens = info.tokens;
     if (m_context->modelled_gen_tokens > 0)
     {
-        const int64_t sequences = m_context->workers * m_context->workload->config().prompts_per_worker *
+        const int64_t sequences = m_context->workers *
+                                  m_context->workload->config().prompts_per_worker *
                                   m_context->workload->config().group_size;
         tokens = sequences * (m_context->modelled_prompt_tokens + m_context->modelled_gen_tokens);
     }
-    auto train_s = models::TrainStepSeconds(m_context->learner_gpu, m_context->llm,
-                                            m_context->training_rank, std::max<int64_t>(1, tokens),
-                                            m_context->compute);
+    auto train_s =
+        models::TrainStepSeconds(m_context->learner_gpu, m_context->llm, m_context->training_rank,
+                                 std::max<int64_t>(1, tokens), m_context->compute);
     if (!train_s.ok())
     {
         Fail(train_s.status());
@@ -229,14 +216,14 @@ void
 LearnerApp::FinishTraining()
 {
     m_pending.grad_ready_s = ns3::Simulator::Now().GetSeconds();
-    auto start = std::chrono::steady_clock::now();
+    const models::CpuTimer timer;
     auto update = m_publisher->Step(m_grad);
     if (!update.ok())
     {
         Fail(update.status());
         return;
     }
-    m_pending.cpu_encode_s = CpuSecondsSince(start);
+    m_pending.cpu_encode_s = timer.Seconds();
     m_pending.cpu_apply_s = update->times.apply_s;
     m_pending.payload_bytes = update->payload_bytes;
     m_pending.frame_bytes = static_cast<int64_t>(update->frame.size());
@@ -254,18 +241,20 @@ LearnerApp::FinishTraining()
     int64_t rank = m_context->training_rank;
     if (!m_pending.kept_per_matrix.empty())
     {
-        rank = *std::max_element(m_pending.kept_per_matrix.begin(), m_pending.kept_per_matrix.end());
+        rank =
+            *std::max_element(m_pending.kept_per_matrix.begin(), m_pending.kept_per_matrix.end());
     }
     double encode_s = 0;
     if (full)
     {
-        encode_s = models::AdapterLoadSeconds(m_context->learner_gpu,
-                                              m_context->modelled_adapter_bytes, m_context->compute);
+        encode_s = models::AdapterLoadSeconds(
+            m_context->learner_gpu, m_context->modelled_adapter_bytes, m_context->compute);
     }
     else
     {
-        auto enc = models::EncodeSeconds(m_context->learner_gpu, m_context->modelled_layout,
-                                         compressor, std::max<int64_t>(1, rank), m_context->compute);
+        auto enc =
+            models::EncodeSeconds(m_context->learner_gpu, m_context->modelled_layout, compressor,
+                                  std::max<int64_t>(1, rank), m_context->compute);
         auto dec = models::DecodeReplaySeconds(m_context->learner_gpu, m_context->modelled_numel,
                                                hilo::SyncKindName(m_context->sync.kind),
                                                m_context->compute);
@@ -307,12 +296,12 @@ LearnerApp::Broadcast()
 void
 LearnerApp::Evaluate()
 {
-    auto start = std::chrono::steady_clock::now();
+    const models::CpuTimer timer;
     EvalEvent e;
     e.version = m_publisher->version();
     e.sim_time_s = ns3::Simulator::Now().GetSeconds();
     e.quality = m_context->workload->Evaluate(m_publisher->replica_view().adapter.theta);
-    e.cpu_s = CpuSecondsSince(start);
+    e.cpu_s = timer.Seconds();
     m_evalTrace(e);
 }
 

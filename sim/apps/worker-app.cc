@@ -1,30 +1,19 @@
 #include "sim/apps/worker-app.h"
 
-#include "sim/apps/app-messages.h"
 #include "hilo/wire/messages.h"
+#include "sim/apps/app-messages.h"
+
+#include "models/cpu-timer.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-
-#include <chrono>
 
 namespace hilosim
 {
 
 NS_LOG_COMPONENT_DEFINE("HiloWorkerApp");
 NS_OBJECT_ENSURE_REGISTERED(WorkerApp);
-
-namespace
-{
-
-double
-CpuSecondsSince(std::chrono::steady_clock::time_point start)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-} // namespace
 
 ns3::TypeId
 WorkerApp::GetTypeId()
@@ -40,16 +29,14 @@ WorkerApp::GetTypeId()
                           ns3::UintegerValue(0),
                           ns3::MakeUintegerAccessor(&WorkerApp::m_corruptVersion),
                           ns3::MakeUintegerChecker<uint64_t>())
-            .AddTraceSource("RolloutDone",
-                            "A rollout finished and its trajectories were sent.",
+            .AddTraceSource("RolloutDone", "A rollout finished and its trajectories were sent.",
                             ns3::MakeTraceSourceAccessor(&WorkerApp::m_rolloutTrace),
                             "hilosim::WorkerApp::RolloutTracedCallback")
             .AddTraceSource("UpdateReceived",
                             "A whole update message arrived (worker, position in arrival order).",
                             ns3::MakeTraceSourceAccessor(&WorkerApp::m_updateReceivedTrace),
                             "hilosim::WorkerApp::VersionTracedCallback")
-            .AddTraceSource("UpdateApplied",
-                            "The worker holds a new version, ready to sample.",
+            .AddTraceSource("UpdateApplied", "The worker holds a new version, ready to sample.",
                             ns3::MakeTraceSourceAccessor(&WorkerApp::m_appliedTrace),
                             "hilosim::WorkerApp::ApplyTracedCallback")
             .AddTraceSource("HashMismatch",
@@ -67,9 +54,8 @@ WorkerApp::WorkerApp() = default;
 WorkerApp::~WorkerApp() = default;
 
 void
-WorkerApp::Setup(std::shared_ptr<ArmContext> context,
-                 ns3::Ptr<hilosim::MessageEndpoint> endpoint, uint32_t worker,
-                 uint32_t learner_peer)
+WorkerApp::Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageEndpoint> endpoint,
+                 uint32_t worker, uint32_t learner_peer)
 {
     NS_ABORT_MSG_IF(m_context, "WorkerApp::Setup called twice");
     m_context = std::move(context);
@@ -136,9 +122,9 @@ WorkerApp::MaybeStartRound()
     ++m_nextRound;
 
     models::RolloutInfo info;
-    auto start = std::chrono::steady_clock::now();
-    auto batch = m_context->workload->Rollout(m_replica->state().adapter.theta, round, m_worker,
-                                              &info);
+    const models::CpuTimer timer;
+    auto batch =
+        m_context->workload->Rollout(m_replica->state().adapter.theta, round, m_worker, &info);
     if (!batch.ok())
     {
         Fail(batch.status());
@@ -149,7 +135,7 @@ WorkerApp::MaybeStartRound()
     e.round = round;
     e.behaviour_version = version;
     e.started_s = ns3::Simulator::Now().GetSeconds();
-    e.cpu_s = CpuSecondsSince(start);
+    e.cpu_s = timer.Seconds();
 
     int64_t prompt = info.sequences > 0 ? info.prompt_tokens / info.sequences : 0;
     int64_t gen = info.sequences > 0 ? info.generated_tokens / info.sequences : 0;
@@ -162,10 +148,9 @@ WorkerApp::MaybeStartRound()
         prompt = m_context->modelled_prompt_tokens;
         gen = m_context->modelled_gen_tokens;
     }
-    auto rollout_s = models::RolloutSeconds(m_context->worker_gpus[m_worker], m_context->llm,
-                                            m_context->training_rank, info.sequences,
-                                            std::max<int64_t>(1, prompt),
-                                            std::max<int64_t>(1, gen), m_context->compute);
+    auto rollout_s = models::RolloutSeconds(
+        m_context->worker_gpus[m_worker], m_context->llm, m_context->training_rank, info.sequences,
+        std::max<int64_t>(1, prompt), std::max<int64_t>(1, gen), m_context->compute);
     if (!rollout_s.ok())
     {
         Fail(rollout_s.status());
@@ -179,8 +164,8 @@ WorkerApp::MaybeStartRound()
 }
 
 void
-WorkerApp::FinishRollout(uint64_t round, uint64_t version,
-                         std::shared_ptr<const std::string> bytes, RolloutEvent event)
+WorkerApp::FinishRollout(uint64_t round, uint64_t version, std::shared_ptr<const std::string> bytes,
+                         RolloutEvent event)
 {
     event.done_s = ns3::Simulator::Now().GetSeconds();
     hilo::Status s = m_endpoint->Send(m_learnerPeer, kTrajectories, bytes, event.wire_bytes);
@@ -200,11 +185,12 @@ WorkerApp::ApplySeconds() const
     const models::GpuProfile& gpu = m_context->worker_gpus[m_worker];
     if (m_context->sync.kind == hilo::SyncKind::kFull)
     {
-        return models::AdapterLoadSeconds(gpu, m_context->modelled_adapter_bytes, m_context->compute);
+        return models::AdapterLoadSeconds(gpu, m_context->modelled_adapter_bytes,
+                                          m_context->compute);
     }
-    auto s = models::DecodeReplaySeconds(gpu, m_context->modelled_numel,
-                                         hilo::SyncKindName(m_context->sync.kind),
-                                         m_context->compute);
+    auto s =
+        models::DecodeReplaySeconds(gpu, m_context->modelled_numel,
+                                    hilo::SyncKindName(m_context->sync.kind), m_context->compute);
     return s.ok() ? *s : 0.0;
 }
 
@@ -253,44 +239,47 @@ WorkerApp::ApplyNext()
     Queued q = std::move(m_queue.front());
     m_queue.pop_front();
     // Decode + replay (or load) occupies the GPU; the real apply happens when it is done.
-    ns3::Simulator::Schedule(ns3::Seconds(ApplySeconds()), [this, q = std::move(q)]() {
-        auto start = std::chrono::steady_clock::now();
-        const uint64_t before = m_replica->version();
-        hilo::Status s = m_replica->Apply(q.frame);
-        ApplyEvent e;
-        e.worker = m_worker;
-        e.received_s = q.received_s;
-        e.ready_s = ns3::Simulator::Now().GetSeconds();
-        e.cpu_apply_s = CpuSecondsSince(start);
-        if (s.ok())
+    ns3::Simulator::Schedule(
+        ns3::Seconds(ApplySeconds()),
+        [this, q = std::move(q)]()
         {
-            e.version = m_replica->version();
-            m_appliedTrace(e);
-            MaybeStartRound();
-            ApplyNext();
-            return;
-        }
-        if (s.code() == hilo::StatusCode::kStale)
-        {
-            ApplyNext(); // already covered by a catch-up
-            return;
-        }
-        if (s.code() == hilo::StatusCode::kHashMismatch)
-        {
-            m_hashMismatchTrace(m_worker, before + 1);
-        }
-        // Corrupt, gap or mismatch: ask for a catch-up; hold later updates until it arrives.
-        m_resyncing = true;
-        m_applying = false;
-        m_resyncTrace(m_worker, before);
-        hilo::Status sent =
-            m_endpoint->Send(m_learnerPeer, kResyncRequest,
-                             std::make_shared<const std::string>(EncodeResyncRequest(before)), 8);
-        if (!sent.ok())
-        {
-            Fail(sent);
-        }
-    });
+            const models::CpuTimer timer;
+            const uint64_t before = m_replica->version();
+            hilo::Status s = m_replica->Apply(q.frame);
+            ApplyEvent e;
+            e.worker = m_worker;
+            e.received_s = q.received_s;
+            e.ready_s = ns3::Simulator::Now().GetSeconds();
+            e.cpu_apply_s = timer.Seconds();
+            if (s.ok())
+            {
+                e.version = m_replica->version();
+                m_appliedTrace(e);
+                MaybeStartRound();
+                ApplyNext();
+                return;
+            }
+            if (s.code() == hilo::StatusCode::kStale)
+            {
+                ApplyNext(); // already covered by a catch-up
+                return;
+            }
+            if (s.code() == hilo::StatusCode::kHashMismatch)
+            {
+                m_hashMismatchTrace(m_worker, before + 1);
+            }
+            // Corrupt, gap or mismatch: ask for a catch-up; hold later updates until it arrives.
+            m_resyncing = true;
+            m_applying = false;
+            m_resyncTrace(m_worker, before);
+            hilo::Status sent = m_endpoint->Send(
+                m_learnerPeer, kResyncRequest,
+                std::make_shared<const std::string>(EncodeResyncRequest(before)), 8);
+            if (!sent.ok())
+            {
+                Fail(sent);
+            }
+        });
 }
 
 void
@@ -303,38 +292,41 @@ WorkerApp::HandleCatchUp(const std::string& payload, double received_s)
         return;
     }
     // Restoring a snapshot is a full load; replaying the ring costs one apply per update.
-    double busy_s = plan->snapshot_frame.empty()
-                        ? 0.0
-                        : models::AdapterLoadSeconds(m_context->worker_gpus[m_worker],
-                                                     m_context->modelled_adapter_bytes,
-                                                     m_context->compute);
+    double busy_s =
+        plan->snapshot_frame.empty()
+            ? 0.0
+            : models::AdapterLoadSeconds(m_context->worker_gpus[m_worker],
+                                         m_context->modelled_adapter_bytes, m_context->compute);
     busy_s += ApplySeconds() * static_cast<double>(plan->update_frames.size());
-    ns3::Simulator::Schedule(ns3::Seconds(busy_s), [this, plan = std::move(*plan), received_s]() {
-        auto start = std::chrono::steady_clock::now();
-        const uint64_t before = m_replica->version();
-        hilo::Status s = m_replica->CatchUp(plan.snapshot_frame, plan.update_frames);
-        if (!s.ok())
+    ns3::Simulator::Schedule(
+        ns3::Seconds(busy_s),
+        [this, plan = std::move(*plan), received_s]()
         {
-            Fail(hilo::Status(s.code(), "catch-up failed: " + s.message()));
-            return;
-        }
-        const double cpu = CpuSecondsSince(start);
-        // Report every version the catch-up delivered, all ready now.
-        for (uint64_t v = before + 1; v <= m_replica->version(); ++v)
-        {
-            ApplyEvent e;
-            e.worker = m_worker;
-            e.version = v;
-            e.received_s = received_s;
-            e.ready_s = ns3::Simulator::Now().GetSeconds();
-            e.via_resync = true;
-            e.cpu_apply_s = cpu;
-            m_appliedTrace(e);
-        }
-        m_resyncing = false;
-        MaybeStartRound();
-        ApplyNext();
-    });
+            const models::CpuTimer timer;
+            const uint64_t before = m_replica->version();
+            hilo::Status s = m_replica->CatchUp(plan.snapshot_frame, plan.update_frames);
+            if (!s.ok())
+            {
+                Fail(hilo::Status(s.code(), "catch-up failed: " + s.message()));
+                return;
+            }
+            const double cpu = timer.Seconds();
+            // Report every version the catch-up delivered, all ready now.
+            for (uint64_t v = before + 1; v <= m_replica->version(); ++v)
+            {
+                ApplyEvent e;
+                e.worker = m_worker;
+                e.version = v;
+                e.received_s = received_s;
+                e.ready_s = ns3::Simulator::Now().GetSeconds();
+                e.via_resync = true;
+                e.cpu_apply_s = cpu;
+                m_appliedTrace(e);
+            }
+            m_resyncing = false;
+            MaybeStartRound();
+            ApplyNext();
+        });
 }
 
 } // namespace hilosim

@@ -39,7 +39,7 @@ ToTopologySpec(const ResolvedScenario& sc, std::vector<uint32_t>* order)
         return spec;
     }
     spec.kind = sc.network.topology == TopologyKind::kRelay ? hilosim::TopologyKind::kRelay
-                                                        : hilosim::TopologyKind::kRegions;
+                                                            : hilosim::TopologyKind::kRegions;
     for (size_t r = 0; r < sc.network.regions.size(); ++r)
     {
         hilosim::RegionSpec region;
@@ -107,11 +107,11 @@ class Recorder
   public:
     Recorder(ArmResult* result, uint32_t workers, uint64_t steps, ProgressFn progress,
              size_t arm_index)
-        : m_result(result),
-          m_workers(workers),
-          m_steps(steps),
-          m_progress(std::move(progress)),
-          m_arm(arm_index)
+      : m_result(result)
+      , m_workers(workers)
+      , m_steps(steps)
+      , m_progress(std::move(progress))
+      , m_arm(arm_index)
     {
     }
 
@@ -192,10 +192,9 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
     context->modelled_numel = modelled->numel();
     context->modelled_adapter_bytes = modelled->adapter_bytes();
     const int64_t real_numel = context->workload->layout().numel();
-    context->adapter_scale =
-        sc.llm_profile.empty() ? 1.0
-                               : static_cast<double>(context->modelled_numel) /
-                                     static_cast<double>(real_numel);
+    context->adapter_scale = sc.llm_profile.empty() ? 1.0
+                                                    : static_cast<double>(context->modelled_numel) /
+                                                          static_cast<double>(real_numel);
     auto learner_gpu = models::FindGpu(sc.learner_gpu);
     if (!learner_gpu.ok())
     {
@@ -222,8 +221,8 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
     gpus.push_back(context->learner_gpu);
     for (const models::GpuProfile& gpu : gpus)
     {
-        auto fits = models::RolloutSeconds(gpu, context->llm, arm.training_rank, 1, 1, 1,
-                                           context->compute);
+        auto fits =
+            models::RolloutSeconds(gpu, context->llm, arm.training_rank, 1, 1, 1, context->compute);
         if (!fits.ok())
         {
             return hilo::Status(fits.status().code(), gpu.name + ": " + fits.status().message());
@@ -252,9 +251,8 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
        const ArmRunOptions& options)
 {
     const ResolvedArm& arm = sc.arms.at(arm_index);
-    auto fail = [&](const hilo::Status& s) {
-        return hilo::Status(s.code(), "arm '" + arm.name + "': " + s.message());
-    };
+    auto fail = [&](const hilo::Status& s)
+    { return hilo::Status(s.code(), "arm '" + arm.name + "': " + s.message()); };
     auto built = BuildArmContext(sc, arm);
     if (!built.ok())
     {
@@ -338,7 +336,8 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     topology->GetLearner()->AddApplication(learner);
     learner->TraceConnectWithoutContext("UpdatePublished",
                                         ns3::MakeCallback(&Recorder::OnPublish, &recorder));
-    learner->TraceConnectWithoutContext("Evaluated", ns3::MakeCallback(&Recorder::OnEval, &recorder));
+    learner->TraceConnectWithoutContext("Evaluated",
+                                        ns3::MakeCallback(&Recorder::OnEval, &recorder));
 
     std::vector<ns3::Ptr<WorkerApp>> workers;
     for (uint32_t w = 0; w < context->workers; ++w)
@@ -357,14 +356,14 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
                                         ns3::MakeCallback(&Recorder::OnApply, &recorder));
         app->TraceConnectWithoutContext("HashMismatch",
                                         ns3::MakeCallback(&Recorder::OnHashMismatch, &recorder));
-        app->TraceConnectWithoutContext("Resync", ns3::MakeCallback(&Recorder::OnResync, &recorder));
+        app->TraceConnectWithoutContext("Resync",
+                                        ns3::MakeCallback(&Recorder::OnResync, &recorder));
         workers.push_back(app);
     }
 
     const auto start = std::chrono::steady_clock::now();
     ns3::Simulator::Run();
-    result.wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     result.failure = learner->failure();
     for (const auto& w : workers)
@@ -376,9 +375,9 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     }
     if (result.failure.ok() && result.publishes.size() != context->steps)
     {
-        result.failure = hilo::Status::Internal(
-            "simulation ended after " + std::to_string(result.publishes.size()) + " of " +
-            std::to_string(context->steps) + " versions");
+        result.failure = hilo::Status::Internal("simulation ended after " +
+                                                std::to_string(result.publishes.size()) + " of " +
+                                                std::to_string(context->steps) + " versions");
     }
     workers.clear();
     learner = nullptr;

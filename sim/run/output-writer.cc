@@ -22,26 +22,26 @@ JsonString(const std::string& s)
     {
         switch (c)
         {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20)
-            {
-                char buf[8];
-                std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-                out += buf;
-            }
-            else
-            {
-                out += c;
-            }
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20)
+                {
+                    char buf[8];
+                    std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+                    out += buf;
+                }
+                else
+                {
+                    out += c;
+                }
         }
     }
     return out + "\"";
@@ -100,9 +100,8 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         const ArmResult& a = arms[i];
         const ArmSummary s = Summarize(a);
         o << (i ? ",\n" : "\n") << "    {\n";
-        auto kv = [&](const char* k, const std::string& v, bool last = false) {
-            o << "      \"" << k << "\": " << v << (last ? "\n" : ",\n");
-        };
+        auto kv = [&](const char* k, const std::string& v, bool last = false)
+        { o << "      \"" << k << "\": " << v << (last ? "\n" : ",\n"); };
         kv("name", JsonString(a.name));
         kv("strategy", JsonString(a.strategy));
         kv("compressor", JsonString(a.compressor));
@@ -115,9 +114,9 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("wire_bytes_per_update_mean", FormatNumber(s.wire_bytes_per_update_mean));
         kv("real_bytes_per_update_mean", FormatNumber(s.real_bytes_per_update_mean));
         kv("fraction_of_adapter_bytes", FormatNumber(s.fraction_of_adapter_bytes));
-        kv("update_latency_s", "{\"p50\": " + FormatNumber(s.latency_p50_s) + ", \"p99\": " +
-                                   FormatNumber(s.latency_p99_s) + ", \"max\": " +
-                                   FormatNumber(s.latency_max_s) + "}");
+        kv("update_latency_s", "{\"p50\": " + FormatNumber(s.latency_p50_s) +
+                                   ", \"p99\": " + FormatNumber(s.latency_p99_s) +
+                                   ", \"max\": " + FormatNumber(s.latency_max_s) + "}");
         kv("step_time_s_mean", FormatNumber(s.step_time_s_mean));
         kv("sim_time_s", FormatNumber(a.sim_time_s));
         kv("final_quality", FormatNumber(s.final_quality));
@@ -186,14 +185,13 @@ WorkersCsv(const std::vector<ArmResult>& arms)
     {
         for (const ApplyEvent& e : a.applies)
         {
-            const double origin =
-                e.version >= 1 && e.version <= a.publishes.size()
-                    ? a.publishes[e.version - 1].grad_ready_s
-                    : 0.0;
+            const double origin = e.version >= 1 && e.version <= a.publishes.size()
+                                      ? a.publishes[e.version - 1].grad_ready_s
+                                      : 0.0;
             o << CsvField(a.name) << ',' << e.version << ',' << e.worker << ','
               << CsvField(a.worker_gpu.at(e.worker)) << ','
-              << CsvField(a.worker_region.at(e.worker)) << ',' << FormatNumber(e.received_s)
-              << ',' << FormatNumber(e.ready_s) << ',' << FormatNumber(e.ready_s - origin) << ','
+              << CsvField(a.worker_region.at(e.worker)) << ',' << FormatNumber(e.received_s) << ','
+              << FormatNumber(e.ready_s) << ',' << FormatNumber(e.ready_s - origin) << ','
               << (e.hash_ok ? 1 : 0) << ',' << (e.via_resync ? 1 : 0) << '\n';
         }
     }
@@ -209,9 +207,9 @@ RolloutsCsv(const std::vector<ArmResult>& arms)
     {
         for (const RolloutEvent& e : a.rollouts)
         {
-            o << CsvField(a.name) << ',' << e.round << ',' << e.worker << ','
-              << e.behaviour_version << ',' << FormatNumber(e.started_s) << ','
-              << FormatNumber(e.done_s) << ',' << e.real_bytes << ',' << e.wire_bytes << '\n';
+            o << CsvField(a.name) << ',' << e.round << ',' << e.worker << ',' << e.behaviour_version
+              << ',' << FormatNumber(e.started_s) << ',' << FormatNumber(e.done_s) << ','
+              << e.real_bytes << ',' << e.wire_bytes << '\n';
         }
     }
     return o.str();
@@ -228,8 +226,8 @@ AllocationCsv(const std::vector<ArmResult>& arms)
         {
             for (size_t m = 0; m < p.kept_per_matrix.size(); ++m)
             {
-                o << CsvField(a.name) << ',' << p.version << ',' << m << ','
-                  << p.kept_per_matrix[m] << '\n';
+                o << CsvField(a.name) << ',' << p.version << ',' << m << ',' << p.kept_per_matrix[m]
+                  << '\n';
             }
         }
     }
@@ -257,13 +255,12 @@ TimingJson(const std::vector<ArmResult>& arms)
         for (const EvalEvent& e : a.evals)
             eval += e.cpu_s;
         o << (i ? ",\n" : "\n") << "    {\"name\": " << JsonString(a.name)
-          << ", \"wall_s\": " << FormatNumber(a.wall_s)
-          << ", \"wall_s_per_step\": "
+          << ", \"wall_s\": " << FormatNumber(a.wall_s) << ", \"wall_s_per_step\": "
           << FormatNumber(a.publishes.empty() ? 0 : a.wall_s / a.publishes.size())
-          << ", \"gradient_s\": " << FormatNumber(grad) << ", \"publish_s\": "
-          << FormatNumber(enc) << ", \"rollout_s\": " << FormatNumber(rollout)
-          << ", \"replica_apply_s\": " << FormatNumber(apply) << ", \"eval_s\": "
-          << FormatNumber(eval) << "}";
+          << ", \"gradient_s\": " << FormatNumber(grad) << ", \"publish_s\": " << FormatNumber(enc)
+          << ", \"rollout_s\": " << FormatNumber(rollout)
+          << ", \"replica_apply_s\": " << FormatNumber(apply)
+          << ", \"eval_s\": " << FormatNumber(eval) << "}";
     }
     o << "\n  ]\n}\n";
     return o.str();
@@ -304,10 +301,10 @@ void
 PrintComparison(const std::vector<ArmResult>& arms, std::ostream& out)
 {
     out << std::left << std::setw(16) << "arm" << std::setw(7) << "sync" << std::setw(10)
-        << "compress" << std::right << std::setw(13) << "wire/update" << std::setw(10)
-        << "%adapter" << std::setw(11) << "lat p50 s" << std::setw(11) << "lat max s"
-        << std::setw(10) << "step s" << std::setw(12) << "quality" << std::setw(9) << "hash!="
-        << std::setw(9) << "resyncs" << '\n';
+        << "compress" << std::right << std::setw(13) << "wire/update" << std::setw(10) << "%adapter"
+        << std::setw(11) << "lat p50 s" << std::setw(11) << "lat max s" << std::setw(10) << "step s"
+        << std::setw(12) << "quality" << std::setw(9) << "hash!=" << std::setw(9) << "resyncs"
+        << '\n';
     const ArmSummary* baseline = nullptr;
     std::vector<ArmSummary> sums;
     for (const ArmResult& a : arms)
@@ -324,11 +321,10 @@ PrintComparison(const std::vector<ArmResult>& arms, std::ostream& out)
         out << std::left << std::setw(16) << a.name.substr(0, 15) << std::setw(7) << a.strategy
             << std::setw(10) << a.compressor << std::right << std::setw(13) << wire.str()
             << std::setw(9) << std::fixed << std::setprecision(2)
-            << 100.0 * s.fraction_of_adapter_bytes << '%' << std::setw(11)
-            << std::setprecision(3) << s.latency_p50_s << std::setw(11) << s.latency_max_s
-            << std::setw(10) << s.step_time_s_mean << std::setw(12) << std::setprecision(4)
-            << s.final_quality << std::setw(9) << a.hash_mismatches << std::setw(9) << a.resyncs
-            << '\n';
+            << 100.0 * s.fraction_of_adapter_bytes << '%' << std::setw(11) << std::setprecision(3)
+            << s.latency_p50_s << std::setw(11) << s.latency_max_s << std::setw(10)
+            << s.step_time_s_mean << std::setw(12) << std::setprecision(4) << s.final_quality
+            << std::setw(9) << a.hash_mismatches << std::setw(9) << a.resyncs << '\n';
     }
     if (baseline)
     {
@@ -338,13 +334,11 @@ PrintComparison(const std::vector<ArmResult>& arms, std::ostream& out)
                 continue;
             out << "  " << arms[i].name << ": update latency p50 " << std::setprecision(1)
                 << baseline->latency_p50_s / sums[i].latency_p50_s << "x faster than full sync, "
-                << "step time " << baseline->step_time_s_mean / sums[i].step_time_s_mean
-                << "x\n";
+                << "step time " << baseline->step_time_s_mean / sums[i].step_time_s_mean << "x\n";
         }
     }
     out << "quality = " << (arms.empty() ? "" : arms[0].quality_metric)
-        << (arms.empty() || arms[0].higher_is_better ? " (higher is better)"
-                                                     : " (lower is better)")
+        << (arms.empty() || arms[0].higher_is_better ? " (higher is better)" : " (lower is better)")
         << '\n';
 }
 

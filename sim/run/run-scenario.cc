@@ -36,8 +36,8 @@ CheckScenarioArms(const LoadedScenario& loaded)
         hilo::Status s = CheckArm(loaded.resolved, i);
         if (!s.ok())
         {
-            return hilo::Status(s.code(), loaded.path + ": arms[" + std::to_string(i) +
-                                              "] " + s.message());
+            return hilo::Status(s.code(),
+                                loaded.path + ": arms[" + std::to_string(i) + "] " + s.message());
         }
     }
     return hilo::Status::Ok();
@@ -52,7 +52,8 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
     const auto start = std::chrono::steady_clock::now();
     double done_before_arm = 0;
 
-    ProgressFn progress = [&](size_t arm, uint64_t version, uint64_t steps) {
+    ProgressFn progress = [&](size_t arm, uint64_t version, uint64_t steps)
+    {
         if (options.quiet)
             return;
         const double elapsed =

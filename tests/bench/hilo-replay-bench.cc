@@ -78,18 +78,25 @@ BM_Triad(benchmark::State& state)
         float* pa = a.data();
         const float* pb = b.data();
         const float* pc = c.data();
-        at::parallel_for(0, n, 1 << 15, [&](int64_t begin, int64_t end) {
-            for (int64_t i = begin; i < end; ++i)
-            {
-                pa[i] = pb[i] + scalar * pc[i];
-            }
-        });
+        at::parallel_for(0, n, 1 << 15,
+                         [&](int64_t begin, int64_t end)
+                         {
+                             for (int64_t i = begin; i < end; ++i)
+                             {
+                                 pa[i] = pb[i] + scalar * pc[i];
+                             }
+                         });
         benchmark::DoNotOptimize(a.data());
     }
     state.SetItemsProcessed(state.iterations() * n);
     state.SetBytesProcessed(state.iterations() * n * 12);
 }
-BENCHMARK(BM_Triad)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Triad)
+    ->ArgNames({"threads"})
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // memcpy of one parameter-sized buffer: 8 bytes moved per element (read + write).
 void

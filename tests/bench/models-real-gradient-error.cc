@@ -104,9 +104,9 @@ main(int argc, char** argv)
             const std::vector<float>* inputs[2] = {&grad, &update};
             for (int i = 0; i < 2; ++i)
             {
-                auto c = hilo::NewCompressor(a.kind, layout,
-                                             *hilo::ParseCompressorOptions(a.options))
-                             .value();
+                auto c =
+                    hilo::NewCompressor(a.kind, layout, *hilo::ParseCompressorOptions(a.options))
+                        .value();
                 auto e = c->Encode(*inputs[i], budget);
                 if (!e.ok())
                 {
@@ -118,8 +118,7 @@ main(int argc, char** argv)
                 err[i] = hilo::bench::RelativeL2Error(out, *inputs[i]);
             }
             std::printf("%s,%s,%s,%.3f,%lld,%.5f,%.5f,\"%s\"\n", a.label, a.kind, a.options,
-                        fraction, static_cast<long long>(bytes), err[0], err[1],
-                        status.c_str());
+                        fraction, static_cast<long long>(bytes), err[0], err[1], status.c_str());
         }
     }
     const std::vector<double> eg = TopKEnergy(layout, grad, config.lora_rank);

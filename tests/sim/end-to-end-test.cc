@@ -211,8 +211,7 @@ TEST(EndToEnd, RelayRegionsAndBoundedStaleness)
 
 TEST(EndToEnd, BudgetBelowTheSmallestPayloadIsBadInputBeforeAnyArmRuns)
 {
-    LoadedScenario loaded =
-        Load(kTiny, {"arms[1].budget=100B"});
+    LoadedScenario loaded = Load(kTiny, {"arms[1].budget=100B"});
     hilo::Status s = CheckScenarioArms(loaded);
     EXPECT_EQ(s.code(), hilo::StatusCode::kBudgetTooSmall) << s.ToString();
     EXPECT_NE(s.message().find("tiny.textproto"), std::string::npos) << s.message();
@@ -229,8 +228,7 @@ TEST(EndToEnd, BudgetBelowTheSmallestPayloadIsBadInputBeforeAnyArmRuns)
 TEST(EndToEnd, StepsCsvRowsHaveTheHeaderWidth)
 {
     LoadedScenario loaded = Load(kTiny);
-    const std::filesystem::path dir =
-        std::filesystem::temp_directory_path() / "hilo-e2e-columns";
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hilo-e2e-columns";
     RunRecord record;
     ASSERT_TRUE(WriteRunOutputs(dir.string(), record, {RunAll(loaded.resolved)[0]}).ok());
     std::istringstream steps(ReadFile(dir / "steps.csv"));
