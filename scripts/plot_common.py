@@ -44,11 +44,12 @@ def style(name, index=0):
 
 
 def read_csv(path):
-    """All rows of a CSV as dicts; exits with a message when the file is missing or empty."""
+    """All rows of a CSV as dicts; exits with a message when the file is missing or empty.
+    Lines starting with '#' (the "# command: ..." provenance lines of our CSVs) are skipped."""
     if not os.path.exists(path):
         sys.exit(f"{sys.argv[0]}: {path}: no such file")
     with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     if not rows:
         sys.exit(f"{sys.argv[0]}: {path}: no rows")
     return rows

@@ -38,7 +38,7 @@ PY=/usr/bin/python3
 SIM="${HILO_SIM:-$root/build/sim/hilo-sim}"
 if [ "$build" = 1 ]; then
   echo "[reproduce] building hilo-sim (incremental)" >&2
-  "$root/scripts/build.sh" --target hilo-sim >&2
+  "$root/scripts/build.sh" --target hilo-sim models-real-gradient-error >&2
 fi
 [ -x "$SIM" ] || { echo "reproduce.sh: $SIM missing (build it or drop --no-build)" >&2; exit 1; }
 mkdir -p "$out"
@@ -145,6 +145,14 @@ figure fig3 "learning curves vs step and simulated time" \
   --plot "$PY" scripts/plot_curves.py "$out/fig3/sweep_steps.csv" --loss \
     --ylabel "reverse KL to teacher (nats/token, lower is better)" \
     --title "Learning curves at Llama-3.2-1B scale over 100 Mbps links" --out "$out/fig3-curves"
+
+# Figure 4's second panel: energy in the top-k singular triplets of a real gradient and of the
+# AdamW update it produced (paper distillation workload, step 11).
+if [ -x "$root/build/tests/models-real-gradient-error" ]; then
+  (cd "$root" && build/tests/models-real-gradient-error 10 "$out/spectra.csv" \
+     > "$out/real-gradient-error.csv" 2> "$out/real-gradient-error.log") ||
+    echo "reproduce: models-real-gradient-error failed (see $out/real-gradient-error.log)" >&2
+fi
 
 # Figure 4: Spar's rank allocation per matrix over training.
 figure fig4 "Spar rank allocation per matrix" \

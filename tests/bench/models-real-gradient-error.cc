@@ -4,8 +4,8 @@
 // relative reconstruction error is printed. Also writes the energy captured by the top-k singular
 // triplets of the gradient and of the AdamW update of that step (does the gradient compress
 // better than the update?). Not run by CTest.
-//   build/tests/models-real-gradient-error > results/compressors/real-gradient-error.csv
-//   (the spectra go to results/compressors/gradient-vs-update-spectra.csv)
+//   build/tests/models-real-gradient-error [STEPS [SPECTRA_CSV]] > real-gradient-error.csv
+//   (spectra default: results/compressors/gradient-vs-update-spectra.csv)
 #include "hilo/compress/compressor-factory.h"
 #include "hilo/optim/replay.h"
 #include "models/workload.h"
@@ -55,6 +55,8 @@ int
 main(int argc, char** argv)
 {
     const int warm_steps = argc > 1 ? std::atoi(argv[1]) : 10;
+    const std::string spectra_path =
+        argc > 2 ? argv[2] : "results/compressors/gradient-vs-update-spectra.csv";
     models::WorkloadConfig config = models::PaperWorkloadConfig("distill");
     auto workload = models::Workload::Create(config).value();
     const hilo::AdapterLayout& layout = workload->layout();
@@ -123,7 +125,7 @@ main(int argc, char** argv)
     }
     const std::vector<double> eg = TopKEnergy(layout, grad, config.lora_rank);
     const std::vector<double> eu = TopKEnergy(layout, update, config.lora_rank);
-    std::ofstream spectra("results/compressors/gradient-vs-update-spectra.csv");
+    std::ofstream spectra(spectra_path);
     spectra << "# command: build/tests/models-real-gradient-error " << warm_steps
             << " (mean over matrices of the energy fraction in the top-k singular values)\n";
     spectra << "k,energy_gradient,energy_update\n";
