@@ -14,18 +14,6 @@ namespace hilo
 namespace
 {
 
-int64_t
-VarintLength(uint64_t v)
-{
-    int64_t n = 1;
-    while (v >= 0x80)
-    {
-        v >>= 7;
-        ++n;
-    }
-    return n;
-}
-
 /// Modified Gram-Schmidt on the columns of the row-major rows x k fp32 matrix `p`, in double (the
 /// reference implementation orthogonalizes the same way). A column that vanishes against the
 /// earlier ones becomes zero; M^T P then makes its reconstruction term zero as well. Cost

@@ -14,18 +14,6 @@ namespace hilo
 namespace
 {
 
-int64_t
-VarintLength(uint64_t v)
-{
-    int64_t n = 1;
-    while (v >= 0x80)
-    {
-        v >>= 7;
-        ++n;
-    }
-    return n;
-}
-
 class QuantCompressor : public Compressor
 {
   public:

@@ -17,18 +17,6 @@ namespace hilo
 namespace
 {
 
-int64_t
-VarintLength(uint64_t v)
-{
-    int64_t n = 1;
-    while (v >= 0x80)
-    {
-        v >>= 7;
-        ++n;
-    }
-    return n;
-}
-
 // Optional BLAS entry points, looked up at run time in the BLAS that LibTorch already loaded
 // (OpenBLAS on Debian; libblas.so.3 is not on our link line). ssyrk forms only one triangle of the
 // Gram matrix, half the FLOPs of at::mm; openblas_set_num_threads lets the hundreds of tiny 64 x 64

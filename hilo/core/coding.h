@@ -13,6 +13,19 @@
 namespace hilo
 {
 
+/// Bytes ByteWriter::PutVarint(v) appends (1 to 10): for payload-size arithmetic.
+inline int64_t
+VarintLength(uint64_t v)
+{
+    int64_t n = 1;
+    while (v >= 0x80)
+    {
+        v >>= 7;
+        ++n;
+    }
+    return n;
+}
+
 class ByteWriter
 {
   public:
