@@ -167,6 +167,8 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
     context->max_staleness = sc.max_staleness;
     context->workers = static_cast<uint32_t>(sc.workers.size());
     context->training_rank = arm.training_rank;
+    context->modelled_prompt_tokens = sc.workload.modelled_prompt_tokens;
+    context->modelled_gen_tokens = sc.workload.modelled_gen_tokens;
 
     // The modelled side.
     if (sc.llm_profile.empty())

@@ -57,6 +57,9 @@ struct ResolvedWorkload
     uint32_t eval_prompts{0};
     uint32_t eval_every{0}; // steps
     double clip_norm{0};    // 0 = no clipping
+    // Per modelled sequence; modelled_gen_tokens 0: timing uses the real token counts.
+    uint32_t modelled_prompt_tokens{0};
+    uint32_t modelled_gen_tokens{0};
 };
 
 struct ResolvedRegion

@@ -268,6 +268,13 @@ Checker::Run(const Scenario& s, ResolvedScenario* out)
         Choice(root, "llm_profile", s.llm_profile(), m_catalog.llms, "LLM profile");
     }
     out->llm_profile = s.llm_profile();
+    const Workload& w = s.workload();
+    if ((w.modelled_prompt_tokens() > 0 || w.modelled_gen_tokens() > 0) && s.llm_profile().empty())
+    {
+        Error(root.Child("workload"),
+              w.modelled_gen_tokens() > 0 ? "modelled_gen_tokens" : "modelled_prompt_tokens",
+              "needs llm_profile: modelled token counts scale the modelled LLM's compute times");
+    }
 
     Choice(root.Child("learner"), "gpu", s.learner().gpu(), m_catalog.gpus, "GPU");
     out->learner_gpu = s.learner().gpu();
@@ -334,6 +341,17 @@ Checker::CheckWorkload(const Node& n, const Workload& w, ResolvedWorkload* out)
     out->eval_prompts = static_cast<uint32_t>(std::max(0, w.eval_prompts()));
     out->eval_every = static_cast<uint32_t>(std::max(0, w.eval_every()));
     out->clip_norm = w.clip_norm();
+    IntIn(n, "modelled_prompt_tokens", w.modelled_prompt_tokens(), 0, 1000000);
+    IntIn(n, "modelled_gen_tokens", w.modelled_gen_tokens(), 0, 1000000);
+    if (w.modelled_prompt_tokens() > 0 && w.modelled_gen_tokens() == 0)
+    {
+        Error(n, "modelled_gen_tokens",
+              "must be set (> 0) when modelled_prompt_tokens is: the modelled counts replace the "
+              "real ones only together");
+    }
+    out->modelled_prompt_tokens =
+        static_cast<uint32_t>(std::max(0, w.modelled_prompt_tokens()));
+    out->modelled_gen_tokens = static_cast<uint32_t>(std::max(0, w.modelled_gen_tokens()));
 
     if (w.kind() == "distill")
     {

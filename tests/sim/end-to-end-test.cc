@@ -245,5 +245,33 @@ TEST(EndToEnd, StepsCsvRowsHaveTheHeaderWidth)
     std::filesystem::remove_all(dir);
 }
 
+TEST(EndToEnd, ModelledTokenCountsSetRolloutTimeAndTrajectoryBytes)
+{
+    // Same arm, same real learning; only the modelled tokens per sequence differ.
+    const std::vector<std::string> base = {"llm_profile=Llama-3.2-1B", "workload.steps=2"};
+    std::vector<std::string> modelled = base;
+    modelled.push_back("workload.modelled_prompt_tokens=512");
+    modelled.push_back("workload.modelled_gen_tokens=1024");
+    LoadedScenario real = Load(kTiny, base);
+    LoadedScenario big = Load(kTiny, modelled);
+    EXPECT_EQ(big.resolved.workload.modelled_gen_tokens, 1024u);
+    auto a = RunArm(real.resolved, 1, nullptr, {});
+    auto b = RunArm(big.resolved, 1, nullptr, {});
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->rollouts.size(), b->rollouts.size());
+    ASSERT_FALSE(a->rollouts.empty());
+    for (size_t i = 0; i < a->rollouts.size(); ++i)
+    {
+        const RolloutEvent& x = a->rollouts[i];
+        const RolloutEvent& y = b->rollouts[i];
+        // 1,536 modelled tokens per sequence against 16 real ones.
+        EXPECT_GT(y.done_s - y.started_s, 10 * (x.done_s - x.started_s)) << i;
+        EXPECT_GT(y.wire_bytes, 10 * x.wire_bytes) << i;
+        EXPECT_EQ(y.real_bytes, x.real_bytes) << i;
+    }
+    ASSERT_EQ(a->evals.size(), b->evals.size());
+    EXPECT_EQ(a->evals.back().quality, b->evals.back().quality); // learning is unaffected
+}
+
 } // namespace
 } // namespace hilosim
