@@ -130,9 +130,9 @@ figure fig1 "update latency and step time vs WAN bandwidth" \
 # Figure 2: final quality vs % of adapter bytes (real bytes, many steps).
 figure fig2 "final quality vs bytes per update" \
   sweep scenarios/paper/fig2-pareto.textproto --zip \
-    --grid "arms[hilo-spar].budget=$(pick 0.5%,1.6%,5% 0.5%,1%,1.6%,5%,15%)" \
-    --grid "arms[hilo-topk].budget=$(pick 0.5%,1.6%,5% 0.5%,1%,1.6%,5%,15%)" \
-    --grid "arms[hilo-powersgd].budget=$(pick 2.5%,5%,15% 2.5%,4%,6%,10%,20%)" \
+    --grid "arms[hilo-spar].budget=$(pick 0.5%,1.6%,5% 0.5%,1%,1.6%,5%,15%,30%,60%)" \
+    --grid "arms[hilo-topk].budget=$(pick 0.5%,1.6%,5% 0.5%,1%,1.6%,5%,15%,30%,60%)" \
+    --grid "arms[hilo-powersgd].budget=$(pick 2.5%,5%,15% 2.5%,4%,6%,10%,20%,30%,50%)" \
     --set "workload.steps=$(pick 30 100)" --out "$out/fig2" \
   --plot "$PY" scripts/plot_pareto.py "$out/fig2/sweep.csv" --steps "$out/fig2/sweep_steps.csv" \
     --title "Final reverse KL vs bytes per update (distillation, LoRA rank 64)" \
@@ -163,11 +163,11 @@ figure fig4 "Spar rank allocation per matrix" \
     --spectra "$out/spectra.csv" --out "$out/fig4-allocation"
 
 # Figure 5: ablations (error feedback, allocation, value dtype) over seeds.
-figure fig5 "Spar ablations at 2% of adapter bytes" \
+figure fig5 "Spar ablations at 10% of adapter bytes" \
   sweep scenarios/paper/fig5-ablations.textproto --grid "seed=$(pick 1,2 1,2,3)" \
     --set "workload.steps=$(pick 30 100)" --out "$out/fig5" \
   --plot "$PY" scripts/plot_ablations.py "$out/fig5/sweep.csv" \
-    --title "HiLo + Spar ablations at 2% of the adapter's bytes" --out "$out/fig5-ablations"
+    --title "HiLo + Spar ablations at 10% of the adapter's bytes" --out "$out/fig5-ablations"
 
 # Figure 6: drift and hash agreement of delta vs HiLo.
 figure fig6 "replica consistency: drift and hash agreement" \

@@ -119,15 +119,17 @@ class SparCompressor : public Compressor
                    SparAllocation mode)
       : m_layout(layout)
       , m_dtype(dtype)
-      , m_min_rank(min_rank)
+      , m_min_rank(mode == SparAllocation::kUniform ? std::max<int64_t>(min_rank, 1) : min_rank)
       , m_mode(mode)
     {
+        // Uniform keeps at least one triplet in every matrix: a common k of 0 ships nothing, and
+        // an ablation that silently drops every update measures nothing.
         m_header_bytes = 1 + VarintLength(layout.size());
         for (const MatrixSpec& s : layout.matrices())
         {
             const int64_t m = std::min(s.rows, s.cols);
             m_header_bytes += VarintLength(static_cast<uint64_t>(m));
-            m_min_bytes += std::min(min_rank, m) * TripletBytes(s);
+            m_min_bytes += std::min(m_min_rank, m) * TripletBytes(s);
         }
         m_min_bytes += m_header_bytes;
     }

@@ -199,7 +199,8 @@ TEST(Spar, GreedyBeatsUniformOnUnevenSpectra)
     auto greedy = MakeCompressor("spar", layout, "dtype=bf16");
     auto uniform = MakeCompressor("spar", layout, "allocation=uniform;dtype=bf16");
     std::vector<float> a, b;
-    const int64_t budget = layout.adapter_bytes() / 16;
+    // Uniform's smallest payload holds one triplet per matrix; half again lets neither fill it.
+    const int64_t budget = uniform->MinPayloadBytes() * 3 / 2;
     ASSERT_TRUE(greedy->Decode(greedy->Encode(x, budget)->payload, &a).ok());
     ASSERT_TRUE(uniform->Decode(uniform->Encode(x, budget)->payload, &b).ok());
     EXPECT_LT(testing::RelativeError(a, x), testing::RelativeError(b, x));
@@ -218,6 +219,24 @@ TEST(Spar, KeptRanksRespectMinRankAndUniformMode)
     {
         EXPECT_GE(k, 2);
         EXPECT_EQ(k, e->kept_per_matrix[0]);
+    }
+}
+
+TEST(Spar, UniformNeverShipsAnEmptyUpdate)
+{
+    // A common k of 0 would drop the update: uniform's smallest payload is one triplet everywhere.
+    const AdapterLayout layout = LoraLayout();
+    const std::vector<float> x = SpectralGradient(layout, 10);
+    auto greedy = MakeCompressor("spar", layout, "dtype=bf16");
+    auto uniform = MakeCompressor("spar", layout, "allocation=uniform;dtype=bf16");
+    EXPECT_GT(uniform->MinPayloadBytes(), greedy->MinPayloadBytes());
+    EXPECT_EQ(uniform->Encode(x, uniform->MinPayloadBytes() - 1).status().code(),
+              StatusCode::kBudgetTooSmall);
+    StatusOr<Encoded> e = uniform->Encode(x, uniform->MinPayloadBytes());
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    for (int64_t k : e->kept_per_matrix)
+    {
+        EXPECT_EQ(k, 1);
     }
 }
 
