@@ -72,9 +72,10 @@ class GrpoWorkload : public LmWorkload
         const int64_t n = b.tokens.size(0);
         at::Tensor logits =
             m_student.Forward(b.tokens, lora).narrow(1, b.prompt_len - 1, b.gen_len);
-        at::Tensor logp = at::log_softmax(logits / m_config.temperature, -1)
-                              .gather(-1, b.tokens.narrow(1, b.prompt_len, b.gen_len).unsqueeze(-1))
-                              .squeeze(-1); // [N, G]
+        at::Tensor log_probs = at::log_softmax(logits / m_config.temperature, -1); // [N, G, V]
+        at::Tensor logp =
+            log_probs.gather(-1, b.tokens.narrow(1, b.prompt_len, b.gen_len).unsqueeze(-1))
+                .squeeze(-1); // [N, G]
         // Group-normalized advantages (population std, as in GRPO).
         at::Tensor r = b.rewards.view({n / b.group_size, b.group_size});
         at::Tensor mean = r.mean(1, /*keepdim=*/true);
@@ -91,7 +92,13 @@ class GrpoWorkload : public LmWorkload
         {
             surrogate = logp * adv;
         }
-        return -surrogate.mean();
+        at::Tensor loss = -surrogate.mean();
+        if (m_config.entropy_coef > 0)
+        {
+            at::Tensor entropy = -(log_probs.exp() * log_probs).sum(-1); // [N, G]
+            loss = loss - m_config.entropy_coef * entropy.mean();
+        }
+        return loss;
     }
 };
 

@@ -16,7 +16,8 @@
 //   task_prompt_stride). Reward of a sequence = fraction of its gen_tokens positions that do
 //   (uniform random tokens score 1/K; ignoring the prompt caps it near 1/(K-1)). group_size samples
 //   per prompt, advantages (r - mean) / (std + 1e-4) within the group, PPO-style ratio against the
-//   behaviour log-probs clipped to 1 +- clip_eps (this is what makes stale rollouts usable).
+//   behaviour log-probs clipped to 1 +- clip_eps (this is what makes stale rollouts usable), minus
+//   entropy_coef x the mean exact entropy of the policy at the sampled positions.
 //   Quality: mean reward on the held-out prompts.
 //
 // Determinism: prompts, samples and the initial adapter are functions of (seed, step, worker)
@@ -77,6 +78,9 @@ struct WorkloadConfig
                                    // the default learns in ~40 steps)
     bool importance_ratio{true};   // PPO ratio vs behaviour log-probs; false: plain REINFORCE
     double clip_eps{0.2};          // ratio clip 1 +- eps (with importance_ratio)
+    double entropy_coef{0.0};      // bonus coef x mean exact per-token entropy (nats) of the
+                                   // policy on the sampled prefixes: keeps a wide policy from
+                                   // collapsing to one completion per prompt (0: none)
 
     // Learner and evaluation.
     double grad_clip_norm{1.0}; // global L2 norm of the returned gradient; <= 0 disables
@@ -87,7 +91,8 @@ struct WorkloadConfig
 };
 
 /// The larger "paper" configuration: training rank 64 (alpha 128), width 256, 2 layers, 8 heads,
-/// vocab 128, teacher delta rank 32 (decay 0.9): "train high" has something to learn.
+/// vocab 128, teacher delta rank 32 (decay 0.9): "train high" has something to learn; GRPO on the
+/// stride-1 residue chain (task_prompt_stride false).
 WorkloadConfig PaperWorkloadConfig(const std::string& kind);
 
 struct RolloutInfo

@@ -28,10 +28,14 @@ main(int argc, char** argv)
     double lr = 3e-3;
     uint64_t seed = 1;
     int64_t modulus = 0;
-    bool stride = false;
+    int stride = -1;
     int64_t teacher_rank = 0;
     double teacher_scale = -1;
     double teacher_decay = -1;
+    int64_t group_size = 0;
+    int64_t prompts_per_worker = 0;
+    double lora_alpha = 0;
+    double entropy_coef = -1;
     po::options_description desc("workload-curves options");
     desc.add_options()("help", "this text")("kind", po::value(&kind)->default_value("distill"),
                                             "distill | grpo")(
@@ -42,11 +46,18 @@ main(int argc, char** argv)
         "lr", po::value(&lr)->default_value(3e-3), "AdamW learning rate (constant)")(
         "seed", po::value(&seed)->default_value(1), "workload seed")(
         "task-modulus", po::value(&modulus)->default_value(0), "grpo K (0: preset's)")(
-        "task-prompt-stride", po::bool_switch(&stride), "grpo: stride from the prompt")(
+        "task-prompt-stride", po::value(&stride)->default_value(-1),
+        "grpo: 1 stride from the prompt, 0 stride 1 (-1: preset's)")(
         "teacher-rank", po::value(&teacher_rank)->default_value(0), "distill (0: preset's)")(
         "teacher-scale", po::value(&teacher_scale)->default_value(-1), "distill (<0: preset's)")(
         "teacher-decay", po::value(&teacher_decay)->default_value(-1),
-        "distill (<0: preset's)")("out", po::value(&out), "CSV path (default: stdout)");
+        "distill (<0: preset's)")("group-size", po::value(&group_size)->default_value(0),
+                                  "samples per prompt (0: preset's)")(
+        "prompts-per-worker", po::value(&prompts_per_worker)->default_value(0),
+        "prompts per worker and step (0: preset's)")(
+        "lora-alpha", po::value(&lora_alpha)->default_value(0), "LoRA alpha (0: preset's)")(
+        "entropy-coef", po::value(&entropy_coef)->default_value(-1),
+        "grpo entropy bonus (<0: preset's)")("out", po::value(&out), "CSV path (default: stdout)");
     po::variables_map vm;
     try
     {
@@ -76,7 +87,10 @@ main(int argc, char** argv)
     {
         config.task_modulus = modulus;
     }
-    config.task_prompt_stride = config.task_prompt_stride || stride;
+    if (stride >= 0)
+    {
+        config.task_prompt_stride = stride == 1;
+    }
     if (teacher_rank > 0)
     {
         config.teacher_delta_rank = teacher_rank;
@@ -88,6 +102,22 @@ main(int argc, char** argv)
     if (teacher_decay >= 0)
     {
         config.teacher_delta_decay = teacher_decay;
+    }
+    if (group_size > 0)
+    {
+        config.group_size = group_size;
+    }
+    if (prompts_per_worker > 0)
+    {
+        config.prompts_per_worker = prompts_per_worker;
+    }
+    if (entropy_coef >= 0)
+    {
+        config.entropy_coef = entropy_coef;
+    }
+    if (lora_alpha > 0)
+    {
+        config.lora_alpha = lora_alpha;
     }
     auto workload = models::Workload::Create(config);
     if (!workload.ok())
@@ -131,6 +161,8 @@ main(int argc, char** argv)
         csv << " " << argv[i];
     }
     csv << "\n# adapter_params=" << wl.layout().numel() << " lora_rank=" << config.lora_rank
+        << " lora_alpha=" << config.lora_alpha << " group_size=" << config.group_size
+        << " entropy_coef=" << config.entropy_coef
         << " d_model=" << config.d_model << " layers=" << config.layers << " vocab=" << config.vocab
         << " workers=" << workers
         << " sequences_per_worker=" << config.prompts_per_worker * config.group_size << "\n";

@@ -107,6 +107,9 @@ TEST(WorkloadTest, ConfigIsValidated)
     EXPECT_TRUE(Tiny("distill").Validate().ok());
     EXPECT_TRUE(WorkloadConfig().Validate().ok());
     EXPECT_TRUE(PaperWorkloadConfig("grpo").Validate().ok());
+    c = Tiny("grpo");
+    c.entropy_coef = -0.1;
+    EXPECT_NE(c.Validate().message().find("entropy_coef"), std::string::npos);
 }
 
 TEST(WorkloadTest, InitialAdapterIsDeterministicWithZeroB)
@@ -251,6 +254,36 @@ TEST(WorkloadTest, OnPolicyRatioGradientEqualsReinforce)
     }
     ASSERT_GT(norm, 0);
     EXPECT_LT(diff / norm, 1e-3);
+}
+
+TEST(WorkloadTest, EntropyBonusIsAnAdditiveTermLinearInItsCoefficient)
+{
+    // g(coef) = g(0) - coef * grad(mean entropy): nonzero, and twice the coefficient doubles it.
+    WorkloadConfig c = Tiny("grpo");
+    c.grad_clip_norm = 0; // clipping would rescale the sum
+    auto gradient = [&](double coef, const std::vector<std::string>& batches,
+                        const std::vector<float>& theta) {
+        WorkloadConfig cc = c;
+        cc.entropy_coef = coef;
+        return Make(cc)->Gradient(theta, batches, nullptr).value();
+    };
+    auto wl = Make(c);
+    const std::vector<float> theta = wl->InitialAdapter().theta;
+    const std::vector<std::string> batches{wl->Rollout(theta, 0, 0, nullptr).value()};
+    const std::vector<float> g0 = gradient(0.0, batches, theta);
+    const std::vector<float> g1 = gradient(0.05, batches, theta);
+    const std::vector<float> g2 = gradient(0.1, batches, theta);
+    double d1 = 0;
+    double err = 0;
+    for (size_t i = 0; i < g0.size(); ++i)
+    {
+        const double a = double(g1[i]) - g0[i];
+        const double b = double(g2[i]) - g0[i];
+        d1 += a * a;
+        err += (b - 2 * a) * (b - 2 * a);
+    }
+    ASSERT_GT(d1, 0);
+    EXPECT_LT(std::sqrt(err / d1), 1e-3);
 }
 
 TEST(WorkloadTest, DistillationLowersKl)
