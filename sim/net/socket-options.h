@@ -51,7 +51,8 @@ struct SocketOptions
                                  const BufferSizing& sizing = BufferSizing());
 
     /// Applies to a TCP socket before Connect/Listen (segment size, buffers, congestion control,
-    /// pacing for BBR). Buffers may be changed again later; the segment size may not.
+    /// pacing, which is on for every variant). Buffers may be changed again later; the segment
+    /// size may not.
     /// REQUIRES: `socket` is an ns3::TcpSocketBase.
     void ApplyTo(ns3::Ptr<ns3::Socket> socket) const;
     /// Only the buffer sizes (allowed on a connected socket).

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -243,6 +244,36 @@ TEST(EndToEnd, StepsCsvRowsHaveTheHeaderWidth)
     }
     EXPECT_EQ(rows, 7); // version 0 (evaluation only) and versions 1..6
     std::filesystem::remove_all(dir);
+}
+
+TEST(EndToEnd, ConnectionsThatIdledThroughARolloutShareTheLearnerUplinkFairly)
+{
+    // Four workers' connections wake up together after every rollout and cross one learner
+    // uplink. Unpaced, each sent its whole window at once, the learner's own queue overflowed
+    // and three of four workers waited out a retransmission timeout (2.2 s instead of 0.23 s).
+    LoadedScenario loaded =
+        Load(kTiny, {"llm_profile=Qwen2.5-7B", "workload.steps=3",
+                     "workload.modelled_prompt_tokens=256", "workload.modelled_gen_tokens=512",
+                     "workers[0].count=3", "workers[1].gpu=A10G",
+                     "network.worker_link.bandwidth=1Gbps",
+                     "network.worker_link.delay=40ms", "network.worker_link.mtu=9000",
+                     "network.learner_uplink.bandwidth=100Gbps",
+                     "network.learner_uplink.delay=1ms", "network.learner_uplink.mtu=9000"});
+    auto r = RunArm(loaded.resolved, 0, nullptr, {}); // full sync, 20 MB per update
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::map<uint64_t, std::pair<double, double>> ready; // version -> first, last ready_s
+    for (const ApplyEvent& a : r->applies)
+    {
+        auto [it, fresh] = ready.try_emplace(a.version, a.ready_s, a.ready_s);
+        it->second.first = std::min(it->second.first, a.ready_s);
+        it->second.second = std::max(it->second.second, a.ready_s);
+    }
+    ASSERT_EQ(ready.size(), 3u);
+    for (const auto& [version, range] : ready)
+    {
+        // Same bytes, same links: the workers finish together (0.2 s apart at most, not 1.9 s).
+        EXPECT_LT(range.second - range.first, 0.2) << "version " << version;
+    }
 }
 
 TEST(EndToEnd, ModelledTokenCountsSetRolloutTimeAndTrajectoryBytes)
