@@ -50,12 +50,13 @@ Budget::ResolveBytes(int64_t adapter_bytes) const
 {
     switch (m_kind)
     {
-    case Kind::kBytes:
-        return m_bytes;
-    case Kind::kFraction:
-        return static_cast<int64_t>(std::floor(m_fraction * static_cast<double>(adapter_bytes)));
-    case Kind::kUnlimited:
-        break;
+        case Kind::kBytes:
+            return m_bytes;
+        case Kind::kFraction:
+            return static_cast<int64_t>(
+                std::floor(m_fraction * static_cast<double>(adapter_bytes)));
+        case Kind::kUnlimited:
+            break;
     }
     return std::numeric_limits<int64_t>::max();
 }
@@ -66,15 +67,15 @@ Budget::ToString() const
     std::ostringstream os;
     switch (m_kind)
     {
-    case Kind::kBytes:
-        os << m_bytes << "B";
-        break;
-    case Kind::kFraction:
-        os << m_fraction * 100.0 << "%";
-        break;
-    case Kind::kUnlimited:
-        os << "unlimited";
-        break;
+        case Kind::kBytes:
+            os << m_bytes << "B";
+            break;
+        case Kind::kFraction:
+            os << m_fraction * 100.0 << "%";
+            break;
+        case Kind::kUnlimited:
+            os << "unlimited";
+            break;
     }
     return os.str();
 }

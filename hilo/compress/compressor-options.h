@@ -26,8 +26,8 @@ class OptionReader
 {
   public:
     OptionReader(std::string compressor, const CompressorOptions& options)
-        : m_compressor(std::move(compressor)),
-          m_options(options)
+      : m_compressor(std::move(compressor))
+      , m_options(options)
     {
     }
 

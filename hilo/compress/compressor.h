@@ -18,9 +18,9 @@ namespace hilo
 /// The result of one Encode: the wire payload plus local facts that never travel.
 struct Encoded
 {
-    std::string payload;                   // the only thing counted and sent
-    std::vector<int64_t> kept_per_matrix;  // local: rank (spar, powersgd) or entries (topk...) kept
-                                           // per layout matrix; empty when not meaningful
+    std::string payload;                  // the only thing counted and sent
+    std::vector<int64_t> kept_per_matrix; // local: rank (spar, powersgd) or entries (topk...) kept
+                                          // per layout matrix; empty when not meaningful
 };
 
 class Compressor

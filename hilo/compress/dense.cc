@@ -11,8 +11,8 @@ class DenseCompressor : public Compressor
 {
   public:
     DenseCompressor(const AdapterLayout& layout, ValueDtype dtype)
-        : m_layout(layout),
-          m_dtype(dtype)
+      : m_layout(layout)
+      , m_dtype(dtype)
     {
     }
 

@@ -4,8 +4,8 @@ namespace hilo
 {
 
 ErrorFeedback::ErrorFeedback(int64_t numel, ErrorFeedbackOptions options)
-    : m_options(options),
-      m_residual(static_cast<size_t>(numel), 0.0f)
+  : m_options(options)
+  , m_residual(static_cast<size_t>(numel), 0.0f)
 {
 }
 

@@ -19,8 +19,9 @@
 //
 // Options: dtype=fp32|bf16|fp16|int8 (default bf16), min_rank=N (default 0; triplets every matrix
 // keeps, capped at m_i), allocation=greedy|uniform (default greedy; uniform = the same k for every
-// matrix, the ablation; it keeps k >= 1, so its smallest payload holds a triplet of every matrix). Budget: header bytes are reserved first (the k_i varints at their widest),
-// then triplets are allocated; MinPayloadBytes() is the header plus min_rank triplets everywhere.
+// matrix, the ablation; it keeps k >= 1, so its smallest payload holds a triplet of every matrix).
+// Budget: header bytes are reserved first (the k_i varints at their widest), then triplets are
+// allocated; MinPayloadBytes() is the header plus min_rank triplets everywhere.
 #ifndef HILO_COMPRESS_SPAR_H
 #define HILO_COMPRESS_SPAR_H
 

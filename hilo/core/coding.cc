@@ -55,23 +55,25 @@ ByteWriter::PutFloats(const float* values, size_t n, ValueDtype dtype)
     size_t start = m_out->size();
     switch (dtype)
     {
-    case ValueDtype::kFp32:
-        m_out->append(reinterpret_cast<const char*>(values), n * 4);
-        return;
-    case ValueDtype::kBf16:
-    case ValueDtype::kFp16: {
-        m_out->resize(start + n * 2);
-        char* p = &(*m_out)[start];
-        for (size_t i = 0; i < n; ++i)
+        case ValueDtype::kFp32:
+            m_out->append(reinterpret_cast<const char*>(values), n * 4);
+            return;
+        case ValueDtype::kBf16:
+        case ValueDtype::kFp16:
         {
-            uint16_t h = dtype == ValueDtype::kBf16 ? FloatToBf16(values[i]) : FloatToFp16(values[i]);
-            p[2 * i] = static_cast<char>(h & 0xff);
-            p[2 * i + 1] = static_cast<char>(h >> 8);
+            m_out->resize(start + n * 2);
+            char* p = &(*m_out)[start];
+            for (size_t i = 0; i < n; ++i)
+            {
+                uint16_t h =
+                    dtype == ValueDtype::kBf16 ? FloatToBf16(values[i]) : FloatToFp16(values[i]);
+                p[2 * i] = static_cast<char>(h & 0xff);
+                p[2 * i + 1] = static_cast<char>(h >> 8);
+            }
+            return;
         }
-        return;
-    }
-    case ValueDtype::kInt8:
-        break;
+        case ValueDtype::kInt8:
+            break;
     }
 }
 

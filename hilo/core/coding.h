@@ -30,7 +30,7 @@ class ByteWriter
 {
   public:
     explicit ByteWriter(std::string* out)
-        : m_out(out)
+      : m_out(out)
     {
     }
 
@@ -53,7 +53,7 @@ class ByteReader
 {
   public:
     explicit ByteReader(std::string_view in)
-        : m_in(in)
+      : m_in(in)
     {
     }
 

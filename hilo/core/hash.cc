@@ -22,7 +22,7 @@ HashBytes(const void* data, size_t size)
 }
 
 Hasher::Hasher()
-    : m_state(XXH64_createState())
+  : m_state(XXH64_createState())
 {
     XXH64_reset(static_cast<XXH64_state_t*>(m_state), 0);
 }

@@ -7,8 +7,8 @@ std::vector<LoraTarget>
 AllLinearTargets(const TransformerShape& s)
 {
     return {
-        {"q", s.hidden, s.hidden},   {"k", s.hidden, s.kv_width}, {"v", s.hidden, s.kv_width},
-        {"o", s.hidden, s.hidden},   {"gate", s.hidden, s.ffn},   {"up", s.hidden, s.ffn},
+        {"q", s.hidden, s.hidden}, {"k", s.hidden, s.kv_width}, {"v", s.hidden, s.kv_width},
+        {"o", s.hidden, s.hidden}, {"gate", s.hidden, s.ffn},   {"up", s.hidden, s.ffn},
         {"down", s.ffn, s.hidden},
     };
 }

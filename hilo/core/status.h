@@ -14,16 +14,16 @@ namespace hilo
 enum class StatusCode
 {
     kOk = 0,
-    kInvalidArgument,   // a caller passed something outside the contract
-    kCorruption,        // bytes that fail framing, CRC, parsing or a consistency check
-    kNotSupported,      // a format version, compressor or strategy this build does not know
-    kGap,               // update's base version is ahead of the replica: versions were missed
-    kStale,             // update's version is at or behind the replica: duplicate or old
-    kConfigMismatch,    // update was made under another configuration (config hash differs)
-    kHashMismatch,      // state after replay differs from the learner's
-    kBudgetTooSmall,    // the byte budget cannot hold even the smallest payload
-    kNotFound,          // a requested version is no longer retained
-    kInternal,          // a broken invariant of our own
+    kInvalidArgument, // a caller passed something outside the contract
+    kCorruption,      // bytes that fail framing, CRC, parsing or a consistency check
+    kNotSupported,    // a format version, compressor or strategy this build does not know
+    kGap,             // update's base version is ahead of the replica: versions were missed
+    kStale,           // update's version is at or behind the replica: duplicate or old
+    kConfigMismatch,  // update was made under another configuration (config hash differs)
+    kHashMismatch,    // state after replay differs from the learner's
+    kBudgetTooSmall,  // the byte budget cannot hold even the smallest payload
+    kNotFound,        // a requested version is no longer retained
+    kInternal,        // a broken invariant of our own
 };
 
 /// Returns a stable lower-case name for a code ("corruption", "gap", ...).
@@ -34,20 +34,29 @@ class Status
   public:
     Status() = default;
     Status(StatusCode code, std::string message)
-        : m_code(code),
-          m_message(std::move(message))
+      : m_code(code)
+      , m_message(std::move(message))
     {
     }
 
     static Status Ok() { return Status(); }
-    static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+    static Status InvalidArgument(std::string m)
+    {
+        return {StatusCode::kInvalidArgument, std::move(m)};
+    }
     static Status Corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }
     static Status NotSupported(std::string m) { return {StatusCode::kNotSupported, std::move(m)}; }
     static Status Gap(std::string m) { return {StatusCode::kGap, std::move(m)}; }
     static Status Stale(std::string m) { return {StatusCode::kStale, std::move(m)}; }
-    static Status ConfigMismatch(std::string m) { return {StatusCode::kConfigMismatch, std::move(m)}; }
+    static Status ConfigMismatch(std::string m)
+    {
+        return {StatusCode::kConfigMismatch, std::move(m)};
+    }
     static Status HashMismatch(std::string m) { return {StatusCode::kHashMismatch, std::move(m)}; }
-    static Status BudgetTooSmall(std::string m) { return {StatusCode::kBudgetTooSmall, std::move(m)}; }
+    static Status BudgetTooSmall(std::string m)
+    {
+        return {StatusCode::kBudgetTooSmall, std::move(m)};
+    }
     static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
     static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
@@ -63,12 +72,12 @@ class Status
 };
 
 /// A value or the Status that explains why there is none.
-template <typename T>
+template<typename T>
 class StatusOr
 {
   public:
     StatusOr(Status status) // NOLINT: implicit by design, as in absl
-        : m_status(std::move(status))
+      : m_status(std::move(status))
     {
         assert(!m_status.ok() && "StatusOr built from an ok Status without a value");
         if (m_status.ok())
@@ -77,7 +86,7 @@ class StatusOr
         }
     }
     StatusOr(T value) // NOLINT: implicit by design
-        : m_value(std::move(value))
+      : m_value(std::move(value))
     {
     }
 
@@ -100,12 +109,12 @@ class StatusOr
 } // namespace hilo
 
 /// Returns early from the enclosing function when `expr` yields a non-ok Status.
-#define HILO_RETURN_IF_ERROR(expr)                                                                 \
-    do                                                                                             \
-    {                                                                                              \
-        ::hilo::Status _hilo_status = (expr);                                                      \
-        if (!_hilo_status.ok())                                                                    \
-            return _hilo_status;                                                                   \
+#define HILO_RETURN_IF_ERROR(expr)            \
+    do                                        \
+    {                                         \
+        ::hilo::Status _hilo_status = (expr); \
+        if (!_hilo_status.ok())               \
+            return _hilo_status;              \
     } while (0)
 
 #endif // HILO_CORE_STATUS_H

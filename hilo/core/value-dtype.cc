@@ -8,14 +8,14 @@ ValueDtypeName(ValueDtype d)
 {
     switch (d)
     {
-    case ValueDtype::kFp32:
-        return "fp32";
-    case ValueDtype::kBf16:
-        return "bf16";
-    case ValueDtype::kFp16:
-        return "fp16";
-    case ValueDtype::kInt8:
-        return "int8";
+        case ValueDtype::kFp32:
+            return "fp32";
+        case ValueDtype::kBf16:
+            return "bf16";
+        case ValueDtype::kFp16:
+            return "fp16";
+        case ValueDtype::kInt8:
+            return "int8";
     }
     return "unknown";
 }
@@ -23,7 +23,8 @@ ValueDtypeName(ValueDtype d)
 StatusOr<ValueDtype>
 ParseValueDtype(std::string_view name)
 {
-    for (ValueDtype d : {ValueDtype::kFp32, ValueDtype::kBf16, ValueDtype::kFp16, ValueDtype::kInt8})
+    for (ValueDtype d :
+         {ValueDtype::kFp32, ValueDtype::kBf16, ValueDtype::kFp16, ValueDtype::kInt8})
     {
         if (name == ValueDtypeName(d))
         {
@@ -39,13 +40,13 @@ BytesPerValue(ValueDtype d)
 {
     switch (d)
     {
-    case ValueDtype::kFp32:
-        return 4;
-    case ValueDtype::kBf16:
-    case ValueDtype::kFp16:
-        return 2;
-    case ValueDtype::kInt8:
-        return 1;
+        case ValueDtype::kFp32:
+            return 4;
+        case ValueDtype::kBf16:
+        case ValueDtype::kFp16:
+            return 2;
+        case ValueDtype::kInt8:
+            return 1;
     }
     return 4;
 }

@@ -35,7 +35,8 @@ LearningRate(const LrSchedule& s, uint64_t step)
 Status
 OptimizerConfig::Validate() const
 {
-    auto bad = [](const std::string& what) { return Status::InvalidArgument("optimizer: " + what); };
+    auto bad = [](const std::string& what)
+    { return Status::InvalidArgument("optimizer: " + what); };
     if (!(lr.base_lr >= 0.0f) || !std::isfinite(lr.base_lr))
         return bad("lr must be finite and >= 0");
     if (lr.warmup_steps < 0)
@@ -100,12 +101,12 @@ LrScheduleKindName(LrScheduleKind k)
 {
     switch (k)
     {
-    case LrScheduleKind::kConstant:
-        return "constant";
-    case LrScheduleKind::kLinearWarmup:
-        return "linear_warmup";
-    case LrScheduleKind::kCosine:
-        return "cosine";
+        case LrScheduleKind::kConstant:
+            return "constant";
+        case LrScheduleKind::kLinearWarmup:
+            return "linear_warmup";
+        case LrScheduleKind::kCosine:
+            return "cosine";
     }
     return "unknown";
 }

@@ -22,10 +22,10 @@ enum class LrScheduleKind : uint8_t
 struct LrSchedule
 {
     LrScheduleKind kind{LrScheduleKind::kConstant};
-    float base_lr{1e-3f};     // peak learning rate
-    int64_t warmup_steps{0};  // steps of linear ramp; 0 disables it
+    float base_lr{1e-3f};      // peak learning rate
+    int64_t warmup_steps{0};   // steps of linear ramp; 0 disables it
     int64_t total_steps{1000}; // cosine horizon; steps past it stay at the floor
-    float min_lr_ratio{0.0f}; // cosine floor as a fraction of base_lr
+    float min_lr_ratio{0.0f};  // cosine floor as a fraction of base_lr
 };
 
 /// Learning rate for 1-based optimizer step `step`: a pure function, identical on every host
@@ -42,12 +42,12 @@ struct OptimizerConfig
 {
     OptimizerKind kind{OptimizerKind::kAdamW};
     LrSchedule lr;
-    float beta1{0.9f};          // AdamW first-moment decay
-    float beta2{0.999f};        // AdamW second-moment decay
-    float eps{1e-8f};           // AdamW denominator floor
-    float weight_decay{0.0f};   // AdamW: decoupled; SGD: added to the gradient
-    float momentum{0.9f};       // SGD momentum
-    float dampening{0.0f};      // SGD dampening
+    float beta1{0.9f};        // AdamW first-moment decay
+    float beta2{0.999f};      // AdamW second-moment decay
+    float eps{1e-8f};         // AdamW denominator floor
+    float weight_decay{0.0f}; // AdamW: decoupled; SGD: added to the gradient
+    float momentum{0.9f};     // SGD momentum
+    float dampening{0.0f};    // SGD dampening
 
     /// Checks ranges (betas in [0,1), eps > 0, lr >= 0, ...).
     Status Validate() const;

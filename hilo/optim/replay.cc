@@ -18,13 +18,13 @@ constexpr int64_t kGrain = 1 << 15;
 struct AdamWScalars
 {
     float lr;
-    float decay;       // 1 - lr * weight_decay
+    float decay; // 1 - lr * weight_decay
     float beta1;
     float beta2;
     float one_minus_beta1;
     float one_minus_beta2;
-    float bias1;       // 1 - beta1^t
-    float bias2;       // 1 - beta2^t
+    float bias1; // 1 - beta1^t
+    float bias2; // 1 - beta2^t
     float eps;
 };
 
@@ -32,24 +32,26 @@ void
 AdamWKernel(const AdamWScalars& s, const float* theta_in, const float* m_in, const float* v_in,
             const float* g, float* theta_out, float* m_out, float* v_out, int64_t n)
 {
-    at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i)
-        {
-            const float gi = g[i];
-            float p = theta_in[i] * s.decay;
-            const float m = s.beta1 * m_in[i] + s.one_minus_beta1 * gi;
-            const float gg = gi * gi;
-            const float v = s.beta2 * v_in[i] + s.one_minus_beta2 * gg;
-            const float m_hat = m / s.bias1;
-            const float v_hat = v / s.bias2;
-            const float denom = std::sqrt(v_hat) + s.eps;
-            const float delta = s.lr * (m_hat / denom);
-            p = p - delta;
-            theta_out[i] = p;
-            m_out[i] = m;
-            v_out[i] = v;
-        }
-    });
+    at::parallel_for(0, n, kGrain,
+                     [&](int64_t begin, int64_t end)
+                     {
+                         for (int64_t i = begin; i < end; ++i)
+                         {
+                             const float gi = g[i];
+                             float p = theta_in[i] * s.decay;
+                             const float m = s.beta1 * m_in[i] + s.one_minus_beta1 * gi;
+                             const float gg = gi * gi;
+                             const float v = s.beta2 * v_in[i] + s.one_minus_beta2 * gg;
+                             const float m_hat = m / s.bias1;
+                             const float v_hat = v / s.bias2;
+                             const float denom = std::sqrt(v_hat) + s.eps;
+                             const float delta = s.lr * (m_hat / denom);
+                             p = p - delta;
+                             theta_out[i] = p;
+                             m_out[i] = m;
+                             v_out[i] = v;
+                         }
+                     });
 }
 
 void
@@ -57,28 +59,30 @@ SgdKernel(float lr, float wd, float momentum, float one_minus_dampening, bool fi
           const float* theta_in, const float* m_in, const float* g, float* theta_out, float* m_out,
           int64_t n)
 {
-    at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i)
-        {
-            const float p = theta_in[i];
-            const float wdp = wd * p;
-            const float d = g[i] + wdp;
-            float buf;
-            if (first)
-            {
-                buf = d;
-            }
-            else
-            {
-                const float kept = momentum * m_in[i];
-                const float added = one_minus_dampening * d;
-                buf = kept + added;
-            }
-            const float step = lr * buf;
-            theta_out[i] = p - step;
-            m_out[i] = buf;
-        }
-    });
+    at::parallel_for(0, n, kGrain,
+                     [&](int64_t begin, int64_t end)
+                     {
+                         for (int64_t i = begin; i < end; ++i)
+                         {
+                             const float p = theta_in[i];
+                             const float wdp = wd * p;
+                             const float d = g[i] + wdp;
+                             float buf;
+                             if (first)
+                             {
+                                 buf = d;
+                             }
+                             else
+                             {
+                                 const float kept = momentum * m_in[i];
+                                 const float added = one_minus_dampening * d;
+                                 buf = kept + added;
+                             }
+                             const float step = lr * buf;
+                             theta_out[i] = p - step;
+                             m_out[i] = buf;
+                         }
+                     });
 }
 
 } // namespace
@@ -102,22 +106,21 @@ CheckOptimizerState(const OptimizerConfig& config, const OptimizerState& state, 
     if (state.m.size() != n)
     {
         return Status::InvalidArgument("optimizer state has " + std::to_string(state.m.size()) +
-                                       " first-moment values; the layout has " +
-                                       std::to_string(n) + " parameters");
+                                       " first-moment values; the layout has " + std::to_string(n) +
+                                       " parameters");
     }
     const size_t want_v = config.UsesSecondMoment() ? n : 0;
     if (state.v.size() != want_v)
     {
         return Status::InvalidArgument("optimizer state has " + std::to_string(state.v.size()) +
-                                       " second-moment values; expected " +
-                                       std::to_string(want_v));
+                                       " second-moment values; expected " + std::to_string(want_v));
     }
     return Status::Ok();
 }
 
 void
-ReplayStep(const OptimizerConfig& config, const ReplicatedState& in,
-           const std::vector<float>& grad, ReplicatedState* out)
+ReplayStep(const OptimizerConfig& config, const ReplicatedState& in, const std::vector<float>& grad,
+           ReplicatedState* out)
 {
     const int64_t n = static_cast<int64_t>(grad.size());
     const OptimizerState& oin = in.optimizer;

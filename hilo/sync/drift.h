@@ -10,8 +10,8 @@ namespace hilo
 
 struct DriftStats
 {
-    double max_abs{0};  // max_i |a_i - b_i|
-    double rel_l2{0};   // ||a - b|| / ||a|| (the absolute distance when a is zero)
+    double max_abs{0}; // max_i |a_i - b_i|
+    double rel_l2{0};  // ||a - b|| / ||a|| (the absolute distance when a is zero)
 };
 
 DriftStats ComputeDrift(const std::vector<float>& reference, const std::vector<float>& other);

@@ -13,8 +13,8 @@ class FullStrategy : public SyncStrategy
 {
   public:
     FullStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer)
-        : m_compressor(std::move(compressor)),
-          m_optimizer(optimizer)
+      : m_compressor(std::move(compressor))
+      , m_optimizer(optimizer)
     {
     }
 
@@ -25,7 +25,8 @@ class FullStrategy : public SyncStrategy
     void InitLearner(const AdapterState& initial, LearnerState* s) const override
     {
         s->train.adapter = initial;
-        s->train.optimizer = NewOptimizerState(m_optimizer, static_cast<int64_t>(initial.theta.size()));
+        s->train.optimizer =
+            NewOptimizerState(m_optimizer, static_cast<int64_t>(initial.theta.size()));
         s->shadow.adapter = initial;
         s->shadow.optimizer = OptimizerState();
     }
@@ -39,8 +40,8 @@ class FullStrategy : public SyncStrategy
         ReplayStep(m_optimizer, s->train, grad, &s->train);
         times->apply_s = SecondsSince(t0);
         t0 = NowNs();
-        StatusOr<Encoded> enc = m_compressor->Encode(s->train.adapter.theta,
-                                                     m_compressor->MinPayloadBytes());
+        StatusOr<Encoded> enc =
+            m_compressor->Encode(s->train.adapter.theta, m_compressor->MinPayloadBytes());
         times->encode_s = SecondsSince(t0);
         if (!enc.ok())
         {

@@ -14,10 +14,10 @@ class HiloStrategy : public SyncStrategy
   public:
     HiloStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer,
                  int64_t budget_bytes, ErrorFeedbackOptions ef)
-        : m_compressor(std::move(compressor)),
-          m_optimizer(optimizer),
-          m_budget_bytes(budget_bytes),
-          m_ef(m_compressor->layout().numel(), ef)
+      : m_compressor(std::move(compressor))
+      , m_optimizer(optimizer)
+      , m_budget_bytes(budget_bytes)
+      , m_ef(m_compressor->layout().numel(), ef)
     {
     }
 

@@ -7,10 +7,10 @@ namespace hilo
 
 Publisher::Publisher(const AdapterLayout& layout, const OptimizerConfig& optimizer,
                      std::unique_ptr<SyncStrategy> strategy, PublisherOptions options)
-    : m_layout(layout),
-      m_optimizer(optimizer),
-      m_strategy(std::move(strategy)),
-      m_options(options)
+  : m_layout(layout)
+  , m_optimizer(optimizer)
+  , m_strategy(std::move(strategy))
+  , m_options(options)
 {
 }
 
@@ -37,8 +37,7 @@ Publisher::Create(const SyncSpec& spec, const AdapterLayout& layout,
     {
         return strategy.status();
     }
-    std::unique_ptr<Publisher> p(
-        new Publisher(layout, optimizer, std::move(*strategy), options));
+    std::unique_ptr<Publisher> p(new Publisher(layout, optimizer, std::move(*strategy), options));
     p->m_config_hash = p->m_strategy->ConfigHash(optimizer);
     p->m_strategy->InitLearner(initial, &p->m_state);
     p->m_snapshot = p->replica_view();

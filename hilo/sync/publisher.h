@@ -25,7 +25,7 @@ struct PublisherOptions
 /// One published version: the frame every worker receives plus learner-local facts.
 struct PublishedUpdate
 {
-    std::string frame;                    // what goes on the wire (framed Update)
+    std::string frame; // what goes on the wire (framed Update)
     uint64_t version{0};
     int64_t payload_bytes{0};             // compressor payload only
     uint64_t state_hash{0};               // hash the replicas must reach

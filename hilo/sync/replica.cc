@@ -22,10 +22,10 @@ Hex(uint64_t v)
 
 Replica::Replica(const AdapterLayout& layout, const OptimizerConfig& optimizer,
                  std::unique_ptr<SyncStrategy> strategy, ReplicaOptions options)
-    : m_layout(layout),
-      m_optimizer(optimizer),
-      m_strategy(std::move(strategy)),
-      m_options(options)
+  : m_layout(layout)
+  , m_optimizer(optimizer)
+  , m_strategy(std::move(strategy))
+  , m_options(options)
 {
 }
 
@@ -91,12 +91,11 @@ Replica::ApplyChecked(std::string_view frame)
         u.compressor() != m_strategy->compressor().Name() ||
         u.compressor_params() != m_strategy->compressor().Params())
     {
-        return Status::ConfigMismatch("update made by strategy " + std::to_string(u.strategy()) +
-                                      " with compressor '" + u.compressor() + "' (" +
-                                      u.compressor_params() + "); this replica runs " +
-                                      SyncKindName(m_strategy->kind()) + " with '" +
-                                      m_strategy->compressor().Name() + "' (" +
-                                      m_strategy->compressor().Params() + ")");
+        return Status::ConfigMismatch(
+            "update made by strategy " + std::to_string(u.strategy()) + " with compressor '" +
+            u.compressor() + "' (" + u.compressor_params() + "); this replica runs " +
+            SyncKindName(m_strategy->kind()) + " with '" + m_strategy->compressor().Name() + "' (" +
+            m_strategy->compressor().Params() + ")");
     }
     const uint64_t current = version();
     if (u.version() <= current)

@@ -25,9 +25,9 @@ struct ReplicaOptions
 struct ReplicaStats
 {
     uint64_t applied{0};
-    uint64_t rejected{0};       // every non-ok Apply
+    uint64_t rejected{0}; // every non-ok Apply
     uint64_t hash_mismatches{0};
-    uint64_t restores{0};       // snapshots restored (resyncs)
+    uint64_t restores{0}; // snapshots restored (resyncs)
 };
 
 class Replica

@@ -12,12 +12,12 @@ SyncKindName(SyncKind k)
 {
     switch (k)
     {
-    case SyncKind::kFull:
-        return "full";
-    case SyncKind::kHilo:
-        return "hilo";
-    case SyncKind::kDelta:
-        return "delta";
+        case SyncKind::kFull:
+            return "full";
+        case SyncKind::kHilo:
+            return "hilo";
+        case SyncKind::kDelta:
+            return "delta";
     }
     return "unknown";
 }
@@ -74,14 +74,14 @@ NewSyncStrategy(const SyncSpec& spec, const AdapterLayout& layout, const Optimiz
     }
     switch (spec.kind)
     {
-    case SyncKind::kFull:
-        return NewFullStrategy(std::move(*compressor), optimizer);
-    case SyncKind::kHilo:
-        return NewHiloStrategy(std::move(*compressor), optimizer, budget_bytes,
-                               spec.error_feedback);
-    case SyncKind::kDelta:
-        return NewDeltaStrategy(std::move(*compressor), optimizer, budget_bytes,
-                                spec.error_feedback);
+        case SyncKind::kFull:
+            return NewFullStrategy(std::move(*compressor), optimizer);
+        case SyncKind::kHilo:
+            return NewHiloStrategy(std::move(*compressor), optimizer, budget_bytes,
+                                   spec.error_feedback);
+        case SyncKind::kDelta:
+            return NewDeltaStrategy(std::move(*compressor), optimizer, budget_bytes,
+                                    spec.error_feedback);
     }
     return Status::InvalidArgument("unknown sync strategy");
 }

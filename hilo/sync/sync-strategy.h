@@ -1,7 +1,8 @@
 // SyncStrategy: how a new adapter version reaches the replicas (DESIGN.md section 3). One
-// interface for `full`, `hilo` and `delta` so publisher, replica and the simulator treat them alike.
-// The learner half advances the learner's state and produces a payload; the replica half turns a
-// payload plus the replica's state into the next state. Compressors plug in below this seam.
+// interface for `full`, `hilo` and `delta` so publisher, replica and the simulator treat them
+// alike. The learner half advances the learner's state and produces a payload; the replica half
+// turns a payload plus the replica's state into the next state. Compressors plug in below this
+// seam.
 #ifndef HILO_SYNC_SYNC_STRATEGY_H
 #define HILO_SYNC_SYNC_STRATEGY_H
 
@@ -34,7 +35,7 @@ StatusOr<SyncKind> ParseSyncKind(std::string_view name);
 struct SyncSpec
 {
     SyncKind kind{SyncKind::kHilo};
-    std::string compressor{"dense"};  // factory kind; `full` accepts only "dense"
+    std::string compressor{"dense"}; // factory kind; `full` accepts only "dense"
     CompressorOptions compressor_options;
     Budget budget{Budget::Unlimited()}; // per update, payload bytes
     ErrorFeedbackOptions error_feedback{/*enabled=*/false, /*decay=*/1.0f}; // hilo and delta only

@@ -82,8 +82,8 @@ DecodeUpdateFrame(std::string_view frame, uint64_t max_body)
     if (update.format_version() != kFormatVersion)
     {
         return Status::NotSupported("Update format version " +
-                                    std::to_string(update.format_version()) + "; this build reads " +
-                                    std::to_string(kFormatVersion));
+                                    std::to_string(update.format_version()) +
+                                    "; this build reads " + std::to_string(kFormatVersion));
     }
     if (update.version() != update.base_version() + 1)
     {

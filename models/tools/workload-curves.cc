@@ -45,14 +45,13 @@ main(int argc, char** argv)
         "eval-every", po::value(&eval_every)->default_value(10), "steps between evaluations")(
         "lr", po::value(&lr)->default_value(3e-3), "AdamW learning rate (constant)")(
         "seed", po::value(&seed)->default_value(1), "workload seed")(
-        "task-modulus", po::value(&modulus)->default_value(0), "grpo K (0: preset's)")(
-        "task-prompt-stride", po::value(&stride)->default_value(-1),
-        "grpo: 1 stride from the prompt, 0 stride 1 (-1: preset's)")(
+        "task-modulus", po::value(&modulus)->default_value(0),
+        "grpo K (0: preset's)")("task-prompt-stride", po::value(&stride)->default_value(-1),
+                                "grpo: 1 stride from the prompt, 0 stride 1 (-1: preset's)")(
         "teacher-rank", po::value(&teacher_rank)->default_value(0), "distill (0: preset's)")(
         "teacher-scale", po::value(&teacher_scale)->default_value(-1), "distill (<0: preset's)")(
-        "teacher-decay", po::value(&teacher_decay)->default_value(-1),
-        "distill (<0: preset's)")("group-size", po::value(&group_size)->default_value(0),
-                                  "samples per prompt (0: preset's)")(
+        "teacher-decay", po::value(&teacher_decay)->default_value(-1), "distill (<0: preset's)")(
+        "group-size", po::value(&group_size)->default_value(0), "samples per prompt (0: preset's)")(
         "prompts-per-worker", po::value(&prompts_per_worker)->default_value(0),
         "prompts per worker and step (0: preset's)")(
         "lora-alpha", po::value(&lora_alpha)->default_value(0), "LoRA alpha (0: preset's)")(
@@ -162,9 +161,8 @@ main(int argc, char** argv)
     }
     csv << "\n# adapter_params=" << wl.layout().numel() << " lora_rank=" << config.lora_rank
         << " lora_alpha=" << config.lora_alpha << " group_size=" << config.group_size
-        << " entropy_coef=" << config.entropy_coef
-        << " d_model=" << config.d_model << " layers=" << config.layers << " vocab=" << config.vocab
-        << " workers=" << workers
+        << " entropy_coef=" << config.entropy_coef << " d_model=" << config.d_model
+        << " layers=" << config.layers << " vocab=" << config.vocab << " workers=" << workers
         << " sequences_per_worker=" << config.prompts_per_worker * config.group_size << "\n";
     csv << "kind,preset,step,metric,quality,gap_closed,loss,grad_norm,rollout_cpu_s,"
            "gradient_cpu_s,sync_cpu_s,step_cpu_s,eval_cpu_s\n";

@@ -13,17 +13,17 @@ namespace hilosim
 struct PublishEvent
 {
     uint64_t version{0};
-    double grad_ready_s{0};    // simulated time the learner had the gradient (latency origin)
-    double published_s{0};     // simulated time the update was handed to the transport
-    double train_s{0};         // modelled GPU seconds of the training step
-    double encode_s{0};        // modelled GPU seconds of encode (+ the learner's own decode)
+    double grad_ready_s{0}; // simulated time the learner had the gradient (latency origin)
+    double published_s{0};  // simulated time the update was handed to the transport
+    double train_s{0};      // modelled GPU seconds of the training step
+    double encode_s{0};     // modelled GPU seconds of encode (+ the learner's own decode)
     double loss{0};
     double grad_norm{0};
-    int64_t payload_bytes{0};  // compressor payload, real
-    int64_t frame_bytes{0};    // framed Update, real
-    uint64_t wire_bytes{0};    // framed Update at the modelled scale (per receiver)
-    uint64_t copies{0};        // transport sends (workers, or relays)
-    double drift_rel_l2{0};    // learner parameters vs replica view
+    int64_t payload_bytes{0}; // compressor payload, real
+    int64_t frame_bytes{0};   // framed Update, real
+    uint64_t wire_bytes{0};   // framed Update at the modelled scale (per receiver)
+    uint64_t copies{0};       // transport sends (workers, or relays)
+    double drift_rel_l2{0};   // learner parameters vs replica view
     double drift_max_abs{0};
     std::vector<int64_t> kept_per_matrix; // compressor's local allocation (rank or entries)
     // Process CPU seconds (models::CpuTimer; not deterministic; reported apart from the CSVs).
@@ -45,12 +45,12 @@ struct EvalEvent
 struct ApplyEvent
 {
     uint32_t worker{0};
-    uint64_t version{0};        // the version the worker now holds
-    double received_s{0};       // whole update arrived
-    double ready_s{0};          // decoded + replayed (or loaded): ready to sample
+    uint64_t version{0};  // the version the worker now holds
+    double received_s{0}; // whole update arrived
+    double ready_s{0};    // decoded + replayed (or loaded): ready to sample
     bool hash_ok{true};
-    bool via_resync{false};     // reached through a catch-up
-    double cpu_apply_s{0};      // real CPU seconds (not deterministic)
+    bool via_resync{false}; // reached through a catch-up
+    double cpu_apply_s{0};  // real CPU seconds (not deterministic)
 };
 
 /// A worker finished a rollout and sent its trajectories.

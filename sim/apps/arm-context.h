@@ -24,11 +24,11 @@ namespace hilosim
 
 struct ArmContext
 {
-    std::string arm;                          // arm name, for messages
+    std::string arm;                            // arm name, for messages
     std::unique_ptr<models::Workload> workload; // the real model (shared by every node)
     hilo::SyncSpec sync;
     hilo::OptimizerConfig optimizer;
-    hilo::AdapterState initial;               // version 0, identical everywhere
+    hilo::AdapterState initial; // version 0, identical everywhere
 
     uint32_t steps{0};         // versions to publish
     uint32_t eval_every{0};    // evaluate the replica view every this many versions (and last)
@@ -42,12 +42,12 @@ struct ArmContext
     models::GpuProfile learner_gpu;
     std::vector<models::GpuProfile> worker_gpus; // one per worker
     int64_t training_rank{0};
-    hilo::AdapterLayout modelled_layout;  // the modelled adapter (for encode cost)
+    hilo::AdapterLayout modelled_layout; // the modelled adapter (for encode cost)
     int64_t modelled_numel{0};
-    int64_t modelled_adapter_bytes{0};    // modelled numel x 2
-    double adapter_scale{1.0};            // modelled numel / real numel: update wire scale
-    int64_t modelled_prompt_tokens{0};    // per sequence; 0: the real count
-    int64_t modelled_gen_tokens{0};       // per sequence; 0: the real count
+    int64_t modelled_adapter_bytes{0}; // modelled numel x 2
+    double adapter_scale{1.0};         // modelled numel / real numel: update wire scale
+    int64_t modelled_prompt_tokens{0}; // per sequence; 0: the real count
+    int64_t modelled_gen_tokens{0};    // per sequence; 0: the real count
 
     /// Wire bytes of a message whose real size is `real_bytes`, scaled by `scale` (never below
     /// the real size: the real bytes always travel).

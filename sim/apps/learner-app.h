@@ -41,7 +41,8 @@ class LearnerApp : public ns3::Application
 
     typedef void (*PublishTracedCallback)(const PublishEvent& event);
     typedef void (*EvalTracedCallback)(const EvalEvent& event);
-    typedef void (*TrajectoriesTracedCallback)(uint32_t worker, uint64_t round, uint64_t wire_bytes);
+    typedef void (*TrajectoriesTracedCallback)(uint32_t worker, uint64_t round,
+                                               uint64_t wire_bytes);
     typedef void (*ResyncTracedCallback)(uint32_t worker, uint64_t from_version);
 
   protected:
@@ -69,7 +70,7 @@ class LearnerApp : public ns3::Application
     std::map<uint64_t, std::map<uint32_t, std::string>> m_batches; // round -> worker -> batch
     bool m_busy{false};
     std::vector<float> m_grad;
-    PublishEvent m_pending;                    // the version being produced
+    PublishEvent m_pending;                     // the version being produced
     std::shared_ptr<const std::string> m_frame; // its framed update
     hilo::Status m_failure;
 

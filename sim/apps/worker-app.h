@@ -74,7 +74,7 @@ class WorkerApp : public ns3::Application
         std::string frame;
         double received_s;
     };
-    std::deque<Queued> m_queue;  // updates waiting for the apply pipeline
+    std::deque<Queued> m_queue; // updates waiting for the apply pipeline
     bool m_applying{false};
     bool m_resyncing{false};
     hilo::Status m_failure;

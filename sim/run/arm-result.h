@@ -17,18 +17,18 @@ namespace hilosim
 struct ArmResult
 {
     std::string name;
-    std::string strategy;     // "full", "hilo", "delta"
-    std::string compressor;   // factory kind ("dense", "spar", ...)
+    std::string strategy;   // "full", "hilo", "delta"
+    std::string compressor; // factory kind ("dense", "spar", ...)
     std::string compressor_params;
-    std::string budget;       // as written, or "unlimited"
+    std::string budget;        // as written, or "unlimited"
     double budget_fraction{0}; // resolved budget / adapter bytes (0: unlimited)
     uint32_t training_rank{0};
     std::string quality_metric;
     bool higher_is_better{false};
 
-    int64_t real_numel{0};           // LoRA parameters of the real (tiny) adapter
-    int64_t real_adapter_bytes{0};   // real numel x 2
-    int64_t adapter_bytes{0};        // modelled numel x 2 (= real when no LLM profile)
+    int64_t real_numel{0};         // LoRA parameters of the real (tiny) adapter
+    int64_t real_adapter_bytes{0}; // real numel x 2
+    int64_t adapter_bytes{0};      // modelled numel x 2 (= real when no LLM profile)
     double adapter_scale{1.0};
 
     std::vector<std::string> worker_gpu;    // by worker

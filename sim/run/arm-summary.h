@@ -11,17 +11,17 @@ namespace hilosim
 
 struct ArmSummary
 {
-    double wire_bytes_per_update_mean{0};  // modelled bytes of one update to one receiver
-    double real_bytes_per_update_mean{0};  // real framed bytes of one update
-    double fraction_of_adapter_bytes{0};   // wire bytes / adapter bytes
+    double wire_bytes_per_update_mean{0}; // modelled bytes of one update to one receiver
+    double real_bytes_per_update_mean{0}; // real framed bytes of one update
+    double fraction_of_adapter_bytes{0};  // wire bytes / adapter bytes
     double latency_p50_s{0};
     double latency_p99_s{0};
     double latency_max_s{0};
-    double step_time_s_mean{0};            // mean simulated time between consecutive versions
-                                           // (from version 1 to the last)
+    double step_time_s_mean{0}; // mean simulated time between consecutive versions
+                                // (from version 1 to the last)
     double final_quality{0};
     uint64_t steps{0};
-    double drift_rel_l2_max{0};            // delta strategy: worst learner-replica distance
+    double drift_rel_l2_max{0}; // delta strategy: worst learner-replica distance
 };
 
 ArmSummary Summarize(const ArmResult& result);

@@ -77,7 +77,7 @@ struct ResolvedWorker
     std::string gpu;          // GPU profile name
     std::string region;       // empty under the star topology
     int32_t region_index{-1}; // index into ResolvedNetwork::regions; -1 under star
-    hilosim::LinkSpec link; // the worker's own access link (star: WAN; regions/relay: LAN)
+    hilosim::LinkSpec link;   // the worker's own access link (star: WAN; regions/relay: LAN)
 };
 
 struct ResolvedNetwork

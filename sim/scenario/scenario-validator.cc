@@ -349,8 +349,7 @@ Checker::CheckWorkload(const Node& n, const Workload& w, ResolvedWorkload* out)
               "must be set (> 0) when modelled_prompt_tokens is: the modelled counts replace the "
               "real ones only together");
     }
-    out->modelled_prompt_tokens =
-        static_cast<uint32_t>(std::max(0, w.modelled_prompt_tokens()));
+    out->modelled_prompt_tokens = static_cast<uint32_t>(std::max(0, w.modelled_prompt_tokens()));
     out->modelled_gen_tokens = static_cast<uint32_t>(std::max(0, w.modelled_gen_tokens()));
 
     if (w.kind() == "distill")
@@ -427,8 +426,7 @@ Checker::CheckLinkFields(const Node& n, const Link& link)
     if (link.has_mtu())
         ok &= IntIn(n, "mtu", link.mtu(), 576, 9000);
     if (!link.queue().empty())
-        ok &=
-            Choice(n, "queue", link.queue(), hilosim::SupportedQueueDiscs(), "queue discipline");
+        ok &= Choice(n, "queue", link.queue(), hilosim::SupportedQueueDiscs(), "queue discipline");
     if (link.has_queue_packets())
         ok &= IntIn(n, "queue_packets", link.queue_packets(), 1, 1000000);
     return ok;

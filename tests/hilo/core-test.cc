@@ -84,7 +84,14 @@ TEST(Crc32c, StandardCheckValue)
 
 TEST(ValueDtype, Bf16MatchesC10OnManyValues)
 {
-    std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 3.14159f, 1e-30f, 1e30f, 65504.0f,
+    std::vector<float> values = {0.0f,
+                                 -0.0f,
+                                 1.0f,
+                                 -1.0f,
+                                 3.14159f,
+                                 1e-30f,
+                                 1e30f,
+                                 65504.0f,
                                  std::numeric_limits<float>::infinity(),
                                  std::numeric_limits<float>::denorm_min()};
     uint32_t bits = 0x12345u;

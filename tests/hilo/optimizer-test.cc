@@ -31,9 +31,9 @@ TEST(LrSchedule, ConstantWarmupCosine)
     s.total_steps = 110;
     s.min_lr_ratio = 0.1f;
     EXPECT_FLOAT_EQ(LearningRate(s, 10), 1.0f);
-    EXPECT_NEAR(LearningRate(s, 60), 0.55f, 1e-6);  // halfway: floor + (1 - floor) / 2
+    EXPECT_NEAR(LearningRate(s, 60), 0.55f, 1e-6); // halfway: floor + (1 - floor) / 2
     EXPECT_NEAR(LearningRate(s, 110), 0.1f, 1e-6);
-    EXPECT_NEAR(LearningRate(s, 500), 0.1f, 1e-6);  // past the horizon: the floor
+    EXPECT_NEAR(LearningRate(s, 500), 0.1f, 1e-6); // past the horizon: the floor
     for (uint64_t t = 11; t < 110; ++t)
     {
         EXPECT_LE(LearningRate(s, t + 1), LearningRate(s, t)) << t;
@@ -145,9 +145,8 @@ TEST(Replay, OutOfPlaceEqualsInPlaceBitForBit)
         ReplayStep(c, b, g, &scratch);
         std::swap(b, scratch);
     }
-    EXPECT_EQ(std::memcmp(a.adapter.theta.data(), b.adapter.theta.data(),
-                          a.adapter.theta.size() * 4),
-              0);
+    EXPECT_EQ(
+        std::memcmp(a.adapter.theta.data(), b.adapter.theta.data(), a.adapter.theta.size() * 4), 0);
     EXPECT_EQ(a.optimizer.Hash(), b.optimizer.Hash());
 }
 

@@ -109,16 +109,13 @@ TEST_P(ReplayIdentityTest, ThousandStepsBitIdentical)
     RunLockstep(GetParam(), 1000);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllStrategies, ReplayIdentityTest,
-                         ::testing::Values(Case{SyncKind::kHilo, "fp32", 1},
-                                           Case{SyncKind::kHilo, "fp32", 2},
-                                           Case{SyncKind::kHilo, "bf16", 1},
-                                           Case{SyncKind::kHilo, "bf16", 2},
-                                           Case{SyncKind::kFull, "fp32", 1},
-                                           Case{SyncKind::kFull, "fp32", 2},
-                                           Case{SyncKind::kFull, "bf16", 1},
-                                           Case{SyncKind::kFull, "bf16", 2}),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    AllStrategies, ReplayIdentityTest,
+    ::testing::Values(Case{SyncKind::kHilo, "fp32", 1}, Case{SyncKind::kHilo, "fp32", 2},
+                      Case{SyncKind::kHilo, "bf16", 1}, Case{SyncKind::kHilo, "bf16", 2},
+                      Case{SyncKind::kFull, "fp32", 1}, Case{SyncKind::kFull, "fp32", 2},
+                      Case{SyncKind::kFull, "bf16", 1}, Case{SyncKind::kFull, "bf16", 2}),
+    CaseName);
 
 TEST(ReplayThreads, ResultDoesNotDependOnThreadCount)
 {

@@ -18,7 +18,7 @@ class SplitMix
 {
   public:
     explicit SplitMix(uint64_t seed)
-        : m_state(seed)
+      : m_state(seed)
     {
     }
     uint64_t Next()
@@ -29,7 +29,10 @@ class SplitMix
         return z ^ (z >> 31);
     }
     /// Uniform in [-1, 1).
-    float Uniform() { return static_cast<float>(static_cast<double>(Next() >> 11) * 0x1.0p-52 - 1.0); }
+    float Uniform()
+    {
+        return static_cast<float>(static_cast<double>(Next() >> 11) * 0x1.0p-52 - 1.0);
+    }
 
   private:
     uint64_t m_state;

@@ -261,8 +261,9 @@ TEST(WorkloadTest, EntropyBonusIsAnAdditiveTermLinearInItsCoefficient)
     // g(coef) = g(0) - coef * grad(mean entropy): nonzero, and twice the coefficient doubles it.
     WorkloadConfig c = Tiny("grpo");
     c.grad_clip_norm = 0; // clipping would rescale the sum
-    auto gradient = [&](double coef, const std::vector<std::string>& batches,
-                        const std::vector<float>& theta) {
+    auto gradient =
+        [&](double coef, const std::vector<std::string>& batches, const std::vector<float>& theta)
+    {
         WorkloadConfig cc = c;
         cc.entropy_coef = coef;
         return Make(cc)->Gradient(theta, batches, nullptr).value();

@@ -251,14 +251,12 @@ TEST(EndToEnd, ConnectionsThatIdledThroughARolloutShareTheLearnerUplinkFairly)
     // Four workers' connections wake up together after every rollout and cross one learner
     // uplink. Unpaced, each sent its whole window at once, the learner's own queue overflowed
     // and three of four workers waited out a retransmission timeout (2.2 s instead of 0.23 s).
-    LoadedScenario loaded =
-        Load(kTiny, {"llm_profile=Qwen2.5-7B", "workload.steps=3",
-                     "workload.modelled_prompt_tokens=256", "workload.modelled_gen_tokens=512",
-                     "workers[0].count=3", "workers[1].gpu=A10G",
-                     "network.worker_link.bandwidth=1Gbps",
-                     "network.worker_link.delay=40ms", "network.worker_link.mtu=9000",
-                     "network.learner_uplink.bandwidth=100Gbps",
-                     "network.learner_uplink.delay=1ms", "network.learner_uplink.mtu=9000"});
+    LoadedScenario loaded = Load(
+        kTiny, {"llm_profile=Qwen2.5-7B", "workload.steps=3", "workload.modelled_prompt_tokens=256",
+                "workload.modelled_gen_tokens=512", "workers[0].count=3", "workers[1].gpu=A10G",
+                "network.worker_link.bandwidth=1Gbps", "network.worker_link.delay=40ms",
+                "network.worker_link.mtu=9000", "network.learner_uplink.bandwidth=100Gbps",
+                "network.learner_uplink.delay=1ms", "network.learner_uplink.mtu=9000"});
     auto r = RunArm(loaded.resolved, 0, nullptr, {}); // full sync, 20 MB per update
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     std::map<uint64_t, std::pair<double, double>> ready; // version -> first, last ready_s

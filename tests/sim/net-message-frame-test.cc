@@ -48,7 +48,8 @@ TEST(NetMessageFrame, BadHeadersAreCorruption)
     h.wire_bytes = 10;
     bytes.clear();
     h.AppendTo(&bytes);
-    EXPECT_EQ(FrameHeader::Parse(bytes, 9).status().code(), hilo::StatusCode::kCorruption) << "limit";
+    EXPECT_EQ(FrameHeader::Parse(bytes, 9).status().code(), hilo::StatusCode::kCorruption)
+        << "limit";
     bytes[0] = 'X';
     EXPECT_EQ(FrameHeader::Parse(bytes, 100).status().code(), hilo::StatusCode::kCorruption);
 }
@@ -158,7 +159,8 @@ TEST(NetMessageFrame, CorruptStreamIsReportedNotDelivered)
     EXPECT_EQ(s.code(), hilo::StatusCode::kCorruption);
     EXPECT_EQ(delivered, 0);
     auto again = ns3::Create<ns3::Packet>(10);
-    EXPECT_EQ(rx.Consume(again, [&](Message&&) { ++delivered; }).code(), hilo::StatusCode::kCorruption);
+    EXPECT_EQ(rx.Consume(again, [&](Message&&) { ++delivered; }).code(),
+              hilo::StatusCode::kCorruption);
 }
 
 } // namespace

@@ -239,7 +239,8 @@ TEST(NetTransport, BadMessagesAreRejectedNotAborted)
     ASSERT_TRUE(topo.ok());
     TransportEndpoints ends = TransportHelper().Install(*topo);
     auto payload = RandomPayload(100, 1);
-    EXPECT_EQ(ends.GetLearner()->Send(0, 1, payload, 99).code(), hilo::StatusCode::kInvalidArgument);
+    EXPECT_EQ(ends.GetLearner()->Send(0, 1, payload, 99).code(),
+              hilo::StatusCode::kInvalidArgument);
     EXPECT_EQ(ends.GetLearner()->Send(0, FrameHeader::kHelloType, payload, 100).code(),
               hilo::StatusCode::kInvalidArgument);
     EXPECT_EQ(ends.GetWorker(0)->Send(kLearnerPeerId, 1, nullptr, 100).code(),

@@ -68,8 +68,8 @@ const BadCase kBadCases[] = {
      "unknown strategy \"gossip\"; allowed: full, hilo, delta"},
     {"bad-no-arms.textproto", nullptr, 0, "arms", "no arms"},
     {"bad-full-budget.textproto", "2%", 1, "arms[0].budget", "budget must be empty"},
-    {"bad-modelled-tokens-no-llm.textproto", "modelled_gen_tokens", 1, "workload.modelled_gen_tokens",
-     "needs llm_profile"},
+    {"bad-modelled-tokens-no-llm.textproto", "modelled_gen_tokens", 1,
+     "workload.modelled_gen_tokens", "needs llm_profile"},
     {"bad-modelled-prompt-only.textproto", "workload {", 1, "workload.modelled_gen_tokens",
      "must be set (> 0) when modelled_prompt_tokens is"},
 };
