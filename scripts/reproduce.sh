@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates the paper-style figure set into results/paper/ (--quick: results/paper-quick/): one sweep per figure
-# (scenarios/paper/figN-*.textproto through scripts/sweep.py), its CSVs, the figure as PNG and
-# PDF, the plotted numbers as text, and results/paper/README.md naming the command behind each.
+# Regenerates the paper-style figure set into results/paper/ (--quick: results/paper-quick/): one
+# sweep per figure (scenarios/paper/figN-*.textproto through scripts/sweep.py), its CSVs, the
+# figure as PNG and PDF, the plotted numbers as text, and a README.md naming the command behind
+# each.
 #
 #   scripts/reproduce.sh [--quick] [--jobs N] [--only fig1,fig3] [--no-build] [--out DIR]
 #
