@@ -179,7 +179,7 @@ figure fig6 "replica consistency: drift and hash agreement" \
 
 end_all=$(date +%s)
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$root" status --porcelain 2>/dev/null | head -1)
+dirty=$(git -C "$root" status --porcelain -- . ":(exclude)$out" 2>/dev/null | head -1)  # outputs aside
 {
   echo "# Paper-style figures"
   echo
