@@ -24,11 +24,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("sweep_csv", help="sweep.csv")
     p.add_argument("--arms", default="", help="arms to draw, in order (default all)")
-    p.add_argument("--where", action="append", help="keep rows with COLUMN=VALUE (repeatable)")
     p.add_argument("--paired", default=None,
                    help="reference arm of panel (a) (default: first `full` arm; '' = absolute)")
     p.add_argument("--title", default="HiLo + Spar ablations at a fixed byte budget")
-    p.add_argument("--out", required=True, help="output path without extension (.png and .pdf)")
+    pc.add_output_args(p)
     args = p.parse_args()
 
     rows = pc.read_csv(args.sweep_csv)

@@ -38,11 +38,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("allocation_csv", help="allocation.csv or sweep_allocation.csv")
     p.add_argument("--arms", default="", help="arms to draw (comma-separated; default all)")
-    p.add_argument("--where", action="append", help="keep rows with COLUMN=VALUE (repeatable)")
     p.add_argument("--max-panels", type=int, default=4, help="heatmaps at most (default 4)")
     p.add_argument("--spectra", help="CSV of gradient vs AdamW-update spectra, drawn if present")
     p.add_argument("--title", default="Spar rank allocation across LoRA matrices")
-    p.add_argument("--out", required=True, help="output path without extension (.png and .pdf)")
+    pc.add_output_args(p)
     args = p.parse_args()
 
     rows = pc.read_csv(args.allocation_csv)

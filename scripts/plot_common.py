@@ -125,6 +125,14 @@ def grid_columns(rows, known):
     return out
 
 
+def add_output_args(parser):
+    """The options every sweep plot shares: --where row filters and the --out path."""
+    parser.add_argument("--where", action="append",
+                        help="keep rows with COLUMN=VALUE (repeatable)")
+    parser.add_argument("--out", required=True,
+                        help="output path without extension (.png and .pdf)")
+
+
 def filter_rows(rows, where):
     """Keeps rows whose columns equal the given values; `where` is a list of 'COLUMN=VALUE'."""
     for cond in where or []:

@@ -24,9 +24,8 @@ def main():
     p.add_argument("steps_csv", help="steps.csv or sweep_steps.csv")
     p.add_argument("workers_csv", help="workers.csv or sweep_workers.csv")
     p.add_argument("--arms", default="", help="arms to draw (comma-separated; default all)")
-    p.add_argument("--where", action="append", help="keep rows with COLUMN=VALUE (repeatable)")
     p.add_argument("--title", default="Replica consistency: HiLo replay vs parameter deltas")
-    p.add_argument("--out", required=True, help="output path without extension (.png and .pdf)")
+    pc.add_output_args(p)
     args = p.parse_args()
 
     steps = pc.read_csv(args.steps_csv)

@@ -20,7 +20,6 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("steps_csv", help="steps.csv or sweep_steps.csv")
     p.add_argument("--arms", default="", help="arms to draw (comma-separated; default all)")
-    p.add_argument("--where", action="append", help="keep rows with COLUMN=VALUE (repeatable)")
     p.add_argument("--time-scale", choices=["auto", "log", "linear"], default="auto",
                    help="x scale of the simulated-time panel (auto: log when the arms' end "
                         "times differ by more than 20x)")
@@ -28,7 +27,7 @@ def main():
     p.add_argument("--ylabel", default="evaluated quality (distill: reverse KL in nats/token, "
                    "lower is better; grpo: mean reward)", help="quality axis label")
     p.add_argument("--title", default="Learning curves")
-    p.add_argument("--out", required=True, help="output path without extension (.png and .pdf)")
+    pc.add_output_args(p)
     args = p.parse_args()
 
     rows = pc.read_csv(args.steps_csv)

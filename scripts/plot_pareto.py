@@ -22,9 +22,8 @@ def main():
     p.add_argument("sweep_csv", help="sweep.csv")
     p.add_argument("--steps", help="sweep_steps.csv: draw the version-0 (untrained) quality")
     p.add_argument("--arms", default="", help="arms to draw (comma-separated; default all)")
-    p.add_argument("--where", action="append", help="keep rows with COLUMN=VALUE (repeatable)")
     p.add_argument("--title", default="Learning quality vs bytes per update")
-    p.add_argument("--out", required=True, help="output path without extension (.png and .pdf)")
+    pc.add_output_args(p)
     args = p.parse_args()
 
     rows = pc.read_csv(args.sweep_csv)

@@ -38,9 +38,8 @@ def main():
                    help="arms to draw, in legend order (default %(default)s; '' for all)")
     p.add_argument("--steps", help="sweep_steps.csv: use the steady-state step time")
     p.add_argument("--baseline", default="full", help="arm the speed-ups divide by")
-    p.add_argument("--where", action="append", help="keep rows with COLUMN=VALUE (repeatable)")
     p.add_argument("--title", default="Update latency and step time vs WAN bandwidth")
-    p.add_argument("--out", required=True, help="output path without extension (.png and .pdf)")
+    pc.add_output_args(p)
     args = p.parse_args()
 
     rows = pc.read_csv(args.sweep_csv)
