@@ -3,7 +3,7 @@
 #ifndef HILOSIM_RUN_ARM_RESULT_H
 #define HILOSIM_RUN_ARM_RESULT_H
 
-#include "sim/apps/app-events.h"
+#include "sim/roles/role-events.h"
 
 #include "hilo/core/status.h"
 

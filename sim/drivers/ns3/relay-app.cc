@@ -1,11 +1,7 @@
-#include "sim/apps/relay-app.h"
-
-#include "sim/apps/app-messages.h"
+#include "sim/drivers/ns3/relay-app.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
-
-#include <memory>
 
 namespace hilosim
 {
@@ -34,22 +30,30 @@ RelayApp::~RelayApp() = default;
 void
 RelayApp::Setup(ns3::Ptr<hilosim::MessageEndpoint> endpoint, std::vector<uint32_t> worker_peers)
 {
-    m_endpoint = endpoint;
+    m_port = std::make_unique<Ns3RolePort>(endpoint);
     m_workers = std::move(worker_peers);
 }
 
 void
 RelayApp::DoDispose()
 {
-    m_endpoint = nullptr;
+    m_role.reset();
+    if (m_port)
+    {
+        m_port->Dispose();
+    }
     ns3::Application::DoDispose();
 }
 
 void
 RelayApp::StartApplication()
 {
-    NS_ABORT_MSG_IF(!m_endpoint, "RelayApp started without Setup");
-    m_endpoint->SetReceiveCallback(ns3::MakeCallback(&RelayApp::HandleMessage, this));
+    NS_ABORT_MSG_IF(!m_port, "RelayApp started without Setup");
+    RelayHooks hooks;
+    hooks.forwarded = [this](uint32_t type, uint64_t wire_bytes, uint32_t copies)
+    { m_forwardTrace(type, wire_bytes, copies); };
+    m_role = std::make_unique<RelayRole>(m_port.get(), m_workers, std::move(hooks));
+    m_port->endpoint()->SetReceiveCallback(ns3::MakeCallback(&RelayApp::HandleMessage, this));
 }
 
 void
@@ -60,18 +64,13 @@ RelayApp::StopApplication()
 void
 RelayApp::HandleMessage(uint32_t peer, const hilosim::Message& message)
 {
-    if (message.type != kUpdate)
+    hilo::Status s = m_role->HandleMessage(peer, ToRoleMessage(message));
+    if (s.code() == hilo::StatusCode::kNotSupported)
     {
-        NS_LOG_WARN("relay: ignoring message type " << message.type << " from " << peer);
+        NS_LOG_WARN(s.message());
         return;
     }
-    auto bytes = std::make_shared<const std::string>(message.payload);
-    for (uint32_t w : m_workers)
-    {
-        hilo::Status s = m_endpoint->Send(w, kUpdate, bytes, message.wire_bytes);
-        NS_ABORT_MSG_IF(!s.ok(), "relay forward failed: " << s.ToString());
-    }
-    m_forwardTrace(message.type, message.wire_bytes, static_cast<uint32_t>(m_workers.size()));
+    NS_ABORT_MSG_IF(!s.ok(), s.ToString());
 }
 
 } // namespace hilosim

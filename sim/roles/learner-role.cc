@@ -1,160 +1,175 @@
-#include "sim/apps/learner-app.h"
+#include "sim/roles/learner-role.h"
 
-#include "sim/apps/app-messages.h"
-#include "sim/net/transport-helper.h"
+#include "sim/roles/role-messages.h"
+#include "sim/roles/wall-timer.h"
 
 #include "models/cpu-timer.h"
 
-#include "ns3/log.h"
-#include "ns3/simulator.h"
-#include "ns3/uinteger.h"
+#include <algorithm>
 
 namespace hilosim
 {
 
-NS_LOG_COMPONENT_DEFINE("HiloLearnerApp");
-NS_OBJECT_ENSURE_REGISTERED(LearnerApp);
-
-ns3::TypeId
-LearnerApp::GetTypeId()
+LearnerRole::LearnerRole(std::shared_ptr<ArmContext> context, RolePort* port,
+                         std::vector<uint32_t> update_peers, hilo::PublisherOptions options,
+                         LearnerHooks hooks)
+  : m_context(std::move(context))
+  , m_port(port)
+  , m_updatePeers(std::move(update_peers))
+  , m_options(options)
+  , m_hooks(std::move(hooks))
 {
-    static ns3::TypeId tid =
-        ns3::TypeId("hilosim::LearnerApp")
-            .SetParent<ns3::Application>()
-            .SetGroupName("HiLo")
-            .AddConstructor<LearnerApp>()
-            .AddAttribute(
-                "RingCapacity", "Update frames kept for catch-up of workers that fell behind.",
-                ns3::UintegerValue(64), ns3::MakeUintegerAccessor(&LearnerApp::m_ringCapacity),
-                ns3::MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("SnapshotInterval", "Versions between snapshots (<= RingCapacity).",
-                          ns3::UintegerValue(32),
-                          ns3::MakeUintegerAccessor(&LearnerApp::m_snapshotInterval),
-                          ns3::MakeUintegerChecker<uint32_t>(1))
-            .AddTraceSource("TrajectoriesReceived",
-                            "A worker's trajectory batch for a round arrived.",
-                            ns3::MakeTraceSourceAccessor(&LearnerApp::m_trajectoriesTrace),
-                            "hilosim::LearnerApp::TrajectoriesTracedCallback")
-            .AddTraceSource("UpdatePublished",
-                            "A version was trained, encoded and handed to the transport.",
-                            ns3::MakeTraceSourceAccessor(&LearnerApp::m_publishTrace),
-                            "hilosim::LearnerApp::PublishTracedCallback")
-            .AddTraceSource("Evaluated", "The replica view was evaluated on the held-out prompts.",
-                            ns3::MakeTraceSourceAccessor(&LearnerApp::m_evalTrace),
-                            "hilosim::LearnerApp::EvalTracedCallback")
-            .AddTraceSource("ResyncServed",
-                            "A worker asked to catch up and was sent snapshot + updates.",
-                            ns3::MakeTraceSourceAccessor(&LearnerApp::m_resyncTrace),
-                            "hilosim::LearnerApp::ResyncTracedCallback");
-    return tid;
 }
 
-LearnerApp::LearnerApp() = default;
-LearnerApp::~LearnerApp() = default;
+LearnerRole::~LearnerRole() = default;
 
 void
-LearnerApp::Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageEndpoint> endpoint,
-                  std::vector<uint32_t> update_peers)
+LearnerRole::Start()
 {
-    NS_ABORT_MSG_IF(m_context, "LearnerApp::Setup called twice");
-    m_context = std::move(context);
-    m_endpoint = endpoint;
-    m_updatePeers = std::move(update_peers);
-}
-
-void
-LearnerApp::DoDispose()
-{
-    m_endpoint = nullptr;
-    m_publisher.reset();
-    m_context.reset();
-    ns3::Application::DoDispose();
-}
-
-void
-LearnerApp::StartApplication()
-{
-    NS_ABORT_MSG_IF(!m_context || !m_endpoint, "LearnerApp started without Setup");
-    auto publisher = hilo::Publisher::Create(
-        m_context->sync, m_context->workload->layout(), m_context->optimizer, m_context->initial,
-        hilo::PublisherOptions{m_ringCapacity, m_snapshotInterval});
+    auto publisher = hilo::Publisher::Create(m_context->sync, m_context->workload->layout(),
+                                             m_context->optimizer, m_context->initial, m_options);
     if (!publisher.ok())
     {
         Fail(publisher.status());
         return;
     }
     m_publisher = std::move(*publisher);
-    m_endpoint->SetReceiveCallback(ns3::MakeCallback(&LearnerApp::HandleMessage, this));
     Evaluate(); // version 0
 }
 
 void
-LearnerApp::StopApplication()
-{
-}
-
-void
-LearnerApp::Fail(const hilo::Status& status)
+LearnerRole::Fail(const hilo::Status& status)
 {
     if (m_failure.ok())
     {
         m_failure = status;
-        NS_LOG_ERROR("learner: " << status.ToString());
-        ns3::Simulator::Stop();
+        m_port->Stop();
+    }
+}
+
+uint64_t
+LearnerRole::NextRoundFor(uint32_t worker) const
+{
+    uint64_t round = m_publisher->version() + 1;
+    for (auto it = m_batches.find(round); it != m_batches.end() && it->first == round;
+         ++it, ++round)
+    {
+        if (it->second.count(worker) == 0)
+        {
+            break;
+        }
+    }
+    return round;
+}
+
+void
+LearnerRole::HandlePeerConnected(uint32_t peer)
+{
+    const bool again = !m_seen.insert(peer).second;
+    if (!m_failure.ok() || !m_publisher || peer >= m_context->workers)
+    {
+        return; // relays need nothing: they hold no state
+    }
+    if (!again && m_publisher->version() == 0)
+    {
+        return; // a worker at the start of the run is where the learner is
+    }
+    // A worker that restarted, reconnected or joins late: tell it where the run is. One behind
+    // the learner asks for a catch-up from the version it holds (kResyncRequest).
+    auto bytes = std::make_shared<const std::string>(
+        EncodeWelcome(NextRoundFor(peer), m_publisher->version()));
+    m_done.erase(peer);
+    hilo::Status s = m_port->Send(peer, kWelcome, bytes, bytes->size());
+    if (!s.ok())
+    {
+        Fail(s);
     }
 }
 
 void
-LearnerApp::HandleMessage(uint32_t peer, const hilosim::Message& message)
+LearnerRole::HandlePeerClosed(uint32_t peer, bool error)
+{
+    // Nothing to undo: batches already received stay valid, and a worker that comes back is
+    // welcomed again (HandlePeerConnected). A worker that never comes back stalls the round it
+    // owes; bounding that wait is the driver's job.
+}
+
+hilo::Status
+LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
 {
     if (!m_failure.ok())
     {
-        return;
+        return hilo::Status::Ok();
     }
     if (message.type == kTrajectories)
     {
         auto env = DecodeTrajectories(message.payload);
         if (!env.ok())
         {
-            Fail(env.status());
-            return;
+            return env.status();
         }
-        m_trajectoriesTrace(peer, env->round, message.wire_bytes);
+        if (env->round <= m_publisher->version())
+        {
+            // A round already trained without this batch: only a worker that restarted sends one
+            // (its welcome tells it the round to roll out next).
+            return hilo::Status::Ok();
+        }
+        if (m_hooks.trajectories)
+        {
+            m_hooks.trajectories(peer, env->round, message.wire_bytes);
+        }
         m_batches[env->round][peer] = std::move(env->batch);
         MaybeTrain();
+        return hilo::Status::Ok();
     }
-    else if (message.type == kResyncRequest)
+    if (message.type == kResyncRequest)
     {
         auto from = DecodeResyncRequest(message.payload);
         if (!from.ok())
         {
-            Fail(from.status());
-            return;
+            return from.status();
         }
         auto plan = m_publisher->CatchUpFrom(*from);
         if (!plan.ok())
         {
             Fail(plan.status());
-            return;
+            return hilo::Status::Ok();
         }
         auto bytes = std::make_shared<const std::string>(EncodeCatchUp(*plan));
-        m_resyncTrace(peer, *from);
-        hilo::Status s = m_endpoint->Send(
+        if (m_hooks.resync_served)
+        {
+            m_hooks.resync_served(peer, *from);
+        }
+        hilo::Status s = m_port->Send(
             peer, kCatchUp, bytes, ArmContext::WireBytes(bytes->size(), m_context->adapter_scale));
         if (!s.ok())
         {
             Fail(s);
         }
+        return hilo::Status::Ok();
     }
-    else
+    if (message.type == kDone)
     {
-        Fail(hilo::Status::Corruption("learner got message type " + std::to_string(message.type) +
-                                      " from peer " + std::to_string(peer)));
+        auto done = DecodeDone(message.payload);
+        if (!done.ok())
+        {
+            return done.status();
+        }
+        const bool match = done->version == m_publisher->version() &&
+                           done->state_hash == m_publisher->replica_view().adapter.Hash();
+        m_done[peer] = match;
+        if (m_hooks.worker_done)
+        {
+            m_hooks.worker_done(peer, done->version, done->state_hash);
+        }
+        return hilo::Status::Ok();
     }
+    return hilo::Status::Corruption("learner got message type " + std::to_string(message.type) +
+                                    " from peer " + std::to_string(peer));
 }
 
 void
-LearnerApp::MaybeTrain()
+LearnerRole::MaybeTrain()
 {
     const uint64_t next = m_publisher->version() + 1;
     if (m_busy || next > m_context->steps)
@@ -177,6 +192,7 @@ LearnerApp::MaybeTrain()
 
     models::GradientInfo info;
     const models::CpuTimer timer;
+    const WallTimer wall;
     auto grad =
         m_context->workload->Gradient(m_publisher->train_state().adapter.theta, batches, &info);
     if (!grad.ok())
@@ -209,14 +225,20 @@ LearnerApp::MaybeTrain()
         return;
     }
     m_pending.train_s = *train_s;
-    ns3::Simulator::Schedule(ns3::Seconds(*train_s), &LearnerApp::FinishTraining, this);
+    const double spent = wall.Seconds();
+    if (m_port->RealTime())
+    {
+        m_pending.train_overrun_s = std::max(0.0, spent - *train_s);
+    }
+    m_port->After(*train_s, ComputePhase::kTrain, spent, [this]() { FinishTraining(); });
 }
 
 void
-LearnerApp::FinishTraining()
+LearnerRole::FinishTraining()
 {
-    m_pending.grad_ready_s = ns3::Simulator::Now().GetSeconds();
+    m_pending.grad_ready_s = m_port->Now();
     const models::CpuTimer timer;
+    const WallTimer wall;
     auto update = m_publisher->Step(m_grad);
     if (!update.ok())
     {
@@ -266,16 +288,21 @@ LearnerApp::FinishTraining()
         encode_s = *enc + *dec;
     }
     m_pending.encode_s = encode_s;
-    ns3::Simulator::Schedule(ns3::Seconds(encode_s), &LearnerApp::Broadcast, this);
+    const double spent = wall.Seconds();
+    if (m_port->RealTime())
+    {
+        m_pending.encode_overrun_s = std::max(0.0, spent - encode_s);
+    }
+    m_port->After(encode_s, ComputePhase::kEncode, spent, [this]() { Broadcast(); });
 }
 
 void
-LearnerApp::Broadcast()
+LearnerRole::Broadcast()
 {
-    m_pending.published_s = ns3::Simulator::Now().GetSeconds();
+    m_pending.published_s = m_port->Now();
     for (uint32_t peer : m_updatePeers)
     {
-        hilo::Status s = m_endpoint->Send(peer, kUpdate, m_frame, m_pending.wire_bytes);
+        hilo::Status s = m_port->Send(peer, kUpdate, m_frame, m_pending.wire_bytes);
         if (!s.ok())
         {
             Fail(s);
@@ -283,7 +310,10 @@ LearnerApp::Broadcast()
         }
     }
     m_pending.copies = m_updatePeers.size();
-    m_publishTrace(m_pending);
+    if (m_hooks.published)
+    {
+        m_hooks.published(m_pending);
+    }
     const uint64_t v = m_pending.version;
     if (v == m_context->steps || (m_context->eval_every > 0 && v % m_context->eval_every == 0))
     {
@@ -294,15 +324,18 @@ LearnerApp::Broadcast()
 }
 
 void
-LearnerApp::Evaluate()
+LearnerRole::Evaluate()
 {
     const models::CpuTimer timer;
     EvalEvent e;
     e.version = m_publisher->version();
-    e.sim_time_s = ns3::Simulator::Now().GetSeconds();
+    e.sim_time_s = m_port->Now();
     e.quality = m_context->workload->Evaluate(m_publisher->replica_view().adapter.theta);
     e.cpu_s = timer.Seconds();
-    m_evalTrace(e);
+    if (m_hooks.evaluated)
+    {
+        m_hooks.evaluated(e);
+    }
 }
 
 } // namespace hilosim

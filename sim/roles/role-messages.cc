@@ -1,4 +1,4 @@
-#include "sim/apps/app-messages.h"
+#include "sim/roles/role-messages.h"
 
 #include "hilo/core/coding.h"
 
@@ -93,6 +93,50 @@ DecodeCatchUp(std::string_view bytes)
         return hilo::Status::Corruption("catch-up message has trailing bytes");
     }
     return plan;
+}
+
+std::string
+EncodeWelcome(uint64_t next_round, uint64_t learner_version)
+{
+    std::string out;
+    hilo::ByteWriter w(&out);
+    w.PutU64(next_round);
+    w.PutU64(learner_version);
+    return out;
+}
+
+hilo::StatusOr<Welcome>
+DecodeWelcome(std::string_view bytes)
+{
+    hilo::ByteReader r(bytes);
+    Welcome w;
+    if (!r.GetU64(&w.next_round) || !r.GetU64(&w.learner_version) || !r.empty())
+    {
+        return hilo::Status::Corruption("welcome message is not exactly 16 bytes");
+    }
+    return w;
+}
+
+std::string
+EncodeDone(uint64_t version, uint64_t state_hash)
+{
+    std::string out;
+    hilo::ByteWriter w(&out);
+    w.PutU64(version);
+    w.PutU64(state_hash);
+    return out;
+}
+
+hilo::StatusOr<DoneReport>
+DecodeDone(std::string_view bytes)
+{
+    hilo::ByteReader r(bytes);
+    DoneReport d;
+    if (!r.GetU64(&d.version) || !r.GetU64(&d.state_hash) || !r.empty())
+    {
+        return hilo::Status::Corruption("done message is not exactly 16 bytes");
+    }
+    return d;
 }
 
 } // namespace hilosim

@@ -1,7 +1,8 @@
-// The records the applications' trace sources carry: one struct per measurable event, so metric
-// writers and tests subscribe instead of parsing logs (STYLE.md, ns-3 anchors).
-#ifndef HILOSIM_APPS_APP_EVENTS_H
-#define HILOSIM_APPS_APP_EVENTS_H
+// The records the roles report through their hooks (and the ns-3 applications through their trace
+// sources): one struct per measurable event, so metric writers and tests subscribe instead of
+// parsing logs (STYLE.md, ns-3 anchors). Times are the driver's modelled seconds (role-port.h).
+#ifndef HILOSIM_ROLES_ROLE_EVENTS_H
+#define HILOSIM_ROLES_ROLE_EVENTS_H
 
 #include <cstdint>
 #include <vector>
@@ -26,6 +27,9 @@ struct PublishEvent
     double drift_rel_l2{0};   // learner parameters vs replica view
     double drift_max_abs{0};
     std::vector<int64_t> kept_per_matrix; // compressor's local allocation (rank or entries)
+    // Real-time drivers only: seconds by which the real computation outlasted the modelled time.
+    double train_overrun_s{0};
+    double encode_overrun_s{0};
     // Process CPU seconds (models::CpuTimer; not deterministic; reported apart from the CSVs).
     double cpu_gradient_s{0};
     double cpu_encode_s{0};
@@ -50,6 +54,7 @@ struct ApplyEvent
     double ready_s{0};    // decoded + replayed (or loaded): ready to sample
     bool hash_ok{true};
     bool via_resync{false}; // reached through a catch-up
+    double overrun_s{0};    // real-time drivers: real decode + replay time past the modelled time
     double cpu_apply_s{0};  // real CPU seconds (not deterministic)
 };
 
@@ -64,8 +69,9 @@ struct RolloutEvent
     uint64_t real_bytes{0};
     uint64_t wire_bytes{0};
     double cpu_s{0};
+    double overrun_s{0}; // real-time drivers: real sampling time past the modelled rollout time
 };
 
 } // namespace hilosim
 
-#endif // HILOSIM_APPS_APP_EVENTS_H
+#endif // HILOSIM_ROLES_ROLE_EVENTS_H

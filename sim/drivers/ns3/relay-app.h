@@ -1,14 +1,17 @@
-// RelayApp: the relay host of a region (the `relay` topology). Receives each update once from the
-// learner over the region's WAN link and forwards the same bytes to every worker of its region
-// over their LAN links, so the WAN carries one copy per region instead of one per worker.
-#ifndef HILOSIM_APPS_RELAY_APP_H
-#define HILOSIM_APPS_RELAY_APP_H
+// RelayApp: the relay host of a region in a simulation (the `relay` topology). A thin ns-3 adapter
+// over RelayRole (sim/roles/relay-role.h): the node's MessageEndpoint carries the forwarded
+// updates; every forward is a trace source event.
+#ifndef HILOSIM_DRIVERS_NS3_RELAY_APP_H
+#define HILOSIM_DRIVERS_NS3_RELAY_APP_H
 
+#include "sim/drivers/ns3/ns3-role-port.h"
 #include "sim/net/message-endpoint.h"
+#include "sim/roles/relay-role.h"
 
 #include "ns3/application.h"
 #include "ns3/traced-callback.h"
 
+#include <memory>
 #include <vector>
 
 namespace hilosim
@@ -34,11 +37,12 @@ class RelayApp : public ns3::Application
     void StopApplication() override;
     void HandleMessage(uint32_t peer, const hilosim::Message& message);
 
-    ns3::Ptr<hilosim::MessageEndpoint> m_endpoint;
     std::vector<uint32_t> m_workers;
+    std::unique_ptr<Ns3RolePort> m_port;
+    std::unique_ptr<RelayRole> m_role;
     ns3::TracedCallback<uint32_t, uint64_t, uint32_t> m_forwardTrace;
 };
 
 } // namespace hilosim
 
-#endif // HILOSIM_APPS_RELAY_APP_H
+#endif // HILOSIM_DRIVERS_NS3_RELAY_APP_H

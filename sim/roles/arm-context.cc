@@ -1,4 +1,4 @@
-#include "sim/apps/arm-context.h"
+#include "sim/roles/arm-context.h"
 
 #include <cmath>
 

@@ -1,22 +1,22 @@
-// LearnerApp: the learner node. Collects one trajectory batch per worker and round, trains on them
-// (real LibTorch gradient, modelled GPU time), publishes the next version through a hilo
-// Publisher (real encode, modelled encode time) and sends the framed update to every worker (or
-// to every relay, which fans out). Serves catch-up requests from its ring and snapshots.
-#ifndef HILOSIM_APPS_LEARNER_APP_H
-#define HILOSIM_APPS_LEARNER_APP_H
+// LearnerApp: the learner node of a simulation. A thin ns-3 adapter over LearnerRole
+// (sim/roles/learner-role.h), which holds the behaviour: the application gives it simulated time
+// and the node's MessageEndpoint (Ns3RolePort), exposes its tunables as attributes and its events
+// as trace sources.
+#ifndef HILOSIM_DRIVERS_NS3_LEARNER_APP_H
+#define HILOSIM_DRIVERS_NS3_LEARNER_APP_H
 
-#include "sim/apps/app-events.h"
-#include "sim/apps/arm-context.h"
+#include "sim/drivers/ns3/ns3-role-port.h"
 #include "sim/net/message-endpoint.h"
+#include "sim/roles/arm-context.h"
+#include "sim/roles/learner-role.h"
+#include "sim/roles/role-events.h"
 
 #include "hilo/sync/publisher.h"
 
 #include "ns3/application.h"
 #include "ns3/traced-callback.h"
 
-#include <map>
 #include <memory>
-#include <string>
 #include <vector>
 
 namespace hilosim
@@ -35,9 +35,10 @@ class LearnerApp : public ns3::Application
                std::vector<uint32_t> update_peers);
 
     /// The learner's publisher (state, ring, snapshots), for tests and metrics.
-    const hilo::Publisher& publisher() const { return *m_publisher; }
+    /// REQUIRES: the application started without failing.
+    const hilo::Publisher& publisher() const { return m_role->publisher(); }
     /// Status of the first runtime failure, ok otherwise.
-    const hilo::Status& failure() const { return m_failure; }
+    const hilo::Status& failure() const;
 
     typedef void (*PublishTracedCallback)(const PublishEvent& event);
     typedef void (*EvalTracedCallback)(const EvalEvent& event);
@@ -51,28 +52,18 @@ class LearnerApp : public ns3::Application
   private:
     void StartApplication() override;
     void StopApplication() override;
-
     void HandleMessage(uint32_t peer, const hilosim::Message& message);
-    void MaybeTrain();
-    void FinishTraining();
-    void Broadcast();
-    void Evaluate();
-    void Fail(const hilo::Status& status);
+    void HandlePeerConnected(uint32_t peer);
 
     // Attributes.
     uint32_t m_ringCapacity;
     uint32_t m_snapshotInterval;
 
     std::shared_ptr<ArmContext> m_context;
-    ns3::Ptr<hilosim::MessageEndpoint> m_endpoint;
     std::vector<uint32_t> m_updatePeers;
-    std::unique_ptr<hilo::Publisher> m_publisher;
-    std::map<uint64_t, std::map<uint32_t, std::string>> m_batches; // round -> worker -> batch
-    bool m_busy{false};
-    std::vector<float> m_grad;
-    PublishEvent m_pending;                     // the version being produced
-    std::shared_ptr<const std::string> m_frame; // its framed update
-    hilo::Status m_failure;
+    std::unique_ptr<Ns3RolePort> m_port;
+    std::unique_ptr<LearnerRole> m_role;
+    hilo::Status m_setupFailure;
 
     ns3::TracedCallback<uint32_t, uint64_t, uint64_t> m_trajectoriesTrace;
     ns3::TracedCallback<const PublishEvent&> m_publishTrace;
@@ -82,4 +73,4 @@ class LearnerApp : public ns3::Application
 
 } // namespace hilosim
 
-#endif // HILOSIM_APPS_LEARNER_APP_H
+#endif // HILOSIM_DRIVERS_NS3_LEARNER_APP_H

@@ -1,9 +1,10 @@
-// ArmContext: everything the applications of one arm share: the learning workload, the sync
+// ArmContext: everything the roles of one arm share: the learning workload, the sync
 // configuration, the modelled LLM and GPUs, and the scale factors between the tiny real model and
-// the modelled one. Built once per arm by the arm runner; read-only for the applications except
-// the workload, which they call in simulated-time order (one thread, so no two calls overlap).
-#ifndef HILOSIM_APPS_ARM_CONTEXT_H
-#define HILOSIM_APPS_ARM_CONTEXT_H
+// the modelled one. Built once per arm (sim/run/arm-context-builder.h); read-only for the roles
+// except the workload, which they call one at a time (the simulator runs every role on one thread
+// in simulated-time order; a process holds one role and so its own context).
+#ifndef HILOSIM_ROLES_ARM_CONTEXT_H
+#define HILOSIM_ROLES_ARM_CONTEXT_H
 
 #include "hilo/core/adapter-layout.h"
 #include "hilo/core/adapter-state.h"
@@ -56,4 +57,4 @@ struct ArmContext
 
 } // namespace hilosim
 
-#endif // HILOSIM_APPS_ARM_CONTEXT_H
+#endif // HILOSIM_ROLES_ARM_CONTEXT_H

@@ -1,0 +1,57 @@
+#include "sim/drivers/ns3/ns3-role-port.h"
+
+#include "ns3/simulator.h"
+
+namespace hilosim
+{
+
+Ns3RolePort::Ns3RolePort(ns3::Ptr<MessageEndpoint> endpoint)
+  : m_endpoint(endpoint)
+{
+}
+
+Ns3RolePort::~Ns3RolePort() = default;
+
+double
+Ns3RolePort::Now() const
+{
+    return ns3::Simulator::Now().GetSeconds();
+}
+
+void
+Ns3RolePort::After(double modelled_s, ComputePhase, double, std::function<void()> fn)
+{
+    ns3::Simulator::Schedule(ns3::Seconds(modelled_s), std::move(fn));
+}
+
+hilo::Status
+Ns3RolePort::Send(uint32_t peer, uint32_t type, std::shared_ptr<const std::string> payload,
+                  uint64_t wire_bytes)
+{
+    return m_endpoint->Send(peer, type, std::move(payload), wire_bytes);
+}
+
+void
+Ns3RolePort::Stop()
+{
+    ns3::Simulator::Stop();
+}
+
+void
+Ns3RolePort::Dispose()
+{
+    m_endpoint = nullptr;
+}
+
+RoleMessage
+ToRoleMessage(const Message& message)
+{
+    RoleMessage m;
+    m.type = message.type;
+    m.payload = message.payload;
+    m.wire_bytes = message.wire_bytes;
+    m.sequence = message.sequence;
+    return m;
+}
+
+} // namespace hilosim

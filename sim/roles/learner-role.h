@@ -1,0 +1,95 @@
+// LearnerRole: what the learner does, whoever runs it. Collects one trajectory batch per worker and
+// round, trains on them (real LibTorch gradient, modelled GPU time), publishes the next version
+// through a hilo Publisher (real encode, modelled encode time) and sends the framed update to
+// every update peer (the workers, or the relays that fan out). Serves catch-up requests from its
+// ring and snapshots, and welcomes a worker that (re)connects after the run has moved on with the
+// learner's version and the round the learner expects from it next.
+#ifndef HILOSIM_ROLES_LEARNER_ROLE_H
+#define HILOSIM_ROLES_LEARNER_ROLE_H
+
+#include "sim/roles/arm-context.h"
+#include "sim/roles/role-events.h"
+#include "sim/roles/role-port.h"
+
+#include "hilo/sync/publisher.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace hilosim
+{
+
+/// Where the learner's measurable events go (any may be empty).
+struct LearnerHooks
+{
+    std::function<void(uint32_t worker, uint64_t round, uint64_t wire_bytes)> trajectories;
+    std::function<void(const PublishEvent&)> published;
+    std::function<void(const EvalEvent&)> evaluated;
+    std::function<void(uint32_t worker, uint64_t from_version)> resync_served;
+    /// A worker announced it holds the last version (kDone), with its state hash.
+    std::function<void(uint32_t worker, uint64_t version, uint64_t state_hash)> worker_done;
+};
+
+class LearnerRole
+{
+  public:
+    /// `update_peers`: the peers every update goes to (worker ids, or relay ids in a relay
+    /// topology). `port` must outlive the role.
+    LearnerRole(std::shared_ptr<ArmContext> context, RolePort* port,
+                std::vector<uint32_t> update_peers, hilo::PublisherOptions options,
+                LearnerHooks hooks);
+    ~LearnerRole();
+
+    /// Builds the publisher and evaluates version 0. On error the role has failed (failure()).
+    void Start();
+
+    /// A message from `peer`. A message this role cannot use (corrupt, of an unknown type) is
+    /// returned as an error and changes nothing: the driver decides what to do with the peer.
+    hilo::Status HandleMessage(uint32_t peer, const RoleMessage& message);
+    /// `peer` connected. A worker that connects after version 0 was published, or for the second
+    /// time, is sent a welcome: the next round the learner needs from it and its version.
+    void HandlePeerConnected(uint32_t peer);
+    /// `peer`'s connection ended (error: a TCP error or a corrupt stream).
+    void HandlePeerClosed(uint32_t peer, bool error);
+
+    /// Records the first runtime failure and asks the driver to stop.
+    void Fail(const hilo::Status& status);
+    const hilo::Status& failure() const { return m_failure; }
+    /// REQUIRES: Start() succeeded.
+    const hilo::Publisher& publisher() const { return *m_publisher; }
+    bool started() const { return m_publisher != nullptr; }
+    /// Workers that announced the last version, and whether their hash matched the learner's.
+    const std::map<uint32_t, bool>& done_workers() const { return m_done; }
+
+  private:
+    void MaybeTrain();
+    void FinishTraining();
+    void Broadcast();
+    void Evaluate();
+    /// The oldest round the learner still needs from `worker`.
+    uint64_t NextRoundFor(uint32_t worker) const;
+
+    std::shared_ptr<ArmContext> m_context;
+    RolePort* m_port;
+    std::vector<uint32_t> m_updatePeers;
+    hilo::PublisherOptions m_options;
+    LearnerHooks m_hooks;
+
+    std::unique_ptr<hilo::Publisher> m_publisher;
+    std::map<uint64_t, std::map<uint32_t, std::string>> m_batches; // round -> worker -> batch
+    std::set<uint32_t> m_seen;                                     // peers that ever connected
+    std::map<uint32_t, bool> m_done;                               // worker -> hash matched
+    bool m_busy{false};
+    std::vector<float> m_grad;
+    PublishEvent m_pending;                     // the version being produced
+    std::shared_ptr<const std::string> m_frame; // its framed update
+    hilo::Status m_failure;
+};
+
+} // namespace hilosim
+
+#endif // HILOSIM_ROLES_LEARNER_ROLE_H

@@ -1,0 +1,76 @@
+// RolePort: everything a learner, worker or relay role needs from the world it runs in, and
+// nothing more (the leveldb `Env` shape, STYLE.md): a clock in modelled seconds with timers, a
+// message transport addressed by peer id, and a way to end the run. Two drivers implement it:
+// ns-3 applications (simulated time, ns-3 TCP; sim/drivers/ns3/) and real processes (a steady
+// clock, kernel TCP on Boost.Asio; sim/drivers/process/). The roles never know which one runs them.
+#ifndef HILOSIM_ROLES_ROLE_PORT_H
+#define HILOSIM_ROLES_ROLE_PORT_H
+
+#include "hilo/core/status.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace hilosim
+{
+
+/// A message as a role receives it. `payload` is valid only during the call that delivers it.
+struct RoleMessage
+{
+    uint32_t type{0};         // role message type (role-messages.h)
+    std::string_view payload; // the real bytes, exactly as sent
+    uint64_t wire_bytes{0};   // modelled size on the wire (>= payload.size())
+    uint64_t sequence{0};     // index of this message on its connection and direction, from 0
+};
+
+/// The modelled GPU phases whose time a role waits out. The process driver records, per phase,
+/// how much longer the real computation took than the modelled time (its "overrun").
+enum class ComputePhase
+{
+    kRollout,   // worker: sampling trajectories
+    kTrain,     // learner: the training step (gradient)
+    kEncode,    // learner: compress + its own decode and apply
+    kApply,     // worker: decode + replay (or load) of one update
+    kCatchUp,   // worker: snapshot restore + replay of ring updates
+    kTransport, // not a GPU phase: a timer of the protocol itself (waits, backoff)
+};
+
+/// "rollout", "train", "encode", "apply", "catch_up", "transport".
+const char* ComputePhaseName(ComputePhase phase);
+
+class RolePort
+{
+  public:
+    virtual ~RolePort() = default;
+
+    /// Modelled seconds since the run started (simulated time, or steady-clock time).
+    virtual double Now() const = 0;
+    /// True when modelled time is real time (a process): real computation then takes modelled
+    /// time, and a phase whose real computation outlasts its modelled time overruns.
+    virtual bool RealTime() const = 0;
+
+    /// Calls `fn` once `modelled_s` seconds of phase `phase` have passed, counted from the moment
+    /// the role started the phase. `spent_s` is the real wall time the role already spent on the
+    /// phase's real computation before this call: a simulator ignores it (real computation takes
+    /// no simulated time); a process waits only for the rest, max(0, modelled_s - spent_s), and
+    /// records max(0, spent_s - modelled_s) as the phase's overrun.
+    virtual void After(double modelled_s, ComputePhase phase, double spent_s,
+                       std::function<void()> fn) = 0;
+
+    /// Queues a framed message to `peer`: `payload` real bytes standing for `wire_bytes` on the
+    /// wire. Messages to one peer arrive in order. InvalidArgument for a bad size or type;
+    /// messages to a peer that is not connected (yet, or any more) are the driver's to hold or
+    /// drop as its header says.
+    virtual hilo::Status Send(uint32_t peer, uint32_t type,
+                              std::shared_ptr<const std::string> payload, uint64_t wire_bytes) = 0;
+
+    /// The role has failed (its failure() says why): end the run.
+    virtual void Stop() = 0;
+};
+
+} // namespace hilosim
+
+#endif // HILOSIM_ROLES_ROLE_PORT_H

@@ -1,0 +1,102 @@
+// WorkerRole: what a rollout worker does, whoever runs it. Samples trajectories from its own hilo
+// Replica (real sampling, modelled GPU time), sends them to the learner, and applies every update
+// it receives in version order (modelled decode + replay or load time, then the real Replica::Apply
+// with its hash check). A rejected update (corrupt, gap, hash mismatch) starts a resync: the worker
+// asks the learner for a catch-up (snapshot + ring) and holds later updates until it is back in
+// step. A welcome from the learner (after a restart or reconnect) sets the next round to roll out
+// and, when the worker is behind, starts the same catch-up.
+// Round s (the batch for learner step s) may start once the replica holds version >= s-1-k, with k
+// the arm's max staleness: k = 0 is synchronous on-policy.
+#ifndef HILOSIM_ROLES_WORKER_ROLE_H
+#define HILOSIM_ROLES_WORKER_ROLE_H
+
+#include "sim/roles/arm-context.h"
+#include "sim/roles/role-events.h"
+#include "sim/roles/role-port.h"
+
+#include "hilo/sync/replica.h"
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace hilosim
+{
+
+/// Where the worker's measurable events go (any may be empty).
+struct WorkerHooks
+{
+    std::function<void(const RolloutEvent&)> rollout_done;
+    /// A whole update message arrived (worker, position in arrival order from 1).
+    std::function<void(uint32_t worker, uint64_t position)> update_received;
+    std::function<void(const ApplyEvent&)> applied;
+    std::function<void(uint32_t worker, uint64_t version)> hash_mismatch;
+    /// The worker asked the learner for a catch-up from this version.
+    std::function<void(uint32_t worker, uint64_t from_version)> resync;
+};
+
+struct WorkerRoleOptions
+{
+    uint64_t corrupt_version{0}; // test hook: flip a byte of this version's update on arrival
+    bool announce_done{false};   // send kDone to the learner on reaching the last version
+};
+
+class WorkerRole
+{
+  public:
+    /// `worker`: this worker's index; `learner_peer`: the learner's peer id. `port` must outlive
+    /// the role.
+    WorkerRole(std::shared_ptr<ArmContext> context, RolePort* port, uint32_t worker,
+               uint32_t learner_peer, WorkerRoleOptions options, WorkerHooks hooks);
+    ~WorkerRole();
+
+    /// Builds the replica at version 0 and starts the first round.
+    void Start();
+    /// A message from `peer`. A message this role cannot use (corrupt, of an unknown type) is
+    /// returned as an error and changes nothing.
+    hilo::Status HandleMessage(uint32_t peer, const RoleMessage& message);
+
+    void Fail(const hilo::Status& status);
+    const hilo::Status& failure() const { return m_failure; }
+    /// REQUIRES: Start() succeeded.
+    const hilo::Replica& replica() const { return *m_replica; }
+    bool started() const { return m_replica != nullptr; }
+    uint32_t worker() const { return m_worker; }
+
+  private:
+    void MaybeStartRound();
+    void FinishRollout(uint64_t round, uint64_t version, std::shared_ptr<const std::string> bytes,
+                       RolloutEvent event);
+    void ApplyNext();
+    void RequestResync();
+    hilo::Status HandleCatchUp(std::string_view payload, double received_s);
+    void VersionReached();
+    double ApplySeconds() const;
+
+    std::shared_ptr<ArmContext> m_context;
+    RolePort* m_port;
+    uint32_t m_worker;
+    uint32_t m_learnerPeer;
+    WorkerRoleOptions m_options;
+    WorkerHooks m_hooks;
+
+    std::unique_ptr<hilo::Replica> m_replica;
+    uint64_t m_nextRound{1};
+    bool m_rollingOut{false};
+    struct Queued
+    {
+        std::string frame;
+        double received_s;
+    };
+    std::deque<Queued> m_queue; // updates waiting for the apply pipeline
+    bool m_applying{false};
+    bool m_resyncing{false};
+    bool m_doneSent{false};
+    hilo::Status m_failure;
+};
+
+} // namespace hilosim
+
+#endif // HILOSIM_ROLES_WORKER_ROLE_H

@@ -1,0 +1,145 @@
+#include "sim/run/arm-context-builder.h"
+
+#include "hilo/sync/sync-strategy.h"
+#include "models/compute-model.h"
+#include "models/gpu-profile.h"
+#include "models/llm-profile.h"
+
+namespace hilosim
+{
+namespace
+{
+
+// The tiny real model described as an LLM profile, for timing when the scenario models none.
+models::LlmProfile
+TinyProfile(const models::WorkloadConfig& c)
+{
+    models::LlmProfile p;
+    p.name = "tiny";
+    p.layers = c.layers;
+    p.hidden = c.d_model;
+    p.intermediate = 4 * c.d_model;
+    p.heads = c.heads;
+    p.kv_heads = c.heads;
+    p.head_dim = c.d_model / c.heads;
+    p.vocab = c.vocab;
+    return p;
+}
+
+} // namespace
+
+models::WorkloadConfig
+ToWorkloadConfig(const ResolvedScenario& sc, uint32_t rank)
+{
+    const ResolvedWorkload& w = sc.workload;
+    models::WorkloadConfig c;
+    c.kind = w.kind == WorkloadKind::kGrpo ? "grpo" : "distill";
+    c.seed = sc.seed;
+    c.vocab = w.model.vocab;
+    c.d_model = w.model.d_model;
+    c.layers = w.model.layers;
+    c.heads = w.model.heads;
+    c.context = w.model.context;
+    c.lora_rank = rank;
+    c.lora_alpha = w.lora_alpha;
+    c.prompts_per_worker = w.prompts_per_worker;
+    c.group_size = w.group_size;
+    c.gen_tokens = w.gen_tokens;
+    c.temperature = w.temperature;
+    if (w.teacher_delta_rank > 0)
+    {
+        c.teacher_delta_rank = w.teacher_delta_rank;
+        c.teacher_delta_decay = w.teacher_decay;
+    }
+    c.eval_prompts = w.eval_prompts;
+    c.grad_clip_norm = w.clip_norm;
+    return c;
+}
+
+hilo::StatusOr<std::shared_ptr<ArmContext>>
+BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
+{
+    auto context = std::make_shared<ArmContext>();
+    context->arm = arm.name;
+    const models::WorkloadConfig wc = ToWorkloadConfig(sc, arm.training_rank);
+    auto workload = models::Workload::Create(wc);
+    if (!workload.ok())
+    {
+        return workload.status();
+    }
+    context->workload = std::move(*workload);
+    context->sync = arm.sync;
+    context->optimizer = sc.optimizer;
+    context->initial = context->workload->InitialAdapter();
+    context->steps = sc.workload.steps;
+    context->eval_every = sc.workload.eval_every;
+    context->max_staleness = sc.max_staleness;
+    context->workers = static_cast<uint32_t>(sc.workers.size());
+    context->training_rank = arm.training_rank;
+    context->modelled_prompt_tokens = sc.workload.modelled_prompt_tokens;
+    context->modelled_gen_tokens = sc.workload.modelled_gen_tokens;
+
+    // The modelled side.
+    if (sc.llm_profile.empty())
+    {
+        context->llm = TinyProfile(wc);
+        context->compute.targets = wc.lora_targets;
+    }
+    else
+    {
+        auto llm = models::FindLlm(sc.llm_profile);
+        if (!llm.ok())
+        {
+            return llm.status();
+        }
+        context->llm = *llm;
+    }
+    auto modelled = context->llm.LoraLayout(arm.training_rank, context->compute.targets);
+    if (!modelled.ok())
+    {
+        return modelled.status();
+    }
+    context->modelled_layout = *modelled;
+    context->modelled_numel = modelled->numel();
+    context->modelled_adapter_bytes = modelled->adapter_bytes();
+    const int64_t real_numel = context->workload->layout().numel();
+    context->adapter_scale = sc.llm_profile.empty() ? 1.0
+                                                    : static_cast<double>(context->modelled_numel) /
+                                                          static_cast<double>(real_numel);
+    auto learner_gpu = models::FindGpu(sc.learner_gpu);
+    if (!learner_gpu.ok())
+    {
+        return learner_gpu.status();
+    }
+    context->learner_gpu = *learner_gpu;
+    for (const ResolvedWorker& w : sc.workers)
+    {
+        auto gpu = models::FindGpu(w.gpu);
+        if (!gpu.ok())
+        {
+            return gpu.status();
+        }
+        context->worker_gpus.push_back(*gpu);
+    }
+    // A budget below the smallest payload, or options the compressor rejects for this adapter.
+    auto probe = hilo::NewSyncStrategy(arm.sync, context->workload->layout(), sc.optimizer);
+    if (!probe.ok())
+    {
+        return probe.status();
+    }
+    // The modelled model and adapter must fit the modelled GPUs.
+    std::vector<models::GpuProfile> gpus = context->worker_gpus;
+    gpus.push_back(context->learner_gpu);
+    for (const models::GpuProfile& gpu : gpus)
+    {
+        auto fits =
+            models::RolloutSeconds(gpu, context->llm, arm.training_rank, 1, 1, 1, context->compute);
+        if (!fits.ok())
+        {
+            return hilo::Status(fits.status().code(), gpu.name + ": " + fits.status().message());
+        }
+    }
+    return context;
+}
+
+} // namespace hilosim
