@@ -54,11 +54,19 @@ Num(double v)
     return os.str();
 }
 
-// 1-64 characters of [A-Za-z0-9._-].
+// "." and "..": names become folder and file names (results/runs/<scenario>, pcap folders per
+// arm), where these two mean this folder and its parent.
+bool
+IsDotName(const std::string& s)
+{
+    return s == "." || s == "..";
+}
+
+// 1-64 characters of [A-Za-z0-9._-], not "." or "..".
 bool
 IsIdentifier(const std::string& s)
 {
-    if (s.empty() || s.size() > 64)
+    if (s.empty() || s.size() > 64 || IsDotName(s))
         return false;
     for (char c : s)
     {
@@ -212,8 +220,11 @@ class Checker
         if (IsIdentifier(v))
             return true;
         Error(n, field, index,
-              (v.empty() ? std::string("missing") : "bad name \"" + v + "\"") +
-                  "; allowed: 1-64 characters of A-Z a-z 0-9 . _ -");
+              (v.empty() ? std::string("missing")
+               : IsDotName(v)
+                   ? "bad name \"" + v + "\" (\".\" and \"..\" are folder names, not names)"
+                   : "bad name \"" + v + "\"") +
+                  "; allowed: 1-64 characters of A-Z a-z 0-9 . _ -, other than \".\" and \"..\"");
         return false;
     }
 

@@ -72,6 +72,8 @@ const BadCase kBadCases[] = {
      "workload.modelled_gen_tokens", "needs llm_profile"},
     {"bad-modelled-prompt-only.textproto", "workload {", 1, "workload.modelled_gen_tokens",
      "must be set (> 0) when modelled_prompt_tokens is"},
+    {"bad-dotdot-name.textproto", "name: \"..\"", 1, "name",
+     "bad name \"..\" (\".\" and \"..\" are folder names, not names)"},
 };
 
 // 1-based line of the `occurrence`-th line holding `marker` outside comments; 0 when none.
@@ -190,6 +192,28 @@ TEST(ScenarioLoader, ReportsEveryProblemNotJustTheFirst)
                   "multi.textproto: --set arms[1].budget=5x: arms[1].budget: bad budget"),
               std::string::npos)
         << loaded.status().message();
+}
+
+TEST(ScenarioLoader, DotNamesAreRejected)
+{
+    // "." and ".." are folder names: as a scenario name the default output folder
+    // results/runs/.. would be results/ itself; arm names name pcap folders.
+    for (const std::string name : {".", ".."})
+    {
+        for (const std::string path : {"name", "arms[0].name"})
+        {
+            auto loaded = LoadScenarioFile(DataPath("ok-minimal.textproto"), {path + "=" + name},
+                                           CurrentCatalog());
+            ASSERT_FALSE(loaded.ok()) << path << "=" << name << " was accepted";
+            EXPECT_NE(loaded.status().message().find(path + ": bad name \"" + name + "\""),
+                      std::string::npos)
+                << loaded.status().message();
+        }
+    }
+    // Dots inside a name stay allowed.
+    EXPECT_TRUE(LoadScenarioFile(DataPath("ok-minimal.textproto"),
+                                 {"name=run.1", "arms[0].name=..full"}, CurrentCatalog())
+                    .ok());
 }
 
 TEST(ScenarioLoader, MissingFileIsBadInput)
