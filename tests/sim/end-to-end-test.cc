@@ -3,10 +3,13 @@
 // same scenario gives byte-identical CSVs; a corrupted update is rejected and repaired by resync.
 #include "sim/cli/catalog.h"
 #include "sim/cli/run-command.h"
+#include "sim/run/arm-context-builder.h"
 #include "sim/run/arm-runner.h"
 #include "sim/run/arm-summary.h"
 #include "sim/run/output-writer.h"
 #include "sim/scenario/scenario-loader.h"
+
+#include "models/compute-model.h"
 
 #include <gtest/gtest.h>
 
@@ -273,6 +276,47 @@ TEST(EndToEnd, ConnectionsThatIdledThroughARolloutShareTheLearnerUplinkFairly)
         EXPECT_LT(range.second - range.first, 0.2) << "version " << version;
     }
 }
+
+TEST(EndToEnd, EveryStrategyChargesTheLearnersOwnOptimizerStep)
+{
+    // Whatever it ships, the learner runs AdamW on its own adapter before it publishes: full sync
+    // serialises the new parameters on top of it, hilo encodes and decodes its gradient, delta
+    // encodes the parameter delta and adds its decode to the replicas' shadow copy.
+    LoadedScenario loaded = Load(kTiny, {"llm_profile=Llama-3.2-1B", "workload.steps=2",
+                                         "network.worker_link.mtu=9000"});
+    for (size_t i = 0; i < loaded.resolved.arms.size(); ++i)
+    {
+        auto context = BuildArmContext(loaded.resolved, loaded.resolved.arms[i]);
+        ASSERT_TRUE(context.ok()) << context.status().ToString();
+        const ArmContext& c = **context;
+        // The step = the fused AdamW pass a worker's replay runs (gradient buffer + theta, m, v).
+        const double step =
+            models::DecodeReplaySeconds(c.learner_gpu, c.modelled_numel, "hilo", c.compute).value();
+        double floor_s = step;
+        if (c.sync.kind == hilo::SyncKind::kFull)
+        {
+            floor_s +=
+                models::AdapterLoadSeconds(c.learner_gpu, c.modelled_adapter_bytes, c.compute);
+        }
+        if (c.sync.kind == hilo::SyncKind::kDelta)
+        {
+            floor_s +=
+                models::DecodeReplaySeconds(c.learner_gpu, c.modelled_numel, "delta", c.compute)
+                    .value();
+        }
+        auto r = RunArm(loaded.resolved, i, nullptr, {});
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        ASSERT_EQ(r->publishes.size(), 2u);
+        for (const PublishEvent& p : r->publishes)
+        {
+            EXPECT_GE(p.encode_s, floor_s * (1 - 1e-12)) << r->name << " v" << p.version;
+            // Published after the learner's time, never before.
+            EXPECT_NEAR(p.published_s - p.grad_ready_s, p.encode_s, 1e-9) << r->name;
+        }
+    }
+}
+
+
 
 TEST(EndToEnd, ModelledTokenCountsSetRolloutTimeAndTrajectoryBytes)
 {
