@@ -141,9 +141,9 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     result.budget = arm.budget_text;
     const int64_t real_adapter_bytes = context->workload->layout().adapter_bytes();
     result.budget_fraction =
-        arm.sync.budget.unlimited()
+        context->sync.budget.unlimited()
             ? 0.0
-            : static_cast<double>(arm.sync.budget.ResolveBytes(real_adapter_bytes)) /
+            : static_cast<double>(context->sync.budget.ResolveBytes(real_adapter_bytes)) /
                   static_cast<double>(real_adapter_bytes);
     result.training_rank = arm.training_rank;
     result.quality_metric = context->workload->QualityMetric();

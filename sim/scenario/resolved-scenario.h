@@ -92,8 +92,12 @@ struct ResolvedNetwork
 struct ResolvedArm
 {
     std::string name;
-    hilo::SyncSpec sync;       // strategy, compressor + options, budget, error feedback
-    std::string budget_text;   // as written ("1.6%", "64KiB"; "unlimited" when empty)
+    hilo::SyncSpec sync;     // strategy, compressor + options, budget, error feedback
+    std::string budget_text; // as written ("1.6%", "64KiB"; "unlimited" when empty)
+    // A budget given as a size: payload bytes on the wire per update at the modelled scale
+    // (with llm_profile the real compressor gets this / the adapter scale). 0 for a fraction or
+    // no budget. sync.budget holds the size unconverted until the arm's context is built.
+    uint64_t budget_wire_bytes{0};
     uint32_t training_rank{0}; // never 0: the workload's rank when the arm left it unset
 };
 

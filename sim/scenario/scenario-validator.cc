@@ -713,6 +713,10 @@ Checker::CheckArms(const Node& root, const Scenario& s, const ResolvedWorkload& 
         ra.sync.error_feedback.enabled = arm.error_feedback().enabled();
         ra.sync.error_feedback.decay = static_cast<float>(arm.error_feedback().decay());
         ra.budget_text = arm.budget().empty() ? "unlimited" : arm.budget();
+        if (!budget->unlimited() && arm.budget().back() != '%')
+        {
+            ra.budget_wire_bytes = static_cast<uint64_t>(budget->ResolveBytes(0)); // a size
+        }
         ra.training_rank = rank;
         out->push_back(std::move(ra));
     }

@@ -316,6 +316,43 @@ TEST(EndToEnd, EveryStrategyChargesTheLearnersOwnOptimizerStep)
     }
 }
 
+TEST(EndToEnd, ASizeBudgetIsWireBytesOfTheModelledAdapter)
+{
+    // "1MB" means one megabyte of payload on the wire per update at the modelled scale
+    // (Llama-3.2-1B at rank 4: a 5.6 MB adapter), not one megabyte of the tiny real adapter's
+    // (4.6 KB) payload. The budget bounds the compressor's payload; the update's own header
+    // (version, hashes, compressor name) comes on top, as it does without a profile.
+    LoadedScenario loaded =
+        Load(kTiny, {"llm_profile=Llama-3.2-1B", "workload.steps=2", "arms[1].compressor=topk",
+                     "arms[1].budget=1MB", "arms[2].compressor=topk", "arms[2].budget=5%"});
+    auto sized = RunArm(loaded.resolved, 1, nullptr, {});
+    auto fraction = RunArm(loaded.resolved, 2, nullptr, {});
+    ASSERT_TRUE(sized.ok() && fraction.ok());
+    const double adapter = static_cast<double>(sized->adapter_bytes);
+    EXPECT_GT(adapter, 5e6);
+    const double scale = sized->adapter_scale;
+    for (const PublishEvent& p : sized->publishes)
+    {
+        const double payload_wire = static_cast<double>(p.payload_bytes) * scale;
+        EXPECT_LE(payload_wire, 1e6) << p.version;
+        EXPECT_GE(payload_wire, 0.9e6) << p.version; // top-k spends its budget
+    }
+    EXPECT_NEAR(sized->budget_fraction, 1e6 / adapter, 1e-3);
+    // A fraction already meant a share of the (modelled) adapter's bytes.
+    for (const PublishEvent& p : fraction->publishes)
+    {
+        const double payload_wire = static_cast<double>(p.payload_bytes) * scale;
+        EXPECT_LE(payload_wire, 0.05 * adapter) << p.version;
+        EXPECT_GE(payload_wire, 0.045 * adapter) << p.version;
+    }
+    // Without an LLM profile the real bytes are the wire bytes: a size is what it says.
+    LoadedScenario real =
+        Load(kTiny, {"workload.steps=1", "arms[1].compressor=topk", "arms[1].budget=2KB"});
+    auto small = RunArm(real.resolved, 1, nullptr, {});
+    ASSERT_TRUE(small.ok());
+    EXPECT_LE(small->publishes[0].payload_bytes, 2000);
+    EXPECT_GE(small->publishes[0].payload_bytes, 1800);
+}
 
 
 TEST(EndToEnd, ModelledTokenCountsSetRolloutTimeAndTrajectoryBytes)
