@@ -55,6 +55,12 @@ ToWorkloadConfig(const ResolvedScenario& sc, uint32_t rank)
         c.teacher_delta_rank = w.teacher_delta_rank;
         c.teacher_delta_decay = w.teacher_decay;
     }
+    if (w.kind == WorkloadKind::kGrpo)
+    {
+        c.task_prompt_stride = w.grpo_prompt_stride;
+        c.task_modulus = w.grpo_modulus;
+        c.entropy_coef = w.grpo_entropy_coef;
+    }
     c.eval_prompts = w.eval_prompts;
     c.grad_clip_norm = w.clip_norm;
     return c;

@@ -54,6 +54,10 @@ struct ResolvedWorkload
     double temperature{1.0};
     uint32_t teacher_delta_rank{0}; // distill only
     double teacher_decay{0};        // distill only: sigma_k = decay^k * sigma_0
+    // grpo only: the residue-chain task (scenario.proto, Grpo).
+    bool grpo_prompt_stride{true}; // "residue_stride" (true) or "residue_chain" (stride 1)
+    uint32_t grpo_modulus{0};      // K
+    double grpo_entropy_coef{0};
     uint32_t eval_prompts{0};
     uint32_t eval_every{0}; // steps
     double clip_norm{0};    // 0 = no clipping

@@ -56,6 +56,16 @@ FillWorkloadDefaults(Workload* w)
         if (!t->has_decay())
             t->set_decay(0.7);
     }
+    if (w->kind() == "grpo")
+    {
+        Grpo* g = w->mutable_grpo();
+        if (g->task().empty())
+            g->set_task("residue_stride");
+        if (!g->has_modulus())
+            g->set_modulus(4);
+        if (!g->has_entropy_coef())
+            g->set_entropy_coef(0.0);
+    }
     if (!w->has_eval_prompts())
         w->set_eval_prompts(64);
     if (!w->has_eval_every())

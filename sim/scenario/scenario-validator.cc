@@ -27,6 +27,7 @@ using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
 
 const std::vector<std::string> kWorkloadKinds = {"distill", "grpo"};
 const std::vector<std::string> kTopologies = {"star", "regions", "relay"};
+const std::vector<std::string> kGrpoTasks = {"residue_stride", "residue_chain"};
 const std::vector<std::string> kOptimizerKinds = {"adamw", "sgd"};
 const std::vector<std::string> kSchedules = {"constant", "linear_warmup", "cosine"};
 const std::vector<std::string> kStrategies = {"full", "hilo", "delta"};
@@ -363,6 +364,22 @@ Checker::CheckWorkload(const Node& n, const Workload& w, ResolvedWorkload* out)
     out->modelled_prompt_tokens = static_cast<uint32_t>(std::max(0, w.modelled_prompt_tokens()));
     out->modelled_gen_tokens = static_cast<uint32_t>(std::max(0, w.modelled_gen_tokens()));
 
+    if (w.kind() == "grpo")
+    {
+        const Node g = n.Child("grpo");
+        Choice(g, "task", w.grpo().task(), kGrpoTasks, "GRPO task");
+        IntIn(g, "modulus", w.grpo().modulus(), 2, std::max(2, ms.vocab()));
+        DoubleIn(g, "entropy_coef", w.grpo().entropy_coef(), 0, false, 10, false);
+        out->grpo_prompt_stride = w.grpo().task() != "residue_chain";
+        out->grpo_modulus = static_cast<uint32_t>(std::max(0, w.grpo().modulus()));
+        out->grpo_entropy_coef = w.grpo().entropy_coef();
+    }
+    else if (w.has_grpo())
+    {
+        Error(n, "grpo",
+              "only workload kind \"grpo\" has a GRPO task; this workload is \"" + w.kind() +
+                  "\" (remove grpo)");
+    }
     if (w.kind() == "distill")
     {
         const Node t = n.Child("teacher");

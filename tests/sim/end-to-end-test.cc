@@ -214,6 +214,28 @@ TEST(EndToEnd, RelayRegionsAndBoundedStaleness)
     }
 }
 
+TEST(EndToEnd, GrpoTaskReachesTheWorkload)
+{
+    LoadedScenario stride = Load(kRegions);
+    LoadedScenario chain =
+        Load(kRegions, {"workload.grpo.task=residue_chain", "workload.grpo.modulus=3",
+                        "workload.grpo.entropy_coef=0.02"});
+    auto a = BuildArmContext(stride.resolved, stride.resolved.arms[0]);
+    auto b = BuildArmContext(chain.resolved, chain.resolved.arms[0]);
+    ASSERT_TRUE(a.ok() && b.ok());
+    const models::WorkloadConfig& x = (*a)->workload->config();
+    const models::WorkloadConfig& y = (*b)->workload->config();
+    EXPECT_TRUE(x.task_prompt_stride);
+    EXPECT_EQ(x.task_modulus, 4);
+    EXPECT_EQ(x.entropy_coef, 0.0);
+    EXPECT_FALSE(y.task_prompt_stride);
+    EXPECT_EQ(y.task_modulus, 3);
+    EXPECT_EQ(y.entropy_coef, 0.02);
+    // The task is the reward: the same untrained adapter scores differently on the two.
+    const std::vector<float>& theta = (*a)->initial.theta;
+    EXPECT_NE((*a)->workload->Evaluate(theta), (*b)->workload->Evaluate(theta));
+}
+
 TEST(EndToEnd, BudgetBelowTheSmallestPayloadIsBadInputBeforeAnyArmRuns)
 {
     LoadedScenario loaded = Load(kTiny, {"arms[1].budget=100B"});

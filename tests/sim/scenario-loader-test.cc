@@ -72,6 +72,10 @@ const BadCase kBadCases[] = {
      "workload.modelled_gen_tokens", "needs llm_profile"},
     {"bad-modelled-prompt-only.textproto", "workload {", 1, "workload.modelled_gen_tokens",
      "must be set (> 0) when modelled_prompt_tokens is"},
+    {"bad-grpo-task.textproto", "sorting", 1, "workload.grpo.task",
+     "unknown GRPO task \"sorting\"; allowed: residue_stride, residue_chain"},
+    {"bad-grpo-under-distill.textproto", "grpo {", 1, "workload.grpo",
+     "only workload kind \"grpo\" has a GRPO task"},
     {"bad-dotdot-name.textproto", "name: \"..\"", 1, "name",
      "bad name \"..\" (\".\" and \"..\" are folder names, not names)"},
 };
@@ -214,6 +218,48 @@ TEST(ScenarioLoader, DotNamesAreRejected)
     EXPECT_TRUE(LoadScenarioFile(DataPath("ok-minimal.textproto"),
                                  {"name=run.1", "arms[0].name=..full"}, CurrentCatalog())
                     .ok());
+}
+
+TEST(ScenarioLoader, GrpoTaskIsSelectableAndItsDefaultsAreShown)
+{
+    // A GRPO workload gets the prompt-stride task unless it names another; resolved.textproto
+    // shows every value used.
+    auto grpo = LoadScenarioFile(DataPath("ok-minimal.textproto"), {"workload.kind=grpo"},
+                                 CurrentCatalog());
+    ASSERT_TRUE(grpo.ok()) << grpo.status().message();
+    EXPECT_TRUE(grpo->resolved.workload.grpo_prompt_stride);
+    EXPECT_EQ(grpo->resolved.workload.grpo_modulus, 4u);
+    EXPECT_EQ(grpo->resolved.workload.grpo_entropy_coef, 0.0);
+    EXPECT_NE(grpo->resolved_text.find("grpo {\n    task: \"residue_stride\"\n    modulus: 4\n"
+                                       "    entropy_coef: 0\n  }"),
+              std::string::npos)
+        << grpo->resolved_text;
+    auto chain = LoadScenarioFile(DataPath("ok-minimal.textproto"),
+                                  {"workload.kind=grpo", "workload.grpo.task=residue_chain",
+                                   "workload.grpo.modulus=5", "workload.grpo.entropy_coef=0.01"},
+                                  CurrentCatalog());
+    ASSERT_TRUE(chain.ok()) << chain.status().message();
+    EXPECT_FALSE(chain->resolved.workload.grpo_prompt_stride);
+    EXPECT_EQ(chain->resolved.workload.grpo_modulus, 5u);
+    EXPECT_EQ(chain->resolved.workload.grpo_entropy_coef, 0.01);
+    // A distillation scenario says nothing about GRPO.
+    auto distill = LoadScenarioFile(DataPath("ok-minimal.textproto"), {}, CurrentCatalog());
+    ASSERT_TRUE(distill.ok());
+    EXPECT_EQ(distill->resolved_text.find("grpo"), std::string::npos);
+    // Out of range: the modulus is a residue of a token, so at most the vocabulary.
+    for (const auto& [assignment, message] :
+         std::vector<std::pair<std::string, std::string>>{
+             {"workload.grpo.modulus=1", "workload.grpo.modulus: must be in [2, 64], got 1"},
+             {"workload.grpo.modulus=65", "workload.grpo.modulus: must be in [2, 64], got 65"},
+             {"workload.grpo.entropy_coef=-0.1",
+              "workload.grpo.entropy_coef: must be in [0, 10], got -0.1"}})
+    {
+        auto bad = LoadScenarioFile(DataPath("ok-minimal.textproto"),
+                                    {"workload.kind=grpo", assignment}, CurrentCatalog());
+        ASSERT_FALSE(bad.ok()) << assignment;
+        EXPECT_NE(bad.status().message().find(message), std::string::npos)
+            << bad.status().message();
+    }
 }
 
 TEST(ScenarioLoader, MissingFileIsBadInput)
