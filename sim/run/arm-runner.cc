@@ -7,6 +7,7 @@
 #include "sim/net/transport-helper.h"
 #include "sim/run/arm-context-builder.h"
 
+#include "ns3/boolean.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -188,6 +189,8 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         {
             update_peers.push_back(hilosim::RelayPeerId(r));
             auto relay = ns3::CreateObject<RelayApp>();
+            relay->SetAttribute("StoreAndForward",
+                                ns3::BooleanValue(sc.network.relay_store_and_forward));
             std::vector<uint32_t> region_workers;
             for (uint32_t w : topology->GetRegionWorkers(r))
             {

@@ -91,6 +91,7 @@ struct ResolvedNetwork
     ns3::TypeId tcp_type; // the congestion control's ns-3 TypeId (ns3::TcpCubic, ...)
     std::optional<hilosim::LinkSpec> learner_uplink;
     std::vector<ResolvedRegion> regions; // empty under star
+    bool relay_store_and_forward{false}; // relay: forward whole updates instead of streaming
 };
 
 struct ResolvedArm

@@ -117,6 +117,8 @@ FillDefaults(Scenario* scenario)
         net->set_topology("star");
     if (net->tcp().empty())
         net->set_tcp("cubic");
+    if (net->topology() == "relay" && net->relay_forwarding().empty())
+        net->set_relay_forwarding("stream");
     FillLinkDefaults(net->mutable_worker_link());
     if (net->has_learner_uplink())
         FillLinkDefaults(net->mutable_learner_uplink());

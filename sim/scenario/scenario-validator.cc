@@ -28,6 +28,7 @@ using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
 const std::vector<std::string> kWorkloadKinds = {"distill", "grpo"};
 const std::vector<std::string> kTopologies = {"star", "regions", "relay"};
 const std::vector<std::string> kGrpoTasks = {"residue_stride", "residue_chain"};
+const std::vector<std::string> kRelayForwarding = {"stream", "store_and_forward"};
 const std::vector<std::string> kOptimizerKinds = {"adamw", "sgd"};
 const std::vector<std::string> kSchedules = {"constant", "linear_warmup", "cosine"};
 const std::vector<std::string> kStrategies = {"full", "hilo", "delta"};
@@ -492,6 +493,17 @@ Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
             else
                 out->learner_uplink = ToLinkSpec(net.learner_uplink());
         }
+    }
+    if (net.topology() == "relay")
+    {
+        Choice(n, "relay_forwarding", net.relay_forwarding(), kRelayForwarding, "forwarding");
+        out->relay_store_and_forward = net.relay_forwarding() == "store_and_forward";
+    }
+    else if (!net.relay_forwarding().empty())
+    {
+        Error(n, "relay_forwarding",
+              "only topology \"relay\" has relays; this scenario's topology is \"" +
+                  net.topology() + "\" (remove relay_forwarding)");
     }
     const bool star = net.topology() == "star";
     if (star && net.regions_size() > 0)

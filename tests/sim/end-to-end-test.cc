@@ -214,6 +214,53 @@ TEST(EndToEnd, RelayRegionsAndBoundedStaleness)
     }
 }
 
+// Update latency (ready at the worker minus gradient ready at the learner) by (version, worker).
+std::map<std::pair<uint64_t, uint32_t>, double>
+LatencyByVersionAndWorker(const ArmResult& r)
+{
+    std::map<std::pair<uint64_t, uint32_t>, double> out;
+    for (const ApplyEvent& a : r.applies)
+        out[{a.version, a.worker}] = a.ready_s - r.publishes.at(a.version - 1).grad_ready_s;
+    return out;
+}
+
+TEST(EndToEnd, AStreamingRelayIsAsFastAsARouterAndStoreAndForwardAddsALanTransfer)
+{
+    // One worker per region, so that the "regions" topology (a router at the region's edge,
+    // one copy per worker on the WAN) carries exactly what the relay does: its latency is one
+    // WAN transfer + the LAN delay. 5.7 MB updates: a LAN transfer (1 Gbps) takes 46 ms, the WAN
+    // one (100 / 50 Mbps) 0.46 / 0.92 s.
+    const std::vector<std::string> base = {
+        "llm_profile=Llama-3.2-1B",       "workload.steps=2",
+        "mode.max_staleness=0",           "workers[0].count=1",
+        "network.worker_link.mtu=9000",   "network.regions[0].wan.mtu=9000",
+        "network.regions[1].wan.mtu=9000"};
+    auto run = [&](std::vector<std::string> extra)
+    {
+        extra.insert(extra.begin(), base.begin(), base.end());
+        LoadedScenario loaded = Load(kRegions, extra);
+        auto r = RunArm(loaded.resolved, 0, nullptr, {});
+        EXPECT_TRUE(r.ok() && r->failure.ok());
+        ExpectEveryWorkerHasEveryVersion(*r, 2, 2);
+        EXPECT_EQ(r->hash_mismatches, 0u);
+        return LatencyByVersionAndWorker(*r);
+    };
+    const auto router = run({"network.topology=regions"});
+    const auto streamed = run({}); // kRegions is a relay scenario; streaming is the default
+    const auto stored = run({"network.relay_forwarding=store_and_forward"});
+    ASSERT_EQ(router.size(), 4u);
+    const double lan_transfer_s = 5.7e6 * 8 / 1e9;
+    for (const auto& [key, latency] : router)
+    {
+        SCOPED_TRACE("version " + std::to_string(key.first) + " worker " +
+                     std::to_string(key.second));
+        // Never slower than the router (the first update is even faster: two shorter TCP
+        // connections leave slow start sooner than one across both links).
+        EXPECT_LT(streamed.at(key), latency + 0.05 * lan_transfer_s);
+        EXPECT_GT(stored.at(key) - streamed.at(key), 0.8 * lan_transfer_s);
+    }
+}
+
 TEST(EndToEnd, GrpoTaskReachesTheWorkload)
 {
     LoadedScenario stride = Load(kRegions);
@@ -305,8 +352,8 @@ TEST(EndToEnd, EveryStrategyChargesTheLearnersOwnOptimizerStep)
     // Whatever it ships, the learner runs AdamW on its own adapter before it publishes: full sync
     // serialises the new parameters on top of it, hilo encodes and decodes its gradient, delta
     // encodes the parameter delta and adds its decode to the replicas' shadow copy.
-    LoadedScenario loaded = Load(kTiny, {"llm_profile=Llama-3.2-1B", "workload.steps=2",
-                                         "network.worker_link.mtu=9000"});
+    LoadedScenario loaded = Load(
+        kTiny, {"llm_profile=Llama-3.2-1B", "workload.steps=2", "network.worker_link.mtu=9000"});
     for (size_t i = 0; i < loaded.resolved.arms.size(); ++i)
     {
         auto context = BuildArmContext(loaded.resolved, loaded.resolved.arms[i]);

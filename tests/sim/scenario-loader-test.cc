@@ -247,8 +247,7 @@ TEST(ScenarioLoader, GrpoTaskIsSelectableAndItsDefaultsAreShown)
     ASSERT_TRUE(distill.ok());
     EXPECT_EQ(distill->resolved_text.find("grpo"), std::string::npos);
     // Out of range: the modulus is a residue of a token, so at most the vocabulary.
-    for (const auto& [assignment, message] :
-         std::vector<std::pair<std::string, std::string>>{
+    for (const auto& [assignment, message] : std::vector<std::pair<std::string, std::string>>{
              {"workload.grpo.modulus=1", "workload.grpo.modulus: must be in [2, 64], got 1"},
              {"workload.grpo.modulus=65", "workload.grpo.modulus: must be in [2, 64], got 65"},
              {"workload.grpo.entropy_coef=-0.1",
@@ -260,6 +259,41 @@ TEST(ScenarioLoader, GrpoTaskIsSelectableAndItsDefaultsAreShown)
         EXPECT_NE(bad.status().message().find(message), std::string::npos)
             << bad.status().message();
     }
+}
+
+TEST(ScenarioLoader, RelayForwardingBelongsToTheRelayTopology)
+{
+    const std::vector<std::string> relay = {"network.topology=relay", "network.regions[0].name=eu",
+                                            "network.regions[0].wan.bandwidth=100Mbps",
+                                            "workers[0].region=eu"};
+    auto streaming = LoadScenarioFile(DataPath("ok-minimal.textproto"), relay, CurrentCatalog());
+    ASSERT_TRUE(streaming.ok()) << streaming.status().message();
+    EXPECT_FALSE(streaming->resolved.network.relay_store_and_forward);
+    EXPECT_NE(streaming->resolved_text.find("relay_forwarding: \"stream\""), std::string::npos)
+        << streaming->resolved_text;
+    std::vector<std::string> saf = relay;
+    saf.push_back("network.relay_forwarding=store_and_forward");
+    auto stored = LoadScenarioFile(DataPath("ok-minimal.textproto"), saf, CurrentCatalog());
+    ASSERT_TRUE(stored.ok()) << stored.status().message();
+    EXPECT_TRUE(stored->resolved.network.relay_store_and_forward);
+
+    std::vector<std::string> typo = relay;
+    typo.push_back("network.relay_forwarding=cut_through");
+    auto bad = LoadScenarioFile(DataPath("ok-minimal.textproto"), typo, CurrentCatalog());
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.status().message().find("network.relay_forwarding: unknown forwarding "
+                                          "\"cut_through\"; allowed: stream, store_and_forward"),
+              std::string::npos)
+        << bad.status().message();
+    auto star = LoadScenarioFile(DataPath("ok-minimal.textproto"),
+                                 {"network.relay_forwarding=stream"}, CurrentCatalog());
+    ASSERT_FALSE(star.ok());
+    EXPECT_NE(star.status().message().find("only topology \"relay\" has relays"), std::string::npos)
+        << star.status().message();
+    // A star says nothing about relays.
+    auto plain = LoadScenarioFile(DataPath("ok-minimal.textproto"), {}, CurrentCatalog());
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(plain->resolved_text.find("relay_forwarding"), std::string::npos);
 }
 
 TEST(ScenarioLoader, MissingFileIsBadInput)
