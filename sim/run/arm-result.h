@@ -3,6 +3,7 @@
 #ifndef HILOSIM_RUN_ARM_RESULT_H
 #define HILOSIM_RUN_ARM_RESULT_H
 
+#include "sim/net/link-monitor.h"
 #include "sim/roles/role-events.h"
 
 #include "hilo/core/status.h"
@@ -40,7 +41,8 @@ struct ArmResult
     std::vector<RolloutEvent> rollouts;  // in simulated-time order
     uint64_t hash_mismatches{0};
     uint64_t resyncs{0};
-    double sim_time_s{0}; // when the last worker held the last version
+    double sim_time_s{0};         // when the last worker held the last version
+    std::vector<LinkUsage> links; // every link, down then up, in topology build order
 
     double wall_s{0};     // wall-clock seconds of this arm's simulation (not deterministic)
     hilo::Status failure; // first runtime failure; ok when the arm completed

@@ -3,6 +3,8 @@
 #include "sim/drivers/ns3/learner-app.h"
 #include "sim/drivers/ns3/relay-app.h"
 #include "sim/drivers/ns3/worker-app.h"
+#include "sim/net/link-monitor.h"
+#include "sim/net/link-pcap.h"
 #include "sim/net/topology-builder.h"
 #include "sim/net/transport-helper.h"
 #include "sim/run/arm-context-builder.h"
@@ -13,6 +15,7 @@
 #include "ns3/uinteger.h"
 
 #include <chrono>
+#include <filesystem>
 
 namespace hilosim
 {
@@ -176,6 +179,22 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         result.worker_gpu.push_back(w.gpu);
         result.worker_region.push_back(w.region);
     }
+    LinkMonitor monitor(ns3::Seconds(kLinkPeakWindowS));
+    for (const InstalledLink& link : topology->GetLinks())
+    {
+        monitor.Watch(link);
+    }
+    if (!options.pcap_dir.empty())
+    {
+        hilo::Status pcap = EnableLinkPcap(
+            topology->GetLinks(), (std::filesystem::path(options.pcap_dir) / arm.name).string(),
+            options.pcap_snaplen);
+        if (!pcap.ok())
+        {
+            ns3::Simulator::Destroy();
+            return fail(pcap);
+        }
+    }
     hilosim::TransportConfig tc;
     tc.tcp_variant = sc.network.tcp_type;
     hilosim::TransportEndpoints endpoints = hilosim::TransportHelper(tc).Install(*topology);
@@ -239,6 +258,10 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     const auto start = std::chrono::steady_clock::now();
     ns3::Simulator::Run();
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (ns3::Simulator::Now().IsStrictlyPositive())
+    {
+        result.links = monitor.Usage(ns3::Simulator::Now());
+    }
 
     result.failure = learner->failure();
     for (const auto& w : workers)

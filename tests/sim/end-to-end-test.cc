@@ -138,7 +138,8 @@ TEST(EndToEnd, SameScenarioGivesIdenticalCsvs)
     {
         ASSERT_TRUE(WriteRunOutputs((base / run).string(), record, RunAll(loaded.resolved)).ok());
     }
-    for (const char* file : {"steps.csv", "workers.csv", "rollouts.csv", "summary.json"})
+    for (const char* file :
+         {"steps.csv", "workers.csv", "rollouts.csv", "links.csv", "summary.json"})
     {
         const std::string a = ReadFile(base / "a" / file);
         EXPECT_FALSE(a.empty()) << file;
