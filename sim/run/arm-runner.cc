@@ -202,6 +202,19 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     result.failure = learner->failure();
+    if (learner->failure().ok())
+    {
+        const uint64_t final_version = learner->publisher().version();
+        const uint64_t final_hash = learner->publisher().replica_view().adapter.Hash();
+        for (const auto& w : workers)
+        {
+            if (w->failure().ok() && w->replica().version() == final_version &&
+                w->replica().state().adapter.Hash() == final_hash)
+            {
+                ++result.workers_at_final_hash;
+            }
+        }
+    }
     for (const auto& w : workers)
     {
         if (result.failure.ok() && !w->failure().ok())
