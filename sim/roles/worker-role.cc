@@ -183,7 +183,9 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         {
             return welcome.status();
         }
-        m_nextRound = std::max(m_nextRound, welcome->next_round);
+        // The learner's view wins: a batch lost with the old connection is rolled out again (at
+        // worst one redundant rollout, which the learner overwrites or drops as stale).
+        m_nextRound = welcome->next_round;
         if (m_replica->version() < welcome->learner_version && !m_resyncing)
         {
             RequestResync();

@@ -57,6 +57,8 @@ class NodeLoop
             .count();
     }
     void Log(const std::string& line) { m_err << m_label << ": " << line << std::endl; }
+    /// A line that already names its node (the transport's).
+    void LogRaw(const std::string& line) { m_err << line << std::endl; }
 
     /// Ends the loop with `code` (the first call wins); `message` goes to stderr.
     void Finish(int code, const std::string& message)
@@ -350,7 +352,7 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     topt.clock_ns = [&loop]() { return loop.NowNs(); };
     TcpTransportCallbacks tcb;
     TcpTransport* transport_ptr = nullptr;
-    tcb.log = [&loop](const std::string& line) { loop.Log(line); };
+    tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
     tcb.connected = [&](uint32_t peer)
     {
         loop.Progress();
@@ -508,7 +510,7 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     topt.clock_ns = [&loop]() { return loop.NowNs(); };
     TcpTransportCallbacks tcb;
     TcpTransport* transport_ptr = nullptr;
-    tcb.log = [&loop](const std::string& line) { loop.Log(line); };
+    tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
     tcb.connected = [&](uint32_t peer)
     {
         loop.Progress();
@@ -646,7 +648,7 @@ RunRelay(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     topt.name = label;
     topt.clock_ns = [&loop]() { return loop.NowNs(); };
     TcpTransportCallbacks tcb;
-    tcb.log = [&loop](const std::string& line) { loop.Log(line); };
+    tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
     tcb.connected = [&](uint32_t) { loop.Progress(); };
     tcb.closed = [&](uint32_t peer, bool error, const std::string&)
     {

@@ -161,11 +161,11 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     {
         auto self = shared_from_this();
         asio::async_read(m_socket, asio::buffer(m_header, FrameHeader::kBytes),
-                         [self](const boost::system::error_code& ec, size_t)
+                         [self](const boost::system::error_code& ec, size_t n)
                          {
                              if (ec)
                              {
-                                 self->Fail(ec);
+                                 self->Fail(ec, /*mid_frame=*/n > 0);
                                  return;
                              }
                              self->OnHeader();
@@ -211,7 +211,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
                          {
                              if (ec)
                              {
-                                 self->Fail(ec);
+                                 self->Fail(ec, /*mid_frame=*/true);
                                  return;
                              }
                              self->ReadPadding(self->m_frame.wire_bytes -
@@ -237,7 +237,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
                          {
                              if (ec)
                              {
-                                 self->Fail(ec);
+                                 self->Fail(ec, /*mid_frame=*/true);
                                  return;
                              }
                              self->ReadPadding(left - n);
@@ -272,14 +272,19 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         }
     }
 
-    void Fail(const boost::system::error_code& ec)
+    void Fail(const boost::system::error_code& ec, bool mid_frame = false)
     {
         if (ec == asio::error::operation_aborted)
         {
             return; // our own Close
         }
-        const bool clean = ec == asio::error::eof;
-        Close(/*error=*/!clean, clean ? "closed by the peer" : ec.message());
+        if (ec == asio::error::eof)
+        {
+            Close(/*error=*/mid_frame, mid_frame ? "connection ended mid-frame (truncated message)"
+                                                 : "closed by the peer");
+            return;
+        }
+        Close(/*error=*/true, ec.message());
     }
 
     TcpTransport* m_owner;
