@@ -20,6 +20,8 @@ Checks, in order:
   6. a run that fails at run time (a wrapper fails `run` for one value) is reported with its
      log, stays in sweep.csv as a `failed` row with exit code and log path, the other
      combinations are kept, and the sweep exits 1;
+     another runner with hilo-sim's CLI that adds "mode" to summary.json and a pid column to
+     workers.csv (as hilo-emu does) gets a `mode` column in sweep.csv, the pid column kept;
   7. SIGTERM mid-sweep: the sweep exits 143, the running combination's whole process group is
      gone (a grandchild `sleep` included), the finished combination is in sweep.csv (`ok`) and
      the stopped one is `interrupted`; rerunning resumes (1 done, 1 to run);
@@ -28,13 +30,16 @@ Checks, in order:
   9. the shared plot style (same colour/marker per arm everywhere, matrix names, t quantiles);
   10. plot_speedup, plot_curves, plot_pareto, plot_allocation, plot_consistency, plot_timeline
      and plot_time_to_target write PNG and PDF files from the CSVs (a sweep.csv with a failed
-     row included), at full and column width.
+     row included), at full and column width;
+  11. every scenario header that says "scripts/reproduce.sh runs exactly this" lists exactly the
+     commands `scripts/reproduce.sh --print-commands` prints for that scenario's figures.
 """
 import csv
 import glob
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import stat
@@ -116,6 +121,53 @@ def check_plain_csvs(folder):
         except Exception as e:  # noqa: BLE001 -- any parse error fails the check
             ok, df = False, e
         check(ok, f"pandas.read_csv({os.path.basename(p)}) without options", str(df)[:300])
+
+
+def header_commands(path):
+    """The commands of a scenario header's blocks introduced by a line that says
+    'reproduce.sh runs exactly this': the indented '#   ' lines after it, with '\\'
+    continuations joined, each split into shell words."""
+    header = []
+    for line in open(path):
+        if not line.startswith("#"):
+            break
+        header.append(line.rstrip("\n"))
+    cmds, i = [], 0
+    while i < len(header):
+        if "reproduce.sh runs exactly this" in header[i]:
+            i += 1
+            text = ""
+            while i < len(header) and header[i].startswith("#   "):
+                part = header[i][1:].strip()
+                text += part[:-1] + " " if part.endswith("\\") else part
+                if not part.endswith("\\"):
+                    cmds.append(shlex.split(text))
+                    text = ""
+                i += 1
+        else:
+            i += 1
+    return cmds
+
+
+def check_headers():
+    rc, printed = run(["bash", os.path.join(ROOT, "scripts", "reproduce.sh"),
+                       "--print-commands"])
+    check(rc == 0 and printed.strip(), f"reproduce.sh --print-commands exits 0 (got {rc})",
+          printed)
+    by_figure = {}
+    for line in printed.splitlines():
+        fig, cmd = line.split(": ", 1)
+        by_figure.setdefault(fig, []).append(shlex.split(cmd))
+    by_scenario = {}
+    for fig, cmds in by_figure.items():
+        sweep = next(c for c in cmds if c[0] == "scripts/sweep.py")
+        by_scenario.setdefault(sweep[1], []).extend(cmds)
+    for scenario, cmds in sorted(by_scenario.items()):
+        shown = header_commands(os.path.join(ROOT, scenario))
+        check(sorted(shown) == sorted(cmds),
+              f"{scenario}: its header shows exactly what reproduce.sh runs",
+              "header:\n" + "\n".join(" ".join(c) for c in shown) +
+              "\nreproduce.sh:\n" + "\n".join(" ".join(c) for c in cmds))
 
 
 def main():
@@ -243,6 +295,32 @@ def main():
           "\n".join(str(r) for r in bad))
     check(sum(r["status"] == "ok" for r in rows) == 4, "the finished runs are still collected")
 
+    # 6b. Another runner with hilo-sim's CLI (as hilo-emu: "mode" in summary.json, a pid column
+    # in workers.csv): the mode becomes a sweep.csv column, the extra column is carried through.
+    emu = os.path.join(tmp, "emu-like")
+    write_exec(emu, "#!/bin/sh\n"
+                    f"'{hilo_sim}' \"$@\" || exit $?\n"
+                    "[ \"$1\" = run ] || exit 0\n"
+                    "for a; do [ \"$prev\" = --out ] && out=\"$a\"; prev=\"$a\"; done\n"
+                    f"exec {PY} - \"$out\" <<'EOF'\n"
+                    "import csv, json, sys\n"
+                    "d = sys.argv[1]\n"
+                    "s = json.load(open(d + '/summary.json'))\n"
+                    "s['mode'] = 'emulation-direct'\n"
+                    "json.dump(s, open(d + '/summary.json', 'w'))\n"
+                    "rows = list(csv.reader(open(d + '/workers.csv')))\n"
+                    "rows = [rows[0] + ['pid']] + [r + ['4242'] for r in rows[1:]]\n"
+                    "csv.writer(open(d + '/workers.csv', 'w', newline='')).writerows(rows)\n"
+                    "EOF\n")
+    emu_out = os.path.join(tmp, "emu")
+    rc, log = run(base + ["--runner", emu, "--out", emu_out])
+    rows = read(os.path.join(emu_out, "sweep.csv")) if rc == 0 else []
+    workers = read(os.path.join(emu_out, "sweep_workers.csv")) if rc == 0 else []
+    check(rc == 0 and rows and all(r.get("mode") == "emulation-direct" for r in rows) and
+          workers and all(w.get("pid") == "4242" for w in workers),
+          "another runner: its mode is a sweep.csv column, its extra workers.csv column kept",
+          log)
+
     # 7. SIGTERM mid-sweep: 10Mbps finishes, 1Gbps hangs in a grandchild until stopped.
     sig_out = os.path.join(tmp, "sig")
     pids = os.path.join(tmp, "pids")
@@ -355,7 +433,8 @@ def main():
              ["--normalize", "--width", "column"]),
             ("plot_allocation.py", ["sweep_allocation.csv"], []),
             ("plot_consistency.py", ["sweep_steps.csv", "sweep_workers.csv"], []),
-            ("plot_timeline.py", [run_dir], ["--width", "column"]),
+            ("plot_timeline.py", [run_dir, os.path.join(tmp, "emu", "runs", "base")],
+             ["--width", "column"]),
             ("plot_time_to_target.py", ["sweep.csv"], ["--target-share", "0.5"])):
         stem = os.path.join(plots, script[:-3] + ("-" + "-".join(extra) if extra else ""))
         args = [a if a.startswith("--") or os.path.isabs(a) else os.path.join(out, a)
@@ -369,6 +448,9 @@ def main():
         for ext in (".png", ".pdf"):
             check(os.path.getsize(stem + ext) > 1000 if os.path.exists(stem + ext) else False,
                   f"{script} wrote {os.path.basename(stem)}{ext}")
+
+    # 11. Scenario headers that say reproduce.sh "runs exactly this" show what it runs.
+    check_headers()
 
     if failures:
         print(f"{len(failures)} check(s) failed; files kept in {tmp}")
