@@ -9,10 +9,10 @@ over seeds, e.g.
   /usr/bin/python3 scripts/plot_ablations.py results/paper/fig5/sweep.csv \
       --out results/paper/fig5-ablations
 Bars are the mean over the sweep's combinations (e.g. seeds), error bars the 95% t-interval of
-that mean when there are several. Panel (a) shows each arm's final quality minus that of the reference arm
-(--paired, default: the first arm of strategy `full`) in the same combination: seeds change the
-teacher and so the absolute quality, and the paired difference removes that. --paired '' plots
-absolute quality with the `full` arms as reference lines.
+that mean when there are several. Panel (a) shows each arm's final quality minus that of the
+reference arm (--paired, default: the first arm of strategy `full`) in the same combination:
+seeds change the teacher and so the absolute quality, and the paired difference removes that.
+--paired '' plots absolute quality with the `full` arms as reference lines.
 """
 import argparse
 

@@ -104,7 +104,8 @@ def main():
                  fontsize="small", transform=axh.transAxes, va="bottom", in_layout=False)
     axd.set_xlabel("adapter version (optimizer step)")
     axd.set_ylabel("relative L2 drift (log scale)")
-    pc.panel_title(axd, "a", r"drift $\|\theta_{worker}-\theta_{learner}\|\,/\,\|\theta_{learner}\|$")
+    pc.panel_title(axd, "a",
+                   r"drift $\|\theta_{worker}-\theta_{learner}\|\,/\,\|\theta_{learner}\|$")
     axh.set_xlabel("adapter version (optimizer step)")
     axh.set_ylabel("workers with matching hash (%)")
     axh.set_ylim(-5, 105)

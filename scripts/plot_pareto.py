@@ -149,8 +149,9 @@ def main():
                     ax.axhspan(m - ci, m + ci, color=kw["color"], alpha=0.12, linewidth=0)
                 handles.setdefault(arm, h)
                 frac = pc.mean([pc.num(r["fraction_of_adapter_bytes"]) for r in rs])
+                d = pc.mean([pc.num(r.get("drift_rel_l2_max")) for r in rs])
                 print(f"{metric[:13]:<14}{arm:<18}{'-':>9}{k:>3}{100 * frac:>11.4g}{m:>11.5g}"
-                      f"{ci:>11.3g}{pc.mean([pc.num(r.get('drift_rel_l2_max')) for r in rs]):>11.3g}")
+                      f"{ci:>11.3g}{d:>11.3g}")
                 continue
             points = {}
             for r in rs:
@@ -203,9 +204,9 @@ def main():
                 axd.plot(xs, [max(d or 0, floor_drift) for d in ds], **ax_kw)
             axd.set_yscale("log")
             axd.axhline(floor_drift, color="gray", linestyle=":", linewidth=0.8)
-            axd.text(0.01, floor_drift, " 0 (bit-identical)", transform=axd.get_yaxis_transform(),
-                     fontsize="small", color="gray", va="bottom", in_layout=False)
-            axd.set_ylabel("drift max")
+            axd.text(0.01, floor_drift * 1.4, "0 (bit-identical)", fontsize="small", color="gray",
+                     transform=axd.get_yaxis_transform(), va="bottom", in_layout=False)
+            axd.set_ylabel("max drift")
             axd.grid(alpha=0.3, which="major")
             lo, hi = axd.get_ylim()
             pc.thin_log_axis(axd.yaxis, lo, hi, max_ticks=3)

@@ -117,8 +117,9 @@ def main():
     tvals = [pc.mean_ci([t for t in ts if t is not None])[0] for ts in data.values()]
     finite = [t for t in tvals if not math.isnan(t) and t > 0]
     ceiling = max(finite) * 2.2 if finite else 1.0
-    print(f"target: {'absolute ' + format(args.target, 'g') if args.target is not None else f'{args.target_share:g} of {reference}' + chr(39) + 's progress'}"
-          f" ({'higher' if higher else 'lower'} is better); per combination: " +
+    how = (f"absolute {args.target:g}" if args.target is not None
+           else f"{args.target_share:g} of {reference}'s progress")
+    print(f"target: {how} ({'higher' if higher else 'lower'} is better); per combination: " +
           ", ".join(f"{c} {v:.4g}" for c, v in sorted(targets.items())))
     print(f"{'arm':<18}{'bandwidth':>11}{'n':>3}{'reached':>8}{'time s':>11}{'95% CI +-':>11}"
           f"{'x ref':>8}")

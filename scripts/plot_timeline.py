@@ -12,9 +12,10 @@ One panel per (run folder, arm), all on the same time axis. Lanes:
     to the publication), waiting for trajectories (the rest); a triangle marks each publication;
   - each worker (named by index and GPU): rolling out (rollouts.csv started_s to done_s,
     labelled with the adapter version it samples with; light blue when that version is older
-    than the one the round's trajectories train on, i.e. stale), applying an update (decode + replay, or loading for full sync; it ends
-    at ready_s and starts when the update arrived or the previous apply ended), waiting (neither),
-    and, on a thin lower strip, the update in flight (publication to received_s).
+    than the one the round's trajectories train on, i.e. stale); applying an update (decode +
+    replay, or loading for full sync; it ends at ready_s and starts when the update arrived or
+    the previous apply ended) on a middle strip; waiting (neither); and, on a thin lower strip,
+    the update in flight (publication to received_s).
 The picture explains stragglers (fast GPUs waiting for slow ones in synchronous mode) and
 staleness (with max_staleness >= 1 fast workers roll out on older versions instead of waiting).
 --from-s/--to-s choose a time window; --versions N stops after version N's publication.

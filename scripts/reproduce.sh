@@ -131,16 +131,20 @@ figure() {
   {
     echo "## $id: $title"
     echo
-    echo "Mode: $mode; wall time $took (sweep + plot, --jobs $jobs; runs: ${runs:-see $id.sweep.log})."
+    echo -n "Mode: $mode; wall time $took (sweep + plot, --jobs $jobs; "
+    echo "runs: ${runs:-see $id.sweep.log})."
     echo -n "Figure(s):"
     for p in "${plots[@]}"; do echo -n " \`$(basename "${p##* }").png\`"; done
     echo " (and \`.pdf\`); plotted numbers: \`$id.txt\`;"
-    echo "CSVs: \`${sweep_dir#"$out"/}/sweep*.csv\` (provenance: \`${sweep_dir#"$out"/}/sweep.json\`); per-run"
-    echo "outputs and logs under \`${sweep_dir#"$out"/}/runs/\`."
+    local rel="${sweep_dir#"$out"/}"
+    echo "CSVs: \`$rel/sweep*.csv\` (provenance: \`$rel/sweep.json\`); per-run outputs and"
+    echo "logs under \`$rel/runs/\`."
     echo
     echo '```sh'
-    { show "${sweep[@]}" | sed "s|\$| --jobs $jobs|"; for p in "${plots[@]}"; do echo "$p"; done; } |
-      sed "s|$root/||g"
+    {
+      show "${sweep[@]}" | sed "s|\$| --jobs $jobs|"
+      for p in "${plots[@]}"; do echo "$p"; done
+    } | sed "s|$root/||g"
     echo '```'
     echo
     echo '```'
@@ -262,7 +266,10 @@ figure fig8 "timeline of stragglers, synchronous vs max_staleness 1" \
 
 end_all=$(date +%s)
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$root" status --porcelain -- . ":(exclude)$out" 2>/dev/null | head -1)  # outputs aside
+out_abs="$(cd "$out" && pwd)"
+exclude=()  # the outputs themselves are not uncommitted changes
+case "$out_abs/" in "$root"/*) exclude=(":(exclude)${out_abs#"$root"/}") ;; esac
+dirty=$(git -C "$root" status --porcelain -- . "${exclude[@]}" 2>/dev/null | head -1 || true)
 {
   echo "# Paper-style figures"
   echo

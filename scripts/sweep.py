@@ -181,8 +181,22 @@ def axis_labels(paths):
     return labels
 
 
+def compact_slug(combo):
+    """A shorter slug: consecutive axes that end in the same field share one label
+    (arms[a].budget=1%, arms[b].budget=2% -> budget-1pct-2pct)."""
+    parts = []
+    for p, v in combo:
+        name = slug_part([x for x in re.split(r"[.\[\]]+", p) if x][-1])
+        if parts and parts[-1][0] == name:
+            parts[-1][1].append(slug_part(v))
+        else:
+            parts.append((name, [slug_part(v)]))
+    return "_".join(n + "-" + "-".join(vs) for n, vs in parts)
+
+
 def make_slugs(combos, paths):
-    """A readable, unique, filesystem-safe folder name per combination."""
+    """A readable, unique, filesystem-safe folder name per combination (at most ~100
+    characters: a long one is first made compact, then cut and given a digest)."""
     labels = axis_labels(paths)
     slugs = []
     for combo in combos:
@@ -190,6 +204,8 @@ def make_slugs(combos, paths):
             slug = "base"
         else:
             slug = "_".join(f"{labels[p]}-{slug_part(v)}" for p, v in combo)
+        if len(slug) > 100:
+            slug = compact_slug(combo)
         if len(slug) > 100:
             digest = hashlib.sha1(repr(combo).encode()).hexdigest()[:8]
             slug = slug[:90] + "-" + digest
