@@ -7,15 +7,21 @@
 //   4      4     type: application tag; 0xFFFFFFFF is reserved for the transport's hello
 //   8      8     payload_bytes: real bytes that follow the header
 //   16     8     wire_bytes: payload_bytes + virtual padding bytes that follow the payload
-//   24     8     sent_at: sender's simulated time at Send, in ns-3 time steps (signed)
+//   24     8     sent_at: sender's time at Send, in ns-3 time steps (signed; nanoseconds by
+//                default) -- in processes, nanoseconds of the run's steady clock
 //   32     payload_bytes real bytes, then wire_bytes - payload_bytes padding bytes
+//
+// The first frame on a connection is the connecting side's hello: type 0xFFFFFFFF, a 4-byte
+// payload holding its u32 peer id.
 //
 // The header and the payload are real bytes in ns-3 packets; the padding is ns-3 "zero-area"
 // payload (Create<Packet>(n)), which costs no memory and which the receiver counts, never stores.
+// Between processes (sim/drivers/process/) the padding is real zero bytes, read and discarded.
 // The header's 32 bytes travel in addition to wire_bytes: they are the transport's own overhead.
 #ifndef HILO_SIM_NET_MESSAGE_FRAME_H
 #define HILO_SIM_NET_MESSAGE_FRAME_H
 
+#include "sim/net/frame-header.h"
 #include "sim/net/message.h"
 
 #include "hilo/core/status.h"
@@ -30,24 +36,6 @@
 
 namespace hilosim
 {
-
-struct FrameHeader
-{
-    static constexpr uint32_t kMagic = 0x464D4C48;
-    static constexpr uint32_t kBytes = 32;
-    static constexpr uint32_t kHelloType = 0xFFFFFFFF;
-
-    uint32_t type{0};
-    uint64_t payload_bytes{0};
-    uint64_t wire_bytes{0};
-    int64_t sent_at_steps{0};
-
-    /// Appends the 32 header bytes to `out`.
-    void AppendTo(std::string* out) const;
-    /// Corruption on a bad magic or wire_bytes < payload_bytes; `maxPayloadBytes` bounds the
-    /// memory a single frame may claim. REQUIRES: in.size() == kBytes.
-    static hilo::StatusOr<FrameHeader> Parse(std::string_view in, uint64_t maxPayloadBytes);
-};
 
 /// What a receiver that forwards messages while they arrive (a streaming relay) hears about
 /// each frame, before and while its bytes arrive. Calls come in stream order, interleaved with

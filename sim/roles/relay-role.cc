@@ -14,8 +14,8 @@ RelayForwardingName(RelayForwarding forwarding)
     return forwarding == RelayForwarding::kStream ? "stream" : "store_and_forward";
 }
 
-RelayRole::RelayRole(RolePort* port, std::vector<uint32_t> worker_peers, RelayForwarding forwarding,
-                     RelayHooks hooks)
+RelayRole::RelayRole(RolePort* port, std::vector<uint32_t> worker_peers, RelayHooks hooks,
+                     RelayForwarding forwarding)
   : m_port(port)
   , m_workers(std::move(worker_peers))
   , m_forwarding(forwarding)

@@ -37,8 +37,8 @@ class RelayRole
 {
   public:
     /// `worker_peers`: the region's workers. `port` must outlive the role.
-    RelayRole(RolePort* port, std::vector<uint32_t> worker_peers, RelayForwarding forwarding,
-              RelayHooks hooks);
+    RelayRole(RolePort* port, std::vector<uint32_t> worker_peers, RelayHooks hooks,
+              RelayForwarding forwarding = RelayForwarding::kStream);
 
     /// A message's header arrived from `peer`. Streaming: an update starts to go out to every
     /// worker of the region now. A failed forward is returned as the transport's error; other

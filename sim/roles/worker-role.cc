@@ -67,8 +67,12 @@ WorkerRole::MaybeStartRound()
     models::RolloutInfo info;
     const models::CpuTimer timer;
     const WallTimer wall;
-    auto batch =
-        m_context->workload->Rollout(m_replica->state().adapter.theta, round, m_worker, &info);
+    const std::vector<float>& theta = m_replica->state().adapter.theta;
+    auto batch = m_context->rollout_cache
+                     ? m_context->rollout_cache->Take(*m_context->workload, theta, version,
+                                                      m_replica->state().adapter.Hash(), round,
+                                                      m_worker, &info)
+                     : m_context->workload->Rollout(theta, round, m_worker, &info);
     if (!batch.ok())
     {
         Fail(batch.status());
@@ -203,7 +207,9 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         {
             return welcome.status();
         }
-        m_nextRound = std::max(m_nextRound, welcome->next_round);
+        // The learner's view wins: a batch lost with the old connection is rolled out again (at
+        // worst one redundant rollout, which the learner overwrites or drops as stale).
+        m_nextRound = welcome->next_round;
         if (m_replica->version() < welcome->learner_version && !m_resyncing)
         {
             RequestResync();

@@ -41,8 +41,15 @@ struct ArmResult
     std::vector<RolloutEvent> rollouts;  // in simulated-time order
     uint64_t hash_mismatches{0};
     uint64_t resyncs{0};
-    double sim_time_s{0};         // when the last worker held the last version
+    double sim_time_s{0}; // when the last worker held the last version
+    // Workers holding the learner's last version with the learner's state hash at the end
+    // (the simulator reads the replicas; processes announce theirs to the learner).
+    uint32_t workers_at_final_hash{0};
     std::vector<LinkUsage> links; // every link, down then up, in topology build order
+
+    // Real processes only (empty / false in a simulation).
+    bool real_time{false};           // times are real: steps.csv gets the overrun columns
+    std::vector<int64_t> worker_pid; // by worker: the process that ran it last (workers.csv)
 
     double wall_s{0};     // wall-clock seconds of this arm's simulation (not deterministic)
     hilo::Status failure; // first runtime failure; ok when the arm completed

@@ -59,10 +59,9 @@ RelayApp::StartApplication()
     RelayHooks hooks;
     hooks.forwarded = [this](uint32_t type, uint64_t wire_bytes, uint32_t copies)
     { m_forwardTrace(type, wire_bytes, copies); };
-    m_role = std::make_unique<RelayRole>(m_port.get(), m_workers,
+    m_role = std::make_unique<RelayRole>(m_port.get(), m_workers, std::move(hooks),
                                          m_storeAndForward ? RelayForwarding::kStoreAndForward
-                                                           : RelayForwarding::kStream,
-                                         std::move(hooks));
+                                                           : RelayForwarding::kStream);
     m_port->endpoint()->SetReceiveCallback(ns3::MakeCallback(&RelayApp::HandleMessage, this));
     m_port->endpoint()->SetMessageStartedCallback(
         ns3::MakeCallback(&RelayApp::HandleMessageStarted, this));
