@@ -13,6 +13,7 @@ struct LinkMonitor::Direction
 {
     LinkUsage usage;
     ns3::DataRate rate{0};
+    int64_t window_steps{1}; // the window in ns-3 time steps
     double window_s{0};
     std::vector<double> bits; // by window index
 
@@ -21,21 +22,22 @@ struct LinkMonitor::Direction
         usage.bytes += packet->GetSize();
         ++usage.packets;
         // The frame occupies the link from now for size / rate: spread its bits over the windows
-        // that interval covers.
-        double start = ns3::Simulator::Now().GetSeconds();
-        const double end = start + rate.CalculateBytesTxTime(packet->GetSize()).GetSeconds();
-        const double bps = static_cast<double>(rate.GetBitRate());
-        while (start < end)
+        // that interval covers (in integer time steps, so that every pass advances).
+        const int64_t begin = ns3::Simulator::Now().GetTimeStep();
+        const int64_t end =
+            begin +
+            std::max<int64_t>(1, rate.CalculateBytesTxTime(packet->GetSize()).GetTimeStep());
+        const double bits_per_step = 8.0 * packet->GetSize() / static_cast<double>(end - begin);
+        for (int64_t at = begin; at < end;)
         {
-            const size_t w = static_cast<size_t>(start / window_s);
-            const double window_end = static_cast<double>(w + 1) * window_s;
-            const double until = std::min(end, window_end);
-            if (bits.size() <= w)
+            const int64_t w = at / window_steps;
+            const int64_t until = std::min(end, (w + 1) * window_steps);
+            if (bits.size() <= static_cast<size_t>(w))
             {
                 bits.resize(w + 1, 0.0);
             }
-            bits[w] += (until - start) * bps;
-            start = until;
+            bits[w] += bits_per_step * static_cast<double>(until - at);
+            at = until;
         }
     }
 };
@@ -61,6 +63,7 @@ LinkMonitor::Watch(const InstalledLink& link)
         d->usage.bandwidth_bps = link.spec.rate.GetBitRate();
         d->usage.window_s = m_window.GetSeconds();
         d->rate = link.spec.rate;
+        d->window_steps = m_window.GetTimeStep();
         d->window_s = m_window.GetSeconds();
         device->TraceConnectWithoutContext("PhyTxBegin",
                                            ns3::MakeCallback(&Direction::OnTx, d.get()));
