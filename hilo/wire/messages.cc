@@ -85,7 +85,10 @@ BytesToFloats(const std::string& bytes, int64_t numel, bool may_be_empty, const 
                                   (may_be_empty ? " or none" : ""));
     }
     out->resize(n);
-    std::memcpy(out->data(), bytes.data(), bytes.size());
+    if (n > 0) // an empty vector's data() may be null, which memcpy forbids even for 0 bytes
+    {
+        std::memcpy(out->data(), bytes.data(), bytes.size());
+    }
     return Status::Ok();
 }
 
