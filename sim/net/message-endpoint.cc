@@ -4,7 +4,6 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/tcp-socket-factory.h"
-#include "ns3/trace-source-accessor.h"
 #include "ns3/type-id.h"
 #include "ns3/uinteger.h"
 
@@ -21,7 +20,7 @@ MessageEndpoint::GetTypeId()
 {
     static ns3::TypeId tid =
         ns3::TypeId("hilosim::MessageEndpoint")
-            .SetParent<ns3::Object>()
+            .SetParent<MessageTransport>()
             .SetGroupName("Hilo")
             .AddConstructor<MessageEndpoint>()
             .AddAttribute("LocalId",
@@ -57,20 +56,7 @@ MessageEndpoint::GetTypeId()
                           "treated as a corrupt stream (bounds receiver memory).",
                           ns3::UintegerValue(uint64_t{1} << 31),
                           ns3::MakeUintegerAccessor(&MessageEndpoint::m_maxPayloadBytes),
-                          ns3::MakeUintegerChecker<uint64_t>(1))
-            .AddTraceSource("MessageSent",
-                            "The last byte of a message left this node for the first time.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_sentTrace),
-                            "hilosim::MessageEndpoint::MessageSentTracedCallback")
-            .AddTraceSource("MessageReceived", "A whole message (real and virtual bytes) arrived.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_receivedTrace),
-                            "hilosim::MessageEndpoint::MessageReceivedTracedCallback")
-            .AddTraceSource("PeerConnected", "A peer became reachable.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_peerConnectedTrace),
-                            "hilosim::MessageEndpoint::PeerTracedCallback")
-            .AddTraceSource("PeerClosed", "A peer's connection ended.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_peerClosedTrace),
-                            "hilosim::MessageEndpoint::PeerTracedCallback");
+                          ns3::MakeUintegerChecker<uint64_t>(1));
     return tid;
 }
 
@@ -178,24 +164,6 @@ MessageEndpoint::Send(uint32_t peerId, uint32_t type, std::shared_ptr<const std:
     return hilo::Status::Ok();
 }
 
-void
-MessageEndpoint::SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&> callback)
-{
-    m_receiveCallback = callback;
-}
-
-void
-MessageEndpoint::SetPeerConnectedCallback(ns3::Callback<void, uint32_t> callback)
-{
-    m_connectedCallback = callback;
-}
-
-void
-MessageEndpoint::SetPeerClosedCallback(ns3::Callback<void, uint32_t, bool> callback)
-{
-    m_closedCallback = callback;
-}
-
 ns3::Ptr<MessageConnection>
 MessageEndpoint::GetConnection(uint32_t peerId) const
 {
@@ -269,27 +237,19 @@ MessageEndpoint::HandleConnected(ns3::Ptr<MessageConnection> connection)
             m_pending.erase(pending);
         }
     }
-    m_peerConnectedTrace(peer);
-    if (!m_connectedCallback.IsNull())
-    {
-        m_connectedCallback(peer);
-    }
+    NotifyPeerConnected(peer);
 }
 
 void
 MessageEndpoint::HandleReceived(ns3::Ptr<MessageConnection> connection, const Message& message)
 {
-    m_receivedTrace(connection->GetPeerId(), message);
-    if (!m_receiveCallback.IsNull())
-    {
-        m_receiveCallback(connection->GetPeerId(), message);
-    }
+    NotifyReceived(connection->GetPeerId(), message);
 }
 
 void
 MessageEndpoint::HandleSent(ns3::Ptr<MessageConnection> connection, const MessageMeta& meta)
 {
-    m_sentTrace(connection->GetPeerId(), meta);
+    NotifySent(connection->GetPeerId(), meta);
 }
 
 void
@@ -301,11 +261,7 @@ MessageEndpoint::HandleClosed(ns3::Ptr<MessageConnection> connection, bool error
                           m_accepting.end());
         return;
     }
-    m_peerClosedTrace(connection->GetPeerId());
-    if (!m_closedCallback.IsNull())
-    {
-        m_closedCallback(connection->GetPeerId(), error);
-    }
+    NotifyPeerClosed(connection->GetPeerId(), error);
 }
 
 void
@@ -330,10 +286,7 @@ MessageEndpoint::DoDispose()
     }
     m_listeners.clear();
     m_node = nullptr;
-    m_receiveCallback = ns3::MakeNullCallback<void, uint32_t, const Message&>();
-    m_connectedCallback = ns3::MakeNullCallback<void, uint32_t>();
-    m_closedCallback = ns3::MakeNullCallback<void, uint32_t, bool>();
-    ns3::Object::DoDispose();
+    MessageTransport::DoDispose();
 }
 
 } // namespace hilosim

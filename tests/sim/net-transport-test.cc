@@ -38,7 +38,7 @@ struct Inbox
     std::map<uint32_t, std::vector<Message>> byPeer;
     std::map<uint32_t, std::vector<MessageMeta>> sentByPeer;
 
-    void Attach(ns3::Ptr<MessageEndpoint> endpoint)
+    void Attach(ns3::Ptr<MessageTransport> endpoint)
     {
         endpoint->SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&>(
             [this](uint32_t peer, const Message& m) { byPeer[peer].push_back(m); }));
