@@ -7,7 +7,7 @@
 
 #include "sim/apps/app-events.h"
 #include "sim/apps/arm-context.h"
-#include "sim/net/message-endpoint.h"
+#include "sim/net/message-transport.h"
 
 #include "hilo/sync/publisher.h"
 
@@ -31,7 +31,7 @@ class LearnerApp : public ns3::Application
 
     /// REQUIRES: called once before start. `update_peers`: the transport peers every update goes
     /// to (worker peer ids, or relay peer ids in a relay topology).
-    void Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageEndpoint> endpoint,
+    void Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageTransport> endpoint,
                std::vector<uint32_t> update_peers);
 
     /// The learner's publisher (state, ring, snapshots), for tests and metrics.
@@ -64,7 +64,7 @@ class LearnerApp : public ns3::Application
     uint32_t m_snapshotInterval;
 
     std::shared_ptr<ArmContext> m_context;
-    ns3::Ptr<hilosim::MessageEndpoint> m_endpoint;
+    ns3::Ptr<hilosim::MessageTransport> m_endpoint;
     std::vector<uint32_t> m_updatePeers;
     std::unique_ptr<hilo::Publisher> m_publisher;
     std::map<uint64_t, std::map<uint32_t, std::string>> m_batches; // round -> worker -> batch

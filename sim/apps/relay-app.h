@@ -4,7 +4,7 @@
 #ifndef HILOSIM_APPS_RELAY_APP_H
 #define HILOSIM_APPS_RELAY_APP_H
 
-#include "sim/net/message-endpoint.h"
+#include "sim/net/message-transport.h"
 
 #include "ns3/application.h"
 #include "ns3/traced-callback.h"
@@ -22,7 +22,7 @@ class RelayApp : public ns3::Application
     ~RelayApp() override;
 
     /// REQUIRES: called once before start. `worker_peers`: the region's workers.
-    void Setup(ns3::Ptr<hilosim::MessageEndpoint> endpoint, std::vector<uint32_t> worker_peers);
+    void Setup(ns3::Ptr<hilosim::MessageTransport> endpoint, std::vector<uint32_t> worker_peers);
 
     typedef void (*ForwardTracedCallback)(uint32_t type, uint64_t wire_bytes, uint32_t copies);
 
@@ -34,7 +34,7 @@ class RelayApp : public ns3::Application
     void StopApplication() override;
     void HandleMessage(uint32_t peer, const hilosim::Message& message);
 
-    ns3::Ptr<hilosim::MessageEndpoint> m_endpoint;
+    ns3::Ptr<hilosim::MessageTransport> m_endpoint;
     std::vector<uint32_t> m_workers;
     ns3::TracedCallback<uint32_t, uint64_t, uint32_t> m_forwardTrace;
 };

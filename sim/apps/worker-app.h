@@ -10,7 +10,7 @@
 
 #include "sim/apps/app-events.h"
 #include "sim/apps/arm-context.h"
-#include "sim/net/message-endpoint.h"
+#include "sim/net/message-transport.h"
 
 #include "hilo/sync/replica.h"
 
@@ -32,7 +32,7 @@ class WorkerApp : public ns3::Application
     ~WorkerApp() override;
 
     /// REQUIRES: called once before start; `learner_peer` is the learner's transport peer id.
-    void Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageEndpoint> endpoint,
+    void Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageTransport> endpoint,
                uint32_t worker, uint32_t learner_peer);
 
     const hilo::Replica& replica() const { return *m_replica; }
@@ -63,7 +63,7 @@ class WorkerApp : public ns3::Application
     uint64_t m_corruptVersion; // test hook: flip a byte of this version's update on arrival
 
     std::shared_ptr<ArmContext> m_context;
-    ns3::Ptr<hilosim::MessageEndpoint> m_endpoint;
+    ns3::Ptr<hilosim::MessageTransport> m_endpoint;
     uint32_t m_worker{0};
     uint32_t m_learnerPeer{0};
     std::unique_ptr<hilo::Replica> m_replica;
