@@ -1,6 +1,8 @@
 #include "sim/net/message-endpoint.h"
 
 #include "ns3/abort.h"
+#include "ns3/config.h"
+#include "ns3/data-rate.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/tcp-socket-factory.h"
@@ -13,6 +15,12 @@ namespace hilosim
 {
 
 NS_LOG_COMPONENT_DEFINE("HiloMessageEndpoint");
+
+namespace
+{
+// Above any link a scenario may describe.
+constexpr uint64_t kMaxPacingRateBps = uint64_t{1000} * 1000 * 1000 * 1000; // 1 Tbit/s
+} // namespace
 NS_OBJECT_ENSURE_REGISTERED(MessageEndpoint);
 
 ns3::TypeId
@@ -90,6 +98,11 @@ ns3::Ptr<ns3::Socket>
 MessageEndpoint::NewSocket(const SocketOptions& options)
 {
     NS_ABORT_MSG_IF(!m_node, "MessageEndpoint: Install on a node first");
+    // ns-3 caps a pacing sender at TcpSocketState::MaxPacingRate, 4 Gbit/s by default, which a
+    // faster link would measure instead of itself; Linux has no such cap. The state object is
+    // made with the socket, so its default must be set first.
+    ns3::Config::SetDefault("ns3::TcpSocketState::MaxPacingRate",
+                            ns3::DataRateValue(ns3::DataRate(kMaxPacingRateBps)));
     auto socket = ns3::Socket::CreateSocket(m_node, ns3::TcpSocketFactory::GetTypeId());
     options.ApplyTo(socket);
     return socket;

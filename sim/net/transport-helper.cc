@@ -99,7 +99,7 @@ TransportHelper::Install(const Topology& topology) const
     for (const PlannedConnection& p : plan)
     {
         accepting[p.to].Add(p.from, p.options);
-        out.AddConnectionOptions(p.options);
+        out.AddConnection(p);
     }
     std::map<uint32_t, std::map<uint32_t, uint16_t>> ports; // accepting id -> peer -> port
     // The learner listens first, then the relays in order.

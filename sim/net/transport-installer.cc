@@ -1,5 +1,9 @@
 #include "sim/net/transport-installer.h"
 
+#include "sim/net/units.h"
+
+#include <sstream>
+
 namespace hilosim
 {
 
@@ -17,22 +21,67 @@ PlanConnections(const Topology& topology, const TransportConfig& config,
         workerOptions->push_back(options);
         if (!relays || config.workers_connect_to_learner)
         {
-            plan.push_back({WorkerPeerId(w), kLearnerPeerId, path, options});
+            plan.push_back(
+                {WorkerPeerId(w), kLearnerPeerId, path, topology.GetLearnerRouteTo(w), options});
         }
         if (relays)
         {
             const PathInfo& lan = topology.GetRelayPathTo(w);
             plan.push_back({WorkerPeerId(w), RelayPeerId(*topology.GetRelayOf(w)), lan,
+                            topology.GetRelayRouteTo(w),
                             SocketOptions::ForPath(lan, config.tcp_variant, config.buffers)});
         }
     }
     for (uint32_t r = 0; r < topology.GetRelayCount(); ++r)
     {
         const PathInfo& path = topology.GetLearnerPathToRelay(r);
-        plan.push_back({RelayPeerId(r), kLearnerPeerId, path,
+        plan.push_back({RelayPeerId(r), kLearnerPeerId, path, topology.GetLearnerRouteToRelay(r),
                         SocketOptions::ForPath(path, config.tcp_variant, config.buffers)});
     }
     return plan;
+}
+
+namespace
+{
+std::string
+PeerName(uint32_t id)
+{
+    if (id == kLearnerPeerId)
+    {
+        return "learner";
+    }
+    if (id >= kRelayPeerIdBase)
+    {
+        return "relay " + std::to_string(id - kRelayPeerIdBase);
+    }
+    return "worker " + std::to_string(id);
+}
+} // namespace
+
+WindowReport
+ReportWindowLimits(const TransportEndpoints& endpoints)
+{
+    WindowReport report;
+    for (const PlannedConnection& c : endpoints.GetConnections())
+    {
+        ++report.connections;
+        if (!c.options.window_limited)
+        {
+            continue;
+        }
+        if (++report.window_limited == 1)
+        {
+            std::ostringstream os;
+            os << PeerName(c.from) << " <-> " << PeerName(c.to) << ": window "
+               << c.options.send_buffer_bytes << " B < BDP " << c.path.GetBdpBytes() << " B ("
+               << FormatDataRate(c.path.GetBottleneck()) << ", RTT "
+               << c.path.GetRtt().GetMilliSeconds() << " ms), so at most "
+               << FormatDataRate(ns3::DataRate(static_cast<uint64_t>(
+                      8.0 * c.options.send_buffer_bytes / c.path.GetRtt().GetSeconds())));
+            report.example = os.str();
+        }
+    }
+    return report;
 }
 
 } // namespace hilosim

@@ -16,6 +16,7 @@
 #include "ns3/type-id.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace hilosim
@@ -43,6 +44,17 @@ struct TransportConfig
     bool workers_connect_to_learner{true};               // relay topologies: also learner link
 };
 
+/// One connection an installer opens: `from` connects to `to` (peer ids) over `path`, with
+/// socket options sized for that path (both sides use the same buffers).
+struct PlannedConnection
+{
+    uint32_t from;
+    uint32_t to;
+    PathInfo path;
+    std::vector<size_t> route; // Topology::GetLinks() indices, from the `to` end (see topology.h)
+    SocketOptions options;
+};
+
 /// The transports an installer created, by role.
 class TransportEndpoints
 {
@@ -60,32 +72,22 @@ class TransportEndpoints
     {
         return m_workerOptions.at(worker);
     }
-    /// Every connection's socket options, in installation order (for reporting window limits).
-    const std::vector<SocketOptions>& GetAllOptions() const { return m_allOptions; }
+    /// Every connection opened, in order (for reporting window limits).
+    const std::vector<PlannedConnection>& GetConnections() const { return m_connections; }
 
     /// For installers.
     void SetLearner(ns3::Ptr<MessageTransport> learner) { m_learner = learner; }
     void AddWorker(ns3::Ptr<MessageTransport> worker) { m_workers.push_back(worker); }
     void AddRelay(ns3::Ptr<MessageTransport> relay) { m_relays.push_back(relay); }
     void AddWorkerOptions(const SocketOptions& options) { m_workerOptions.push_back(options); }
-    void AddConnectionOptions(const SocketOptions& options) { m_allOptions.push_back(options); }
+    void AddConnection(const PlannedConnection& c) { m_connections.push_back(c); }
 
   private:
     ns3::Ptr<MessageTransport> m_learner;
     std::vector<ns3::Ptr<MessageTransport>> m_workers;
     std::vector<ns3::Ptr<MessageTransport>> m_relays;
     std::vector<SocketOptions> m_workerOptions;
-    std::vector<SocketOptions> m_allOptions;
-};
-
-/// One connection an installer opens: `from` connects to `to` (peer ids) over `path`, with
-/// socket options sized for that path (both sides use the same buffers).
-struct PlannedConnection
-{
-    uint32_t from;
-    uint32_t to;
-    PathInfo path;
-    SocketOptions options;
+    std::vector<PlannedConnection> m_connections;
 };
 
 /// The connections of `topology` under `config`, in the order they are opened: for each worker
@@ -95,6 +97,16 @@ struct PlannedConnection
 std::vector<PlannedConnection> PlanConnections(const Topology& topology,
                                                const TransportConfig& config,
                                                std::vector<SocketOptions>* workerOptions);
+
+/// Connections whose window (send buffer) is below their path's bandwidth-delay product: on those
+/// a transfer longer than one window runs at most at window / RTT.
+struct WindowReport
+{
+    uint32_t connections{0};
+    uint32_t window_limited{0};
+    std::string example; // the first such connection, for a warning; empty when none
+};
+WindowReport ReportWindowLimits(const TransportEndpoints& endpoints);
 
 class TransportInstaller
 {

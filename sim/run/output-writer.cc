@@ -125,6 +125,9 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("drift_rel_l2_max", FormatNumber(s.drift_rel_l2_max));
         kv("hash_mismatches", std::to_string(a.hash_mismatches));
         kv("resyncs", std::to_string(a.resyncs));
+        kv("network_model", JsonString(a.network_model));
+        kv("window_limited", a.window_limited_connections > 0 ? "true" : "false");
+        kv("window_limited_connections", std::to_string(a.window_limited_connections));
         kv("steps", std::to_string(s.steps), /*last=*/true);
         o << "    }";
     }

@@ -107,6 +107,10 @@ FillDefaults(Scenario* scenario)
         net->set_topology("star");
     if (net->tcp().empty())
         net->set_tcp("cubic");
+    if (net->model().empty())
+        net->set_model("packet");
+    if (net->tcp_buffer().empty())
+        net->set_tcp_buffer("auto");
     FillLinkDefaults(net->mutable_worker_link());
     if (net->has_learner_uplink())
         FillLinkDefaults(net->mutable_learner_uplink());

@@ -30,6 +30,11 @@ const std::vector<std::string> kTopologies = {"star", "regions", "relay"};
 const std::vector<std::string> kOptimizerKinds = {"adamw", "sgd"};
 const std::vector<std::string> kSchedules = {"constant", "linear_warmup", "cosine"};
 const std::vector<std::string> kStrategies = {"full", "hilo", "delta"};
+const std::vector<std::string> kNetworkModels = {"packet", "flow"};
+// Explicit socket buffers: below 16 KiB a window holds too few segments to model TCP; above
+// 256 MiB (a 10 Gbps path with a 200 ms RTT) ns-3's receive window would pass its 1 GiB limit.
+constexpr uint64_t kMinTcpBufferBytes = 16 * 1024;
+constexpr uint64_t kMaxTcpBufferBytes = 256 * 1024 * 1024;
 
 std::string
 Join(const std::vector<std::string>& items)
@@ -450,6 +455,30 @@ Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
     else
     {
         Error(n, "tcp", tcp.status().message());
+    }
+    if (Choice(n, "model", net.model(), kNetworkModels, "network model"))
+    {
+        out->model = net.model() == "flow" ? NetworkModel::kFlow : NetworkModel::kPacket;
+    }
+    out->tcp_buffer = net.tcp_buffer();
+    if (net.tcp_buffer() != "auto")
+    {
+        auto bytes = hilosim::ParseBytes(net.tcp_buffer());
+        if (!bytes.ok())
+        {
+            Error(n, "tcp_buffer",
+                  bytes.status().message() + "; allowed: \"auto\" or a size such as \"6MiB\"");
+        }
+        else if (*bytes < kMinTcpBufferBytes || *bytes > kMaxTcpBufferBytes)
+        {
+            Error(n, "tcp_buffer",
+                  "must be \"auto\" or a size in [16KiB, 256MiB], got \"" + net.tcp_buffer() +
+                      "\" (" + std::to_string(*bytes) + " bytes)");
+        }
+        else
+        {
+            out->tcp_buffer_bytes = *bytes;
+        }
     }
     CheckLinkFields(n.Child("worker_link"), net.worker_link());
     if (net.has_learner_uplink())

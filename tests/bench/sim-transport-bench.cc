@@ -68,9 +68,7 @@ Run(const Case& c)
     }
     if (c.fixedBuffer)
     {
-        config.buffers.floor_bytes = *c.fixedBuffer;
-        config.buffers.cap_bytes = *c.fixedBuffer;
-        config.buffers.cap_segments = 1u << 30;
+        config.buffers.fixed_bytes = *c.fixedBuffer;
     }
     TransportEndpoints ends = TransportHelper(config).Install(*topo);
     auto payload = std::make_shared<const std::string>(100000, 'x');
