@@ -2,6 +2,7 @@
 
 #include "sim/net/units.h"
 
+#include <iomanip>
 #include <sstream>
 
 namespace hilosim
@@ -75,9 +76,8 @@ ReportWindowLimits(const TransportEndpoints& endpoints)
             os << PeerName(c.from) << " <-> " << PeerName(c.to) << ": window "
                << c.options.send_buffer_bytes << " B < BDP " << c.path.GetBdpBytes() << " B ("
                << FormatDataRate(c.path.GetBottleneck()) << ", RTT "
-               << c.path.GetRtt().GetMilliSeconds() << " ms), so at most "
-               << FormatDataRate(ns3::DataRate(static_cast<uint64_t>(
-                      8.0 * c.options.send_buffer_bytes / c.path.GetRtt().GetSeconds())));
+               << c.path.GetRtt().GetMilliSeconds() << " ms), so at most " << std::setprecision(3)
+               << 8e-6 * c.options.send_buffer_bytes / c.path.GetRtt().GetSeconds() << " Mbit/s";
             report.example = os.str();
         }
     }

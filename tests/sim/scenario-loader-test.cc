@@ -72,6 +72,12 @@ const BadCase kBadCases[] = {
      "workload.modelled_gen_tokens", "needs llm_profile"},
     {"bad-modelled-prompt-only.textproto", "workload {", 1, "workload.modelled_gen_tokens",
      "must be set (> 0) when modelled_prompt_tokens is"},
+    {"bad-network-model.textproto", "fluid", 1, "network.model",
+     "unknown network model \"fluid\"; allowed: packet, flow"},
+    {"bad-tcp-buffer-unit.textproto", "6XB", 1, "network.tcp_buffer",
+     "allowed: \"auto\" or a size such as \"6MiB\""},
+    {"bad-tcp-buffer-range.textproto", "1GiB", 1, "network.tcp_buffer",
+     "must be \"auto\" or a size in [16KiB, 256MiB], got \"1GiB\""},
 };
 
 // 1-based line of the `occurrence`-th line holding `marker` outside comments; 0 when none.

@@ -81,6 +81,7 @@ FlowNetwork::Open(uint32_t stream)
     if (s.queuedEnd > s.sentBytes)
     {
         s.active = true;
+        StartRound(s, ns3::Simulator::Now());
         m_dirty = true;
     }
     Update();
@@ -96,6 +97,7 @@ FlowNetwork::Enqueue(uint32_t stream, Frame frame)
     if (s.open && !s.active)
     {
         s.active = true;
+        StartRound(s, ns3::Simulator::Now());
         m_dirty = true;
     }
     Update();
@@ -140,7 +142,32 @@ FlowNetwork::Dispose()
 double
 FlowNetwork::Cap(const Stream& s) const
 {
-    return std::min(s.cwnd, s.tcp.window_bytes) / s.tcp.rtt_s;
+    if (s.roundOn && s.roundSpent)
+    {
+        return 0; // waiting for the round's ACKs
+    }
+    const double pacing = s.slowStart ? kSlowStartPacing : kCongestionAvoidancePacing;
+    return pacing * std::min(s.cwnd, s.tcp.window_bytes) / s.tcp.rtt_s;
+}
+
+void
+FlowNetwork::StartRound(Stream& s, ns3::Time now)
+{
+    s.roundOn = true;
+    s.roundEnd = now + ns3::Seconds(s.tcp.rtt_s);
+    s.roundStartSent = s.sentBytes;
+    s.roundWindow = std::min(s.cwnd, s.tcp.window_bytes);
+    s.roundSpent = false;
+}
+
+void
+FlowNetwork::CreditAcked(Stream& s)
+{
+    if (s.slowStart)
+    {
+        s.cwnd += s.sentBytes - s.ackedMark; // byte counting (RFC 3465), as ns-3 in slow start
+    }
+    s.ackedMark = s.sentBytes;
 }
 
 void
@@ -221,36 +248,47 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     while (s.sentBytes + eps >= s.nextLossAt)
     {
         // An expected loss: slow start ends and the window shrinks towards the Padhye window.
-        if (s.slowStart && !s.roundOn)
+        if (!s.roundOn)
         {
-            s.cwnd += s.sentBytes - s.ackedMark;
+            CreditAcked(s);
         }
-        s.ackedMark = s.sentBytes;
         s.slowStart = false;
-        s.roundOn = false;
         s.cwnd = std::max(s.tcp.loss_rate_Bps * s.tcp.rtt_s, s.tcp.beta * s.cwnd);
         s.nextLossAt += LossEventSpacing(s.tcp, s.rate);
-        m_dirty = true;
-    }
-    if (s.roundOn && now >= s.roundEnd)
-    {
-        // The round's bytes are acknowledged: byte counting grows the window by them.
-        s.cwnd += s.sentBytes - s.ackedMark;
-        s.ackedMark = s.sentBytes;
-        s.roundEnd = now + ns3::Seconds(s.tcp.rtt_s);
+        if (s.roundOn)
+        {
+            s.roundWindow = std::min(s.roundWindow, std::min(s.cwnd, s.tcp.window_bytes));
+        }
         m_dirty = true;
     }
     if (s.queue.empty())
     {
         // Idle. The last round's ACKs still grow the window (no restart after idle in ns-3).
-        if (s.slowStart)
-        {
-            s.cwnd += s.sentBytes - s.ackedMark;
-        }
-        s.ackedMark = s.sentBytes;
+        CreditAcked(s);
         s.active = false;
         s.roundOn = false;
         s.rate = 0;
+        m_dirty = true;
+        return;
+    }
+    if (s.roundOn && !s.roundSpent && s.sentBytes - s.roundStartSent + eps >= s.roundWindow)
+    {
+        s.roundSpent = true; // the window is out: wait for its ACKs
+        m_dirty = true;
+    }
+    if (s.roundOn && now >= s.roundEnd)
+    {
+        // The round's bytes are acknowledged: byte counting grows the window by them.
+        const bool windowBound = s.roundSpent || s.rate * s.tcp.rtt_s >= s.roundWindow;
+        CreditAcked(s);
+        if (windowBound)
+        {
+            StartRound(s, now);
+        }
+        else
+        {
+            s.roundOn = false; // the fair share binds; growth is credited at re-sharing
+        }
         m_dirty = true;
     }
 }
@@ -268,11 +306,9 @@ FlowNetwork::Reallocate(ns3::Time now)
         {
             continue;
         }
-        if (s.slowStart && !s.roundOn)
+        if (!s.roundOn)
         {
-            // Growth while the link share bound instead of the window, credited now.
-            s.cwnd += s.sentBytes - s.ackedMark;
-            s.ackedMark = s.sentBytes;
+            CreditAcked(s); // growth while the fair share bound, credited now
         }
         s.cap = Cap(s);
         ids.push_back(id);
@@ -283,17 +319,10 @@ FlowNetwork::Reallocate(ns3::Time now)
     {
         Stream& s = m_streams[ids[i]];
         s.rate = rates[i];
-        const bool binding = s.rate >= s.cap * (1 - 1e-9);
-        const bool wantRound = s.slowStart && binding && s.cwnd < s.tcp.window_bytes;
-        if (wantRound && !s.roundOn)
+        const double window = std::min(s.cwnd, s.tcp.window_bytes);
+        if (!s.roundOn && s.rate * s.tcp.rtt_s >= window * (1 - 1e-9))
         {
-            s.roundOn = true;
-            s.roundEnd = now + ns3::Seconds(s.tcp.rtt_s);
-            s.ackedMark = s.sentBytes;
-        }
-        else if (!wantRound && s.roundOn)
-        {
-            s.roundOn = false; // this round's bytes are credited at the next re-sharing
+            StartRound(s, now); // the share now covers the window: it binds again
         }
     }
 }
@@ -314,6 +343,11 @@ FlowNetwork::ScheduleNext(ns3::Time now)
             if (std::isfinite(s.nextLossAt))
             {
                 best = std::min(best, (s.nextLossAt - s.sentBytes) / s.rate);
+            }
+            if (s.roundOn && !s.roundSpent)
+            {
+                const double left = s.roundWindow - (s.sentBytes - s.roundStartSent);
+                best = std::min(best, left / s.rate);
             }
         }
         if (s.roundOn)

@@ -9,11 +9,15 @@
 // offset, and arrives TcpFlowParams::tail_s later (in order). Between changes every stream sends
 // at a constant rate, so the state is exact at event times up to 1 ns rounding.
 //
-// Window per stream: min(cwnd, send buffer) / RTT caps its rate. cwnd starts at the initial
-// window when the stream opens and, in slow start, grows by the bytes sent in each round trip
-// while it is the binding limit (counted at round ends); while the link share binds instead, the
-// growth is credited at the next re-sharing. cwnd survives idle periods (ns-3 does not restart
-// slow start after idle). Loss: see tcp-flow-model.h.
+// Window per stream, W = min(cwnd, send buffer). TCP sends at most W bytes per round trip, paced
+// at g x W / RTT (ns-3's pacing ratios: g = 2 in slow start, 1.2 after it): so while the window
+// binds, a round sends W bytes at min(g W / RTT, fair share) and then waits for the round's ACKs;
+// a transfer shorter than W takes S / (g W / RTT), not S / (W / RTT). While the fair share binds
+// instead (share < W / RTT), the stream sends continuously at its share and no round is timed.
+// cwnd starts at the initial window when the stream opens; in slow start it grows by the bytes
+// acknowledged (byte counting), counted at each round's end, or at the next re-sharing while no
+// round is timed. cwnd survives idle periods (ns-3 does not restart slow start after idle).
+// Loss: see tcp-flow-model.h.
 #ifndef HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 #define HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 
@@ -101,9 +105,12 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
 
         double cwnd{0};
         bool slowStart{true};
-        bool roundOn{false}; // a round trip is being timed (cwnd binds)
-        ns3::Time roundEnd;  // when the current round's bytes are acknowledged
-        double ackedMark{0}; // sent offset up to which cwnd has been credited
+        bool roundOn{false};      // a round trip is being timed (the window binds)
+        ns3::Time roundEnd;       // when the current round's bytes are acknowledged
+        double roundStartSent{0}; // sent offset when the round began
+        double roundWindow{0};    // bytes the round may send
+        bool roundSpent{false};   // the round's window has been sent
+        double ackedMark{0};      // sent offset up to which cwnd has been credited
         double nextLossAt{std::numeric_limits<double>::infinity()}; // sent offset
 
         std::deque<Frame> inFlight; // left, not yet arrived
@@ -119,6 +126,8 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     void ScheduleNext(ns3::Time now);
     void Arrive(uint32_t id);
     double Cap(const Stream& s) const;
+    void StartRound(Stream& s, ns3::Time now);
+    void CreditAcked(Stream& s);
 
     std::vector<double> m_capacity;
     std::vector<Stream> m_streams;

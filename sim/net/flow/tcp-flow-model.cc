@@ -92,21 +92,22 @@ SlowStartTransferSeconds(const TcpFlowParams& params, double goodputBps, double 
     while (left > 0)
     {
         const double window = std::min(cwnd, params.window_bytes);
-        const double rate = std::min(goodputBps, window / params.rtt_s);
-        if (rate >= goodputBps || cwnd >= params.window_bytes)
+        if (window >= goodputBps * params.rtt_s)
         {
-            t += left / rate; // the rate no longer changes
+            t += left / goodputBps; // the window covers the path: the link rate from now on
             break;
         }
-        const double round = rate * params.rtt_s;
-        if (left <= round)
+        // The round's window leaves paced at kSlowStartPacing x window / RTT, then its ACKs
+        // come back one round trip after the round began.
+        const double rate = std::min(goodputBps, kSlowStartPacing * window / params.rtt_s);
+        if (left <= window)
         {
             t += left / rate;
             break;
         }
-        left -= round;
+        left -= window;
         t += params.rtt_s;
-        cwnd += round; // acknowledged bytes grow the window (byte counting)
+        cwnd += window; // acknowledged bytes grow the window (byte counting)
     }
     return t + params.tail_s;
 }

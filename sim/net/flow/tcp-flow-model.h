@@ -38,6 +38,10 @@ constexpr uint32_t kSegmentOverheadBytes = 20 + 20 + 12 + 2;
 constexpr uint32_t kInitialCwndSegments = 10;
 /// ns-3's TcpSocketBase::MinRto default, seconds.
 constexpr double kMinRtoSeconds = 1.0;
+/// ns-3's TcpSocketState PacingSsRatio and PacingCaRatio: pacing rate / (window / RTT) in and
+/// after slow start.
+constexpr double kSlowStartPacing = 2.0;
+constexpr double kCongestionAvoidancePacing = 1.2;
 
 struct TcpFlowParams
 {
@@ -65,10 +69,11 @@ double PadhyeThroughputBytesPerSecond(double mssBytes, double rttS, double p, do
                                       double wmaxBytes);
 
 /// Closed form of one flow alone on its path from a congestion window of `cwndBytes` in slow
-/// start, no loss: in round k it sends min(cwnd_k, window, rate * RTT) bytes, where rate is the
-/// path's goodput `goodputBps` (bytes/s) and cwnd_{k+1} = cwnd_k + the bytes of round k; the last
-/// round sends only what is left. Returns seconds from the first byte leaving to the last byte
-/// arriving (adds tail_s).
+/// start, no loss, as FlowNetwork models it: while the window W = min(cwnd, send buffer) is below
+/// the path's goodput `goodputBps` (bytes/s) times RTT, round k sends W_k bytes paced at
+/// min(goodput, 2 W_k / RTT) and lasts one RTT, and cwnd_{k+1} = cwnd_k + W_k; once W covers the
+/// path the rest goes at the goodput; the last round sends only what is left. Returns seconds
+/// from the first byte leaving to the last byte arriving (adds tail_s).
 double SlowStartTransferSeconds(const TcpFlowParams& params, double goodputBps, double bytes,
                                 double cwndBytes);
 
