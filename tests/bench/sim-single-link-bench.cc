@@ -2,9 +2,11 @@
 // form bytes / bandwidth + one-way delay (+ slow-start round trips for the first message on a
 // fresh connection). Not run by CTest. Usage:
 //   build/tests/sim-single-link-bench [--bytes=N] [--messages=K] [--only=SUBSTRING] [--flow-only]
+//                                     [--loss=P] [--rates=R1,R2,...] [--delays=D1,D2,...] [--mtu=N]
 // prints one row per link, model and message (results/sim/single-link-transfer.md). Socket
 // buffers are "auto" (sim/net/socket-options.h). Links of 1 Gbps and more use a 9000-byte MTU
-// (the packet model's cost; header overhead 0.6%), slower ones 1500 (3.7%).
+// (the packet model's cost; header overhead 0.6%), slower ones 1500 (3.7%). --loss sets a random
+// loss probability on the link (each direction); the closed-form columns then ignore it.
 #include "sim/net/flow/flow-transport-helper.h"
 #include "sim/net/flow/tcp-flow-model.h"
 #include "sim/net/topology-builder.h"
@@ -80,6 +82,29 @@ main(int argc, char** argv)
     int messages = 3;
     bool flowOnly = false;
     std::string only;
+    double loss = 0;
+    uint32_t mtu = 0; // 0: 9000 at 1 Gbps and more, 1500 below
+    std::vector<std::string> rates = {"10Mbps", "100Mbps", "1Gbps", "10Gbps"};
+    std::vector<std::string> delays = {"10ms", "40ms", "100ms"};
+    auto split = [](const char* text)
+    {
+        std::vector<std::string> out;
+        std::string item;
+        for (const char* c = text;; ++c)
+        {
+            if (*c == ',' || *c == '\0')
+            {
+                if (!item.empty())
+                    out.push_back(item);
+                item.clear();
+                if (*c == '\0')
+                    break;
+            }
+            else
+                item += *c;
+        }
+        return out;
+    };
     for (int i = 1; i < argc; ++i)
     {
         if (std::strncmp(argv[i], "--bytes=", 8) == 0)
@@ -90,25 +115,47 @@ main(int argc, char** argv)
             only = argv[i] + 7;
         else if (std::strcmp(argv[i], "--flow-only") == 0)
             flowOnly = true;
+        else if (std::strncmp(argv[i], "--mtu=", 6) == 0)
+            mtu = static_cast<uint32_t>(std::atoi(argv[i] + 6));
+        else if (std::strncmp(argv[i], "--loss=", 7) == 0)
+            loss = std::atof(argv[i] + 7);
+        else if (std::strncmp(argv[i], "--rates=", 8) == 0)
+            rates = split(argv[i] + 8);
+        else if (std::strncmp(argv[i], "--delays=", 9) == 0)
+            delays = split(argv[i] + 9);
         else
         {
             std::fprintf(stderr,
-                         "usage: %s [--bytes=N] [--messages=K] [--only=SUBSTRING] [--flow-only]\n",
+                         "usage: %s [--bytes=N] [--messages=K] [--only=SUBSTRING] [--flow-only] "
+                         "[--loss=P] [--rates=R1,...] [--delays=D1,...] [--mtu=N]\n",
                          argv[0]);
             return 2;
         }
     }
     std::printf("%-18s %-6s %3s %10s %10s %7s %10s %7s %8s  %s\n", "link", "model", "msg",
                 "latency_s", "ideal_s", "ratio", "ideal+ss_s", "ratio", "wall_s", "options");
-    for (const char* rate : {"10Mbps", "100Mbps", "1Gbps", "10Gbps"})
+    for (const std::string& rate : rates)
     {
-        for (const char* delay : {"10ms", "40ms", "100ms"})
+        for (const std::string& delay : delays)
         {
             LinkSpec link;
-            link.rate = *ParseDataRate(rate);
-            link.delay = *ParseTime(delay);
-            link.mtu = link.rate.GetBitRate() >= 1000000000 ? 9000 : 1500;
-            const std::string name = std::string(rate) + "/" + delay;
+            auto parsedRate = ParseDataRate(rate);
+            auto parsedDelay = ParseTime(delay);
+            if (!parsedRate.ok() || !parsedDelay.ok() || !(loss >= 0 && loss < 1))
+            {
+                std::fprintf(stderr, "bad --rates, --delays or --loss\n");
+                return 2;
+            }
+            link.rate = *parsedRate;
+            link.delay = *parsedDelay;
+            link.loss_rate = loss;
+            link.mtu = mtu != 0 ? mtu : link.rate.GetBitRate() >= 1000000000 ? 9000 : 1500;
+            if (link.mtu < 576 || link.mtu > 9000)
+            {
+                std::fprintf(stderr, "bad --mtu\n");
+                return 2;
+            }
+            const std::string name = rate + "/" + delay;
             if (!only.empty() && name.find(only) == std::string::npos)
                 continue;
             // Closed form: serialization of the bytes at the link rate plus propagation; a

@@ -99,6 +99,20 @@ TEST(FlowVsPacket, SmallStarAgreesOnLatencyAndLearnsTheSame)
     }
 }
 
+TEST(FlowVsPacket, FlowModelIsDeterministic)
+{
+    const ArmResult a = RunOne(Load({"network.model=flow"}), 0);
+    const ArmResult b = RunOne(Load({"network.model=flow"}), 0);
+    ASSERT_EQ(a.applies.size(), b.applies.size());
+    for (size_t i = 0; i < a.applies.size(); ++i)
+    {
+        EXPECT_EQ(a.applies[i].worker, b.applies[i].worker);
+        EXPECT_EQ(a.applies[i].received_s, b.applies[i].received_s) << "apply " << i;
+        EXPECT_EQ(a.applies[i].ready_s, b.applies[i].ready_s);
+    }
+    EXPECT_EQ(a.sim_time_s, b.sim_time_s);
+}
+
 TEST(FlowVsPacket, WindowBelowTheBdpIsReportedInBothModels)
 {
     // 100 Mbps / 20 ms: a BDP of 500 kB per worker path; a 16 KiB window caps each connection
