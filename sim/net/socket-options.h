@@ -10,10 +10,12 @@
 // The send buffer is the window: the most bytes a connection has in flight. It comes from the
 // scenario's network.tcp_buffer. "auto" sizes it to bdp_multiple x the path's bandwidth-delay
 // product, at most BDP + queue_fraction x the bottleneck queue, within [floor_bytes,
-// ceiling_bytes], as on a host tuned for long fat networks (Linux
-// autotuning with raised tcp_wmem/tcp_rmem maxima); a fixed size applies to every connection (6 MiB
-// is an untuned Linux host's receive-buffer maximum). When the window is below the path's BDP,
-// throughput is at most window / RTT: SocketOptions::window_limited says so, and runs report it.
+// ceiling_bytes], as on a host tuned for long fat networks (Linux autotuning with raised
+// tcp_wmem/tcp_rmem maxima); a fixed size applies to every connection (6 MiB is an untuned Linux
+// host's receive-buffer maximum). Either way the receive buffer stays ReceiveBufferFor(send), so
+// a small window limits the sender through its own buffer, never through the peer's window. When
+// the window is below the path's BDP, throughput is at most window / RTT:
+// SocketOptions::window_limited says so, and runs report it.
 //
 // Large windows cost simulation time in the packet model: ns-3's per-ACK cost grows with the
 // segments in flight (DESIGN.md section 8: 50 MB over 1 Gbps/40 ms took 1.2 s of wall time with

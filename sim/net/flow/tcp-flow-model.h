@@ -7,18 +7,20 @@
 //     timestamp option 12, point-to-point header 2), so goodput = wire rate * mss / (mss + 54);
 //   - the base round trip is twice the propagation delay plus, per hop, the serialization of a
 //     data segment one way and of an ACK the other;
-//   - the window is min(cwnd, send buffer): at most window / RTT of goodput;
+//   - the window is min(cwnd, send buffer): at most window / RTT of goodput, sent paced at 2x
+//     (slow start) or 1.2x (after it) window / RTT, as ns-3's pacing ratios;
 //   - the congestion window starts at 10 segments and grows in slow start by the bytes acked
 //     (ns-3 counts bytes in slow start, RFC 3465), i.e. doubles every round trip while it binds;
 //   - under random loss p the rate tends to the steady-state throughput of Padhye, Firoiu, Towsley
 //     and Kurose, "Modeling TCP Throughput: A Simple Model and its Empirical Validation", SIGCOMM
 //     1998 (the closed-form approximation of their full model, which counts triple-duplicate
-//     losses and timeouts):
+//     losses and timeouts), in segments per second:
 //       B(p) = min(Wmax / RTT, 1 / (RTT sqrt(2bp/3) + T0 min(1, 3 sqrt(3bp/8)) p (1 + 32 p^2)))
-//     segments per second, with b = 2 segments
-//     per ACK (ns-3's delayed ACK count) and T0 = ns-3's 1 s minimum RTO. Losses are counted in
-//     expectation: one every 1/p segments; the first ends slow start, and each multiplies the
-//     window by the variant's beta (0.7 CUBIC, 0.5 Reno-like), never below the Padhye window.
+//     with b = 2 segments per ACK (ns-3's delayed ACK count) and T0 = max(1 s, 2 RTT) (ns-3's
+//     minimum RTO). Losses are counted in expectation: the first after 1/p segments ends slow
+//     start; each loss event multiplies the window by the variant's beta (0.7 CUBIC, 0.5
+//     Reno-like), never below the Padhye window B(p) x RTT.
+// Where this matches ns-3 and where it does not: results/sim/flow-vs-packet.md.
 #ifndef HILO_SIM_NET_FLOW_TCP_FLOW_MODEL_H
 #define HILO_SIM_NET_FLOW_TCP_FLOW_MODEL_H
 
