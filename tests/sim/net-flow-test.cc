@@ -456,6 +456,43 @@ TEST(FlowTransport, RealBytesBothWaysWithCorrectSizesAndTimes)
     EXPECT_GT(worker.byPeer[kLearnerPeerId][0].received_at.GetSeconds(), 0.020 * 3);
 }
 
+TEST(FlowTransport, CloseAllDeliversWhatIsQueuedThenClosesBothSides)
+{
+    TopologySpec spec;
+    spec.worker_links = {Link("100Mbps", "5ms")};
+    auto topo = TopologyBuilder::Build(spec);
+    ASSERT_TRUE(topo.ok());
+    TransportEndpoints ends = FlowTransportHelper().Install(*topo);
+    Inbox learner;
+    learner.Attach(ends.GetLearner());
+    std::vector<std::pair<uint32_t, double>> closedAt;
+    ends.GetLearner()->SetPeerClosedCallback(ns3::Callback<void, uint32_t, bool>(
+        [&](uint32_t peer, bool error)
+        {
+            EXPECT_FALSE(error);
+            closedAt.push_back({peer, ns3::Simulator::Now().GetSeconds()});
+        }));
+    auto payload = RandomPayload(5000, 4);
+    ASSERT_TRUE(ends.GetWorker(0)->Send(kLearnerPeerId, 7, payload, 1000000).ok());
+    // As in the packet model, a close drains the queue only once the connection is up.
+    auto worker = ends.GetWorker(0);
+    worker->SetPeerConnectedCallback(ns3::Callback<void, uint32_t>(
+        [&](uint32_t)
+        {
+            worker->CloseAll();
+            EXPECT_EQ(worker->Send(kLearnerPeerId, 8, payload, 5000).code(),
+                      hilo::StatusCode::kInvalidArgument)
+                << "closed";
+        }));
+    RunAndDestroy();
+    ExpectDelivered({{7, payload, 1000000}}, learner.byPeer[WorkerPeerId(0)], "before close");
+    ASSERT_EQ(closedAt.size(), 1u);
+    EXPECT_EQ(closedAt[0].first, WorkerPeerId(0));
+    EXPECT_GE(closedAt[0].second, learner.byPeer[WorkerPeerId(0)][0].received_at.GetSeconds())
+        << "the close arrives behind the last message";
+    EXPECT_TRUE(ends.GetLearner()->GetConnectedPeers().empty());
+}
+
 TEST(FlowTransport, RelayTopologyConnectsWorkersToRelayAndLearner)
 {
     TopologySpec spec;
