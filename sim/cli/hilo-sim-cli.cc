@@ -27,7 +27,7 @@ const char* const kUsage =
     "usage:\n"
     "  hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet] [--pcap DIR]\n"
     "  hilo-sim validate SCENARIO... [--set path=value ...] [--print]\n"
-    "  hilo-sim list gpus|models|compressors\n"
+    "  hilo-sim list gpus|models|compressors|network-models\n"
     "  hilo-sim [COMMAND] --help\n"
     "\n"
     "SCENARIO is a Protobuf text file (schema: sim/scenario/scenario.proto, example:\n"
@@ -129,7 +129,9 @@ Describe(const LoadedScenario& s)
        << (r.llm_profile.empty() ? "" : ", modelled as " + r.llm_profile) << "\n"
        << "  learner: " << r.learner_gpu << "; workers: " << r.workers.size() << " (" << mix
        << ")\n"
-       << "  network: " << TopologyKindName(r.network.topology) << ", tcp " << r.network.tcp << "\n"
+       << "  network: " << TopologyKindName(r.network.topology) << ", tcp " << r.network.tcp
+       << ", model " << NetworkModelName(r.network.model) << ", tcp_buffer " << r.network.tcp_buffer
+       << "\n"
        << "  arms: " << arms << "\n";
     return os.str();
 }
@@ -245,10 +247,10 @@ PrintTable(const std::vector<std::pair<std::string, std::string>>& rows, std::os
 int
 List(const std::vector<std::string>& args, bool help, std::ostream& out, std::ostream& err)
 {
-    const char* const kListUsage = "hilo-sim list gpus|models|compressors\n"
-                                   "Lists the names scenarios may use: GPU profiles (learner.gpu, "
-                                   "workers.gpu), modelled LLMs (llm_profile), compressors "
-                                   "(arms.compressor).\n";
+    const char* const kListUsage =
+        "hilo-sim list gpus|models|compressors|network-models\n"
+        "Lists the names scenarios may use: GPU profiles (learner.gpu, workers.gpu), modelled "
+        "LLMs (llm_profile), compressors (arms.compressor), network models (network.model).\n";
     if (help)
     {
         out << kListUsage;
@@ -264,7 +266,8 @@ List(const std::vector<std::string>& args, bool help, std::ostream& out, std::os
         vm.count("what") ? vm["what"].as<std::vector<std::string>>() : std::vector<std::string>();
     if (what.size() != 1)
     {
-        err << "hilo-sim list: name one of gpus, models, compressors\n\n" << kListUsage;
+        err << "hilo-sim list: name one of gpus, models, compressors, network-models\n\n"
+            << kListUsage;
         return kExitBadInput;
     }
     if (what[0] == "gpus")
@@ -282,10 +285,14 @@ List(const std::vector<std::string>& args, bool help, std::ostream& out, std::os
             rows.emplace_back(c.kind, c.description);
         PrintTable(rows, out);
     }
+    else if (what[0] == "network-models")
+    {
+        PrintTable(KnownNetworkModels(), out);
+    }
     else
     {
         err << "hilo-sim list: unknown list \"" << what[0]
-            << "\"; allowed: gpus, models, compressors\n";
+            << "\"; allowed: gpus, models, compressors, network-models\n";
         return kExitBadInput;
     }
     return kExitOk;

@@ -1,10 +1,11 @@
 #include "sim/net/message-endpoint.h"
 
 #include "ns3/abort.h"
+#include "ns3/config.h"
+#include "ns3/data-rate.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/tcp-socket-factory.h"
-#include "ns3/trace-source-accessor.h"
 #include "ns3/type-id.h"
 #include "ns3/uinteger.h"
 
@@ -14,6 +15,12 @@ namespace hilosim
 {
 
 NS_LOG_COMPONENT_DEFINE("HiloMessageEndpoint");
+
+namespace
+{
+// Above any link a scenario may describe.
+constexpr uint64_t kMaxPacingRateBps = uint64_t{1000} * 1000 * 1000 * 1000; // 1 Tbit/s
+} // namespace
 NS_OBJECT_ENSURE_REGISTERED(MessageEndpoint);
 
 ns3::TypeId
@@ -21,7 +28,7 @@ MessageEndpoint::GetTypeId()
 {
     static ns3::TypeId tid =
         ns3::TypeId("hilosim::MessageEndpoint")
-            .SetParent<ns3::Object>()
+            .SetParent<MessageTransport>()
             .SetGroupName("Hilo")
             .AddConstructor<MessageEndpoint>()
             .AddAttribute("LocalId",
@@ -65,24 +72,7 @@ MessageEndpoint::GetTypeId()
                           "chunk's serialization more latency on the next link.",
                           ns3::UintegerValue(16384),
                           ns3::MakeUintegerAccessor(&MessageEndpoint::m_forwardChunkBytes),
-                          ns3::MakeUintegerChecker<uint64_t>(1))
-            .AddTraceSource("MessageStarted",
-                            "A message's header arrived from a peer; its bytes follow.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_startedTrace),
-                            "hilosim::MessageEndpoint::MessageStartedTracedCallback")
-            .AddTraceSource("MessageSent",
-                            "The last byte of a message left this node for the first time.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_sentTrace),
-                            "hilosim::MessageEndpoint::MessageSentTracedCallback")
-            .AddTraceSource("MessageReceived", "A whole message (real and virtual bytes) arrived.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_receivedTrace),
-                            "hilosim::MessageEndpoint::MessageReceivedTracedCallback")
-            .AddTraceSource("PeerConnected", "A peer became reachable.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_peerConnectedTrace),
-                            "hilosim::MessageEndpoint::PeerTracedCallback")
-            .AddTraceSource("PeerClosed", "A peer's connection ended.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_peerClosedTrace),
-                            "hilosim::MessageEndpoint::PeerTracedCallback");
+                          ns3::MakeUintegerChecker<uint64_t>(1));
     return tid;
 }
 
@@ -116,6 +106,11 @@ ns3::Ptr<ns3::Socket>
 MessageEndpoint::NewSocket(const SocketOptions& options)
 {
     NS_ABORT_MSG_IF(!m_node, "MessageEndpoint: Install on a node first");
+    // ns-3 caps a pacing sender at TcpSocketState::MaxPacingRate, 4 Gbit/s by default, which a
+    // faster link would measure instead of itself; Linux has no such cap. The state object is
+    // made with the socket, so its default must be set first.
+    ns3::Config::SetDefault("ns3::TcpSocketState::MaxPacingRate",
+                            ns3::DataRateValue(ns3::DataRate(kMaxPacingRateBps)));
     auto socket = ns3::Socket::CreateSocket(m_node, ns3::TcpSocketFactory::GetTypeId());
     options.ApplyTo(socket);
     return socket;
@@ -232,31 +227,6 @@ MessageEndpoint::Forward(uint32_t fromPeer, uint64_t sequence, const std::vector
     return hilo::Status::Ok();
 }
 
-void
-MessageEndpoint::SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&> callback)
-{
-    m_receiveCallback = callback;
-}
-
-void
-MessageEndpoint::SetMessageStartedCallback(
-    ns3::Callback<void, uint32_t, const MessageMeta&> callback)
-{
-    m_startedCallback = callback;
-}
-
-void
-MessageEndpoint::SetPeerConnectedCallback(ns3::Callback<void, uint32_t> callback)
-{
-    m_connectedCallback = callback;
-}
-
-void
-MessageEndpoint::SetPeerClosedCallback(ns3::Callback<void, uint32_t, bool> callback)
-{
-    m_closedCallback = callback;
-}
-
 ns3::Ptr<MessageConnection>
 MessageEndpoint::GetConnection(uint32_t peerId) const
 {
@@ -327,37 +297,25 @@ MessageEndpoint::HandleConnected(ns3::Ptr<MessageConnection> connection)
             m_pending.erase(pending);
         }
     }
-    m_peerConnectedTrace(peer);
-    if (!m_connectedCallback.IsNull())
-    {
-        m_connectedCallback(peer);
-    }
+    NotifyPeerConnected(peer);
 }
 
 void
 MessageEndpoint::HandleStarted(ns3::Ptr<MessageConnection> connection, const MessageMeta& meta)
 {
-    m_startedTrace(connection->GetPeerId(), meta);
-    if (!m_startedCallback.IsNull())
-    {
-        m_startedCallback(connection->GetPeerId(), meta);
-    }
+    NotifyMessageStarted(connection->GetPeerId(), meta);
 }
 
 void
 MessageEndpoint::HandleReceived(ns3::Ptr<MessageConnection> connection, const Message& message)
 {
-    m_receivedTrace(connection->GetPeerId(), message);
-    if (!m_receiveCallback.IsNull())
-    {
-        m_receiveCallback(connection->GetPeerId(), message);
-    }
+    NotifyReceived(connection->GetPeerId(), message);
 }
 
 void
 MessageEndpoint::HandleSent(ns3::Ptr<MessageConnection> connection, const MessageMeta& meta)
 {
-    m_sentTrace(connection->GetPeerId(), meta);
+    NotifySent(connection->GetPeerId(), meta);
 }
 
 void
@@ -369,11 +327,7 @@ MessageEndpoint::HandleClosed(ns3::Ptr<MessageConnection> connection, bool error
                           m_accepting.end());
         return;
     }
-    m_peerClosedTrace(connection->GetPeerId());
-    if (!m_closedCallback.IsNull())
-    {
-        m_closedCallback(connection->GetPeerId(), error);
-    }
+    NotifyPeerClosed(connection->GetPeerId(), error);
 }
 
 void
@@ -398,11 +352,7 @@ MessageEndpoint::DoDispose()
     }
     m_listeners.clear();
     m_node = nullptr;
-    m_receiveCallback = ns3::MakeNullCallback<void, uint32_t, const Message&>();
-    m_startedCallback = ns3::MakeNullCallback<void, uint32_t, const MessageMeta&>();
-    m_connectedCallback = ns3::MakeNullCallback<void, uint32_t>();
-    m_closedCallback = ns3::MakeNullCallback<void, uint32_t, bool>();
-    ns3::Object::DoDispose();
+    MessageTransport::DoDispose();
 }
 
 } // namespace hilosim

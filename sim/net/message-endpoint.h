@@ -16,6 +16,7 @@
 #define HILO_SIM_NET_MESSAGE_ENDPOINT_H
 
 #include "sim/net/message-connection.h"
+#include "sim/net/message-transport.h"
 #include "sim/net/message.h"
 #include "sim/net/socket-options.h"
 
@@ -27,7 +28,6 @@
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 #include "ns3/socket.h"
-#include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <map>
@@ -38,25 +38,19 @@
 namespace hilosim
 {
 
-class MessageEndpoint : public ns3::Object
+class MessageEndpoint : public MessageTransport
 {
   public:
     static ns3::TypeId GetTypeId();
     MessageEndpoint();
     ~MessageEndpoint() override;
 
-    /// Trace signatures.
-    typedef void (*MessageSentTracedCallback)(uint32_t peerId, const MessageMeta& meta);
-    typedef void (*MessageReceivedTracedCallback)(uint32_t peerId, const Message& message);
-    typedef void (*MessageStartedTracedCallback)(uint32_t peerId, const MessageMeta& meta);
-    typedef void (*PeerTracedCallback)(uint32_t peerId);
-
     /// Places the endpoint on `node` and aggregates it there, so the node's disposal (at
     /// Simulator::Destroy) disposes it. REQUIRES: called once; the node has an IPv4/TCP stack and
     /// no other MessageEndpoint.
     void Install(ns3::Ptr<ns3::Node> node);
     ns3::Ptr<ns3::Node> GetNode() const { return m_node; }
-    uint32_t GetLocalId() const { return m_localId; }
+    uint32_t GetLocalId() const override { return m_localId; }
 
     /// The socket options built from the attributes (used when none are given).
     SocketOptions GetDefaultSocketOptions() const;
@@ -78,8 +72,10 @@ class MessageEndpoint : public ns3::Object
     /// Queues a message to `peerId` (see MessageConnection::Send): payload real bytes, then
     /// wireBytes - payload->size() virtual bytes. If the peer has not connected yet, the message
     /// waits here. InvalidArgument for a bad size or type, or a closed connection.
+    /// A peer becomes reachable when our connect succeeded or its hello arrived; a closed
+    /// callback's `error` is true for a TCP error or corrupt stream.
     hilo::Status Send(uint32_t peerId, uint32_t type, std::shared_ptr<const std::string> payload,
-                      uint64_t wireBytes);
+                      uint64_t wireBytes) override;
 
     /// Forwards the message now arriving from `fromPeer` with sequence `sequence` to each of
     /// `toPeers` while it arrives: every byte leaves once it has arrived, in chunks of the
@@ -88,24 +84,14 @@ class MessageEndpoint : public ns3::Object
     /// message never completes (its connection ends), a peer whose copy had started loses its
     /// connection. NotFound if no such message is arriving; InvalidArgument for a closed peer.
     hilo::Status Forward(uint32_t fromPeer, uint64_t sequence,
-                         const std::vector<uint32_t>& toPeers);
-
-    /// Called for every message received from any peer, after the "MessageReceived" trace.
-    void SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&> callback);
-    /// Called when a message's header has arrived from a peer (its bytes follow), after the
-    /// "MessageStarted" trace: type, sizes, the sequence it will be delivered with, sender time.
-    void SetMessageStartedCallback(ns3::Callback<void, uint32_t, const MessageMeta&> callback);
-    /// Called when a peer becomes reachable (our connect succeeded, or its hello arrived).
-    void SetPeerConnectedCallback(ns3::Callback<void, uint32_t> callback);
-    /// Called when a peer's connection ends; `error` is true for a TCP error or corrupt stream.
-    void SetPeerClosedCallback(ns3::Callback<void, uint32_t, bool> callback);
+                         const std::vector<uint32_t>& toPeers) override;
 
     /// The connection to `peerId`, or null if there is none (yet).
     ns3::Ptr<MessageConnection> GetConnection(uint32_t peerId) const;
     /// Peers with an established connection, ascending.
-    std::vector<uint32_t> GetConnectedPeers() const;
+    std::vector<uint32_t> GetConnectedPeers() const override;
     /// Closes every connection once its queue has drained into TCP.
-    void CloseAll();
+    void CloseAll() override;
 
   protected:
     void DoDispose() override;
@@ -144,17 +130,6 @@ class MessageEndpoint : public ns3::Object
     std::vector<ns3::Ptr<MessageConnection>> m_accepting;          // accepted, hello pending
     std::map<uint32_t, std::vector<Pending>> m_pending;            // to peers not yet connected
     std::map<uint32_t, SocketOptions> m_peerOptions;
-
-    ns3::Callback<void, uint32_t, const Message&> m_receiveCallback;
-    ns3::Callback<void, uint32_t, const MessageMeta&> m_startedCallback;
-    ns3::Callback<void, uint32_t> m_connectedCallback;
-    ns3::Callback<void, uint32_t, bool> m_closedCallback;
-
-    ns3::TracedCallback<uint32_t, const MessageMeta&> m_sentTrace;
-    ns3::TracedCallback<uint32_t, const Message&> m_receivedTrace;
-    ns3::TracedCallback<uint32_t, const MessageMeta&> m_startedTrace;
-    ns3::TracedCallback<uint32_t> m_peerConnectedTrace;
-    ns3::TracedCallback<uint32_t> m_peerClosedTrace;
 };
 
 } // namespace hilosim

@@ -51,6 +51,11 @@ struct ArmResult
     bool real_time{false};           // times are real: steps.csv gets the overrun columns
     std::vector<int64_t> worker_pid; // by worker: the process that ran it last (workers.csv)
 
+    std::string network_model;              // "packet" or "flow"
+    uint32_t connections{0};                // transport connections opened
+    uint32_t window_limited_connections{0}; // send buffer below the path's BDP
+    std::string window_limited_example;     // one of them, described; empty when none
+
     double wall_s{0};     // wall-clock seconds of this arm's simulation (not deterministic)
     hilo::Status failure; // first runtime failure; ok when the arm completed
 };

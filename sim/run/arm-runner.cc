@@ -5,6 +5,7 @@
 #include "sim/drivers/ns3/worker-app.h"
 #include "sim/net/link-monitor.h"
 #include "sim/net/link-pcap.h"
+#include "sim/net/flow/flow-transport-helper.h"
 #include "sim/net/topology-builder.h"
 #include "sim/net/transport-helper.h"
 #include "sim/run/arm-context-builder.h"
@@ -165,7 +166,18 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     }
     hilosim::TransportConfig tc;
     tc.tcp_variant = sc.network.tcp_type;
-    hilosim::TransportEndpoints endpoints = hilosim::TransportHelper(tc).Install(*topology);
+    tc.buffers.fixed_bytes = static_cast<uint32_t>(sc.network.tcp_buffer_bytes);
+    std::unique_ptr<hilosim::TransportInstaller> installer;
+    if (sc.network.model == NetworkModel::kFlow)
+        installer = std::make_unique<hilosim::FlowTransportHelper>(tc);
+    else
+        installer = std::make_unique<hilosim::TransportHelper>(tc);
+    hilosim::TransportEndpoints endpoints = installer->Install(*topology);
+    const hilosim::WindowReport windows = hilosim::ReportWindowLimits(endpoints);
+    result.network_model = NetworkModelName(sc.network.model);
+    result.connections = windows.connections;
+    result.window_limited_connections = windows.window_limited;
+    result.window_limited_example = windows.example;
 
     Recorder recorder(&result, context->workers, context->steps, progress, arm_index);
     auto learner = ns3::CreateObject<LearnerApp>();

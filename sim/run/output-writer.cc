@@ -140,6 +140,9 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("hash_mismatches", std::to_string(a.hash_mismatches));
         kv("resyncs", std::to_string(a.resyncs));
         kv("workers_at_final_hash", std::to_string(a.workers_at_final_hash));
+        kv("network_model", JsonString(a.network_model));
+        kv("window_limited", a.window_limited_connections > 0 ? "true" : "false");
+        kv("window_limited_connections", std::to_string(a.window_limited_connections));
         kv("steps", std::to_string(s.steps));
         const LinkUsage* busiest = BusiestLink(a);
         kv("busiest_link",

@@ -112,6 +112,16 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
                       << "' failed: " << result->failure.ToString() << "\n";
             return 1;
         }
+        if (result->window_limited_connections > 0)
+        {
+            std::cerr << "hilo-sim: warning: arm '" << sc.arms[i].name
+                      << "': " << result->window_limited_connections << " of "
+                      << result->connections
+                      << " connections have a TCP window below their path's bandwidth-delay "
+                         "product (network.tcp_buffer \""
+                      << sc.network.tcp_buffer << "\"); transfers on them were window-limited, "
+                      << "e.g. " << result->window_limited_example << "\n";
+        }
         results.push_back(std::move(*result));
         done_before_arm += sc.workload.steps;
     }

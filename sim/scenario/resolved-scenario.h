@@ -84,6 +84,15 @@ struct ResolvedWorker
     hilosim::LinkSpec link;   // the worker's own access link (star: WAN; regions/relay: LAN)
 };
 
+enum class NetworkModel
+{
+    kPacket, // ns-3 TCP, segment by segment
+    kFlow,   // max-min fair flows (sim/net/flow/)
+};
+
+/// "packet", "flow".
+const char* NetworkModelName(NetworkModel model);
+
 struct ResolvedNetwork
 {
     TopologyKind topology{TopologyKind::kStar}; // sim/net/link-spec.h
@@ -91,6 +100,9 @@ struct ResolvedNetwork
     ns3::TypeId tcp_type; // the congestion control's ns-3 TypeId (ns3::TcpCubic, ...)
     std::optional<hilosim::LinkSpec> learner_uplink;
     std::vector<ResolvedRegion> regions; // empty under star
+    NetworkModel model{NetworkModel::kPacket};
+    std::string tcp_buffer{"auto"}; // as written
+    uint64_t tcp_buffer_bytes{0};   // 0: "auto" (sized per path); else the fixed send buffer
     bool relay_store_and_forward{false}; // relay: forward whole updates instead of streaming
 };
 

@@ -117,6 +117,10 @@ FillDefaults(Scenario* scenario)
         net->set_topology("star");
     if (net->tcp().empty())
         net->set_tcp("cubic");
+    if (net->model().empty())
+        net->set_model("packet");
+    if (net->tcp_buffer().empty())
+        net->set_tcp_buffer("auto");
     if (net->topology() == "relay" && net->relay_forwarding().empty())
         net->set_relay_forwarding("stream");
     FillLinkDefaults(net->mutable_worker_link());

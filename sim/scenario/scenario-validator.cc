@@ -32,6 +32,11 @@ const std::vector<std::string> kRelayForwarding = {"stream", "store_and_forward"
 const std::vector<std::string> kOptimizerKinds = {"adamw", "sgd"};
 const std::vector<std::string> kSchedules = {"constant", "linear_warmup", "cosine"};
 const std::vector<std::string> kStrategies = {"full", "hilo", "delta"};
+const std::vector<std::string> kNetworkModels = {"packet", "flow"};
+// Explicit socket buffers: below 16 KiB a window holds too few segments to model TCP; above
+// 256 MiB (a 10 Gbps path with a 200 ms RTT) ns-3's receive window would pass its 1 GiB limit.
+constexpr uint64_t kMinTcpBufferBytes = 16 * 1024;
+constexpr uint64_t kMaxTcpBufferBytes = 256 * 1024 * 1024;
 
 std::string
 Join(const std::vector<std::string>& items)
@@ -480,6 +485,30 @@ Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
     {
         Error(n, "tcp", tcp.status().message());
     }
+    if (Choice(n, "model", net.model(), kNetworkModels, "network model"))
+    {
+        out->model = net.model() == "flow" ? NetworkModel::kFlow : NetworkModel::kPacket;
+    }
+    out->tcp_buffer = net.tcp_buffer();
+    if (net.tcp_buffer() != "auto")
+    {
+        auto bytes = hilosim::ParseBytes(net.tcp_buffer());
+        if (!bytes.ok())
+        {
+            Error(n, "tcp_buffer",
+                  bytes.status().message() + "; allowed: \"auto\" or a size such as \"6MiB\"");
+        }
+        else if (*bytes < kMinTcpBufferBytes || *bytes > kMaxTcpBufferBytes)
+        {
+            Error(n, "tcp_buffer",
+                  "must be \"auto\" or a size in [16KiB, 256MiB], got \"" + net.tcp_buffer() +
+                      "\" (" + std::to_string(*bytes) + " bytes)");
+        }
+        else
+        {
+            out->tcp_buffer_bytes = *bytes;
+        }
+    }
     CheckLinkFields(n.Child("worker_link"), net.worker_link());
     if (net.has_learner_uplink())
     {
@@ -498,6 +527,13 @@ Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
     {
         Choice(n, "relay_forwarding", net.relay_forwarding(), kRelayForwarding, "forwarding");
         out->relay_store_and_forward = net.relay_forwarding() == "store_and_forward";
+        if (net.model() == "flow" && net.relay_forwarding() == "stream")
+        {
+            // Not silently store-and-forward: the flow model's relays cannot stream (yet).
+            Error(n, "relay_forwarding",
+                  "the flow network model forwards whole updates only; set relay_forwarding: "
+                  "\"store_and_forward\" (or network.model: \"packet\" for streaming relays)");
+        }
     }
     else if (!net.relay_forwarding().empty())
     {

@@ -185,6 +185,11 @@ TEST(CliHiloSim, Lists)
         EXPECT_NE(out.find(name), std::string::npos) << name;
     EXPECT_EQ(Cli({"list", "compressors"}, &out, &err), kExitOk);
     EXPECT_NE(out.find("dense"), std::string::npos);
+    EXPECT_EQ(Cli({"list", "network-models"}, &out, &err), kExitOk);
+    EXPECT_EQ(out.rfind("packet", 0), 0u) << out;
+    EXPECT_NE(out.find("\nflow "), std::string::npos) << out;
+    EXPECT_EQ(Cli({"list", "networks"}, &out, &err), kExitBadInput);
+    EXPECT_NE(err.find("network-models"), std::string::npos) << err;
 }
 
 TEST(CliHiloSim, RunRejectsBadInputWithTwo)

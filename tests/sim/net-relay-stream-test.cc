@@ -55,8 +55,8 @@ RunRelay(bool stream, const LinkSpec& wan, const LinkSpec& lan, size_t real, uin
     TransportConfig config;
     config.workers_connect_to_learner = false;
     TransportEndpoints ends = TransportHelper(config).Install(*topo);
-    ns3::Ptr<MessageEndpoint> learner = ends.GetLearner();
-    ns3::Ptr<MessageEndpoint> relay = ends.GetRelay(0);
+    ns3::Ptr<MessageTransport> learner = ends.GetLearner();
+    ns3::Ptr<MessageEndpoint> relay = ns3::DynamicCast<MessageEndpoint>(ends.GetRelay(0));
     const std::vector<uint32_t> workers = {WorkerPeerId(0), WorkerPeerId(1)};
     auto payload = RandomPayload(real, 42);
 

@@ -78,6 +78,12 @@ const BadCase kBadCases[] = {
      "only workload kind \"grpo\" has a GRPO task"},
     {"bad-dotdot-name.textproto", "name: \"..\"", 1, "name",
      "bad name \"..\" (\".\" and \"..\" are folder names, not names)"},
+    {"bad-network-model.textproto", "fluid", 1, "network.model",
+     "unknown network model \"fluid\"; allowed: packet, flow"},
+    {"bad-tcp-buffer-unit.textproto", "6XB", 1, "network.tcp_buffer",
+     "allowed: \"auto\" or a size such as \"6MiB\""},
+    {"bad-tcp-buffer-range.textproto", "1GiB", 1, "network.tcp_buffer",
+     "must be \"auto\" or a size in [16KiB, 256MiB], got \"1GiB\""},
 };
 
 // 1-based line of the `occurrence`-th line holding `marker` outside comments; 0 when none.

@@ -5,7 +5,7 @@
 namespace hilosim
 {
 
-Ns3RolePort::Ns3RolePort(ns3::Ptr<MessageEndpoint> endpoint)
+Ns3RolePort::Ns3RolePort(ns3::Ptr<MessageTransport> endpoint)
   : m_endpoint(endpoint)
 {
 }

@@ -35,7 +35,7 @@ RelayApp::RelayApp() = default;
 RelayApp::~RelayApp() = default;
 
 void
-RelayApp::Setup(ns3::Ptr<hilosim::MessageEndpoint> endpoint, std::vector<uint32_t> worker_peers)
+RelayApp::Setup(ns3::Ptr<hilosim::MessageTransport> endpoint, std::vector<uint32_t> worker_peers)
 {
     m_port = std::make_unique<Ns3RolePort>(endpoint);
     m_workers = std::move(worker_peers);
