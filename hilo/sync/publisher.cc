@@ -106,7 +106,7 @@ Publisher::LatestSnapshotFrame() const
 }
 
 StatusOr<CatchUpPlan>
-Publisher::CatchUpFrom(uint64_t from_version) const
+Publisher::CatchUpFrom(uint64_t from_version, bool with_snapshot) const
 {
     const uint64_t now = version();
     if (from_version > now)
@@ -117,7 +117,7 @@ Publisher::CatchUpFrom(uint64_t from_version) const
     const uint64_t ring_first = now - m_ring.size() + 1; // oldest version in the ring
     CatchUpPlan plan;
     uint64_t start = from_version;
-    if (from_version + 1 < ring_first)
+    if (with_snapshot || from_version + 1 < ring_first)
     {
         const uint64_t snap = m_snapshot.adapter.version;
         if (snap + 1 < ring_first)
