@@ -5,6 +5,10 @@
 // queued back to back. Real bytes are copied into packets chunk by chunk; padding is zero-area.
 // Receiving: bytes are reassembled across segments; a message is delivered only when its last
 // byte (real or virtual) has arrived.
+// Heartbeats: a connection that has sent nothing for the heartbeat interval sends an empty
+// internal frame. A connection whose path died silently then has data in flight, so TCP's own
+// retransmission limit ends it with an error, as it would any connection with data to send;
+// without the heartbeat an idle connection would never notice.
 //
 // Connections are made by a MessageEndpoint (message-endpoint.h), which owns them and reports
 // their events; applications normally talk to the endpoint, not to connections.
@@ -18,6 +22,8 @@
 #include "hilo/core/status.h"
 
 #include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 #include "ns3/socket.h"
@@ -63,7 +69,7 @@ class MessageConnection : public ns3::Object
     /// Queues a message: `payload` travels as real bytes, followed by wireBytes - payload->size()
     /// virtual bytes. The payload is shared, not copied, so one buffer can go to many peers.
     /// InvalidArgument if wireBytes < payload size, payload is null, the type is reserved
-    /// (FrameHeader::kHelloType), or the connection is closed.
+    /// (FrameHeader::kHelloType, kHeartbeatType), or the connection is closed.
     hilo::Status Send(uint32_t type, std::shared_ptr<const std::string> payload,
                       uint64_t wireBytes);
     /// The checks Send makes on a message, without a connection.
@@ -71,8 +77,16 @@ class MessageConnection : public ns3::Object
                                      const std::shared_ptr<const std::string>& payload,
                                      uint64_t wireBytes);
 
+    /// Sends a heartbeat whenever nothing was sent for `interval` (zero: never). Call once, right
+    /// after Connect or Accept.
+    void SetHeartbeat(ns3::Time interval);
+
     /// Closes after every queued message has been handed to TCP (TCP then delivers them).
     void Close();
+    /// Closes now, as the process owning it dying would: queued messages are dropped, TCP sends
+    /// what it already holds (or a reset when received bytes were left unread), and the hooks
+    /// hear nothing more from this connection, including its close.
+    void Abort();
 
     uint32_t GetPeerId() const { return m_peerId; }
     bool HasPeerId() const { return m_peerKnown; }
@@ -122,6 +136,7 @@ class MessageConnection : public ns3::Object
     void HandlePeerClose(ns3::Ptr<ns3::Socket> socket);
     void HandleError(ns3::Ptr<ns3::Socket> socket);
     void Deliver(Message&& message);
+    void Heartbeat();
 
     ns3::Ptr<ns3::Socket> m_socket;
     Hooks m_hooks;
@@ -132,6 +147,10 @@ class MessageConnection : public ns3::Object
     bool m_closed{false};
     bool m_closeWhenDrained{false};
     bool m_refillPending{false};
+    bool m_aborted{false};
+    ns3::Time m_heartbeat{0};
+    ns3::Time m_lastSent{0}; // when bytes were last handed to TCP
+    ns3::EventId m_heartbeatEvent;
 
     std::deque<Outgoing> m_txQueue;
     std::deque<Mark> m_marks; // frames accepted by TCP, awaiting first transmission

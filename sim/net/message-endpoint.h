@@ -6,7 +6,13 @@
 // connects; the other side (learner, relay) listens on one port and accepts any number of peers.
 // The connecting side sends a hello carrying its id first, so the accepting side knows who is who
 // before any message. Messages to a peer that has not connected yet wait in the endpoint and go
-// out when it does.
+// out when it does; messages to a peer whose connection has ended are dropped (the protocol above
+// recovers what they carried after a reconnection; see sim/roles). The connecting side redials a
+// peer with Redial; the accepting side takes the new connection in place of the old one.
+//
+// Faults: Abort ends every connection at once, as the node's process dying would, and
+// SetAccepting(false) makes the node ignore connection attempts, as a host whose server process
+// is down does.
 #ifndef HILO_SIM_NET_MESSAGE_ENDPOINT_H
 #define HILO_SIM_NET_MESSAGE_ENDPOINT_H
 
@@ -44,6 +50,8 @@ class MessageEndpoint : public ns3::Object
     typedef void (*MessageSentTracedCallback)(uint32_t peerId, const MessageMeta& meta);
     typedef void (*MessageReceivedTracedCallback)(uint32_t peerId, const Message& message);
     typedef void (*PeerTracedCallback)(uint32_t peerId);
+    typedef void (*MessageDroppedTracedCallback)(uint32_t peerId, uint32_t type,
+                                                 uint64_t wireBytes);
 
     /// Places the endpoint on `node` and aggregates it there, so the node's disposal (at
     /// Simulator::Destroy) disposes it. REQUIRES: called once; the node has an IPv4/TCP stack and
@@ -69,9 +77,17 @@ class MessageEndpoint : public ns3::Object
     ns3::Ptr<MessageConnection> Connect(uint32_t peerId, ns3::Ipv4Address address, uint16_t port,
                                         const SocketOptions& options);
 
+    /// Connects to `peerId` again, with the address, port and options of the last Connect to it;
+    /// the previous connection, if still open, is closed (its queued messages dropped).
+    /// REQUIRES: Connect(peerId, ...) was called before.
+    void Redial(uint32_t peerId);
+    /// The peers this endpoint has connected to with Connect, ascending.
+    std::vector<uint32_t> GetDialedPeers() const;
+
     /// Queues a message to `peerId` (see MessageConnection::Send): payload real bytes, then
     /// wireBytes - payload->size() virtual bytes. If the peer has not connected yet, the message
-    /// waits here. InvalidArgument for a bad size or type, or a closed connection.
+    /// waits here; if its connection has ended (and no new one exists yet), the message is dropped
+    /// and reported by the "MessageDropped" trace. InvalidArgument for a bad size or type.
     hilo::Status Send(uint32_t peerId, uint32_t type, std::shared_ptr<const std::string> payload,
                       uint64_t wireBytes);
 
@@ -88,6 +104,13 @@ class MessageEndpoint : public ns3::Object
     std::vector<uint32_t> GetConnectedPeers() const;
     /// Closes every connection once its queue has drained into TCP.
     void CloseAll();
+    /// Ends every connection at once (MessageConnection::Abort) and drops the messages waiting
+    /// for peers that have not connected; no callback hears about these connections again.
+    /// Connect parameters are kept for Redial.
+    void Abort();
+    /// Whether listeners accept new connections (true by default). While false, connection
+    /// attempts get no answer and the connecting side's TCP retries, then gives up.
+    void SetAccepting(bool accepting);
 
   protected:
     void DoDispose() override;
@@ -100,8 +123,17 @@ class MessageEndpoint : public ns3::Object
         uint64_t wireBytes;
     };
 
+    struct DialPlan
+    {
+        ns3::Ipv4Address address;
+        uint16_t port;
+        SocketOptions options;
+    };
+
     MessageConnection::Hooks MakeHooks();
     ns3::Ptr<ns3::Socket> NewSocket(const SocketOptions& options);
+    ns3::Ptr<MessageConnection> Dial(uint32_t peerId);
+    bool HandleConnectionRequest(ns3::Ptr<ns3::Socket> socket, const ns3::Address& from);
     void HandleAccept(ns3::Ptr<ns3::Socket> socket, const ns3::Address& from);
     void HandleConnected(ns3::Ptr<MessageConnection> connection);
     void HandleReceived(ns3::Ptr<MessageConnection> connection, const Message& message);
@@ -115,6 +147,7 @@ class MessageEndpoint : public ns3::Object
     uint32_t m_sendBufferBytes{90 * 1448};
     uint32_t m_receiveBufferBytes{184 * 1448};
     uint64_t m_maxPayloadBytes{0};
+    ns3::Time m_heartbeat;
 
     ns3::Ptr<ns3::Node> m_node;
     std::vector<ns3::Ptr<ns3::Socket>> m_listeners;
@@ -122,6 +155,8 @@ class MessageEndpoint : public ns3::Object
     std::vector<ns3::Ptr<MessageConnection>> m_accepting;          // accepted, hello pending
     std::map<uint32_t, std::vector<Pending>> m_pending;            // to peers not yet connected
     std::map<uint32_t, SocketOptions> m_peerOptions;
+    std::map<uint32_t, DialPlan> m_dials; // how Connect reached each peer, for Redial
+    bool m_acceptsConnections{true};
 
     ns3::Callback<void, uint32_t, const Message&> m_receiveCallback;
     ns3::Callback<void, uint32_t> m_connectedCallback;
@@ -131,6 +166,7 @@ class MessageEndpoint : public ns3::Object
     ns3::TracedCallback<uint32_t, const Message&> m_receivedTrace;
     ns3::TracedCallback<uint32_t> m_peerConnectedTrace;
     ns3::TracedCallback<uint32_t> m_peerClosedTrace;
+    ns3::TracedCallback<uint32_t, uint32_t, uint64_t> m_droppedTrace;
 };
 
 } // namespace hilosim

@@ -1,6 +1,7 @@
 #include "sim/net/message-frame.h"
 
 #include "hilo/core/coding.h"
+#include "hilo/core/crc32c.h"
 
 #include "ns3/nstime.h"
 
@@ -18,6 +19,8 @@ FrameHeader::AppendTo(std::string* out) const
     w.PutU64(payload_bytes);
     w.PutU64(wire_bytes);
     w.PutU64(static_cast<uint64_t>(sent_at_steps));
+    w.PutU32(payload_crc);
+    w.PutU32(hilo::Crc32c(out->data() + out->size() - (kBytes - 4), kBytes - 4));
 }
 
 hilo::StatusOr<FrameHeader>
@@ -27,14 +30,20 @@ FrameHeader::Parse(std::string_view in, uint64_t maxPayloadBytes)
     uint32_t magic = 0;
     FrameHeader h;
     uint64_t sentAt = 0;
+    uint32_t headerCrc = 0;
     if (in.size() != kBytes || !r.GetU32(&magic) || !r.GetU32(&h.type) ||
-        !r.GetU64(&h.payload_bytes) || !r.GetU64(&h.wire_bytes) || !r.GetU64(&sentAt))
+        !r.GetU64(&h.payload_bytes) || !r.GetU64(&h.wire_bytes) || !r.GetU64(&sentAt) ||
+        !r.GetU32(&h.payload_crc) || !r.GetU32(&headerCrc))
     {
-        return hilo::Status::Corruption("message frame header is not 32 bytes");
+        return hilo::Status::Corruption("message frame header is not 40 bytes");
     }
     if (magic != kMagic)
     {
         return hilo::Status::Corruption("message frame has bad magic (stream out of sync)");
+    }
+    if (headerCrc != hilo::Crc32c(in.data(), kBytes - 4))
+    {
+        return hilo::Status::Corruption("message frame header fails its CRC-32C");
     }
     if (h.wire_bytes < h.payload_bytes)
     {
@@ -92,6 +101,7 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
                     m_message.wire_bytes = m_frame.wire_bytes;
                     m_message.sent_at = ns3::TimeStep(static_cast<uint64_t>(m_frame.sent_at_steps));
                     m_message.payload.reserve(m_frame.payload_bytes);
+                    m_payloadCrc = 0;
                     m_paddingLeft = m_frame.wire_bytes - m_frame.payload_bytes;
                     m_stage = Stage::kPayload;
                 }
@@ -104,6 +114,7 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
                     std::min<uint64_t>(available, m_frame.payload_bytes - before));
                 m_message.payload.resize(before + used);
                 packet->CopyData(reinterpret_cast<uint8_t*>(&m_message.payload[before]), used);
+                m_payloadCrc = hilo::Crc32c(&m_message.payload[before], used, m_payloadCrc);
                 break;
             }
             case Stage::kPadding:
@@ -116,6 +127,13 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
         // Advance through stages that are complete, including empty payload or padding.
         if (m_stage == Stage::kPayload && m_message.payload.size() == m_frame.payload_bytes)
         {
+            if (m_payloadCrc != m_frame.payload_crc)
+            {
+                m_error = hilo::Status::Corruption(
+                    "message of type " + std::to_string(m_frame.type) + " with " +
+                    std::to_string(m_frame.payload_bytes) + " real bytes fails its CRC-32C");
+                return m_error;
+            }
             m_stage = Stage::kPadding;
         }
         if (m_stage == Stage::kPadding && m_paddingLeft == 0)

@@ -4,15 +4,21 @@
 //
 //   offset size  field
 //   0      4     magic 0x464D4C48 ("HLMF")
-//   4      4     type: application tag; 0xFFFFFFFF is reserved for the transport's hello
+//   4      4     type: application tag; 0xFFFFFFFF and 0xFFFFFFFE are reserved for the
+//                transport's hello and heartbeat
 //   8      8     payload_bytes: real bytes that follow the header
 //   16     8     wire_bytes: payload_bytes + virtual padding bytes that follow the payload
 //   24     8     sent_at: sender's simulated time at Send, in ns-3 time steps (signed)
-//   32     payload_bytes real bytes, then wire_bytes - payload_bytes padding bytes
+//   32     4     payload_crc: CRC-32C of the payload_bytes real bytes
+//   36     4     header_crc: CRC-32C of bytes 0..35
+//   40     payload_bytes real bytes, then wire_bytes - payload_bytes padding bytes
 //
 // The header and the payload are real bytes in ns-3 packets; the padding is ns-3 "zero-area"
 // payload (Create<Packet>(n)), which costs no memory and which the receiver counts, never stores.
-// The header's 32 bytes travel in addition to wire_bytes: they are the transport's own overhead.
+// The header's 40 bytes travel in addition to wire_bytes: they are the transport's own overhead.
+// The two CRCs catch bytes damaged after TCP (TCP's own checksum is weak, and off by default in
+// ns-3): the header's before its lengths are trusted, the payload's before it is delivered. A
+// stream that fails either cannot be trusted any further: the receiver closes the connection.
 #ifndef HILO_SIM_NET_MESSAGE_FRAME_H
 #define HILO_SIM_NET_MESSAGE_FRAME_H
 
@@ -34,18 +40,21 @@ namespace hilosim
 struct FrameHeader
 {
     static constexpr uint32_t kMagic = 0x464D4C48;
-    static constexpr uint32_t kBytes = 32;
-    static constexpr uint32_t kHelloType = 0xFFFFFFFF;
+    static constexpr uint32_t kBytes = 40;
+    static constexpr uint32_t kHelloType = 0xFFFFFFFF;     // the transport's hello
+    static constexpr uint32_t kHeartbeatType = 0xFFFFFFFE; // the transport's keep-alive
 
     uint32_t type{0};
     uint64_t payload_bytes{0};
     uint64_t wire_bytes{0};
     int64_t sent_at_steps{0};
+    uint32_t payload_crc{0}; // CRC-32C of the real payload bytes
 
-    /// Appends the 32 header bytes to `out`.
+    /// Appends the 40 header bytes to `out` (header_crc computed here).
     void AppendTo(std::string* out) const;
-    /// Corruption on a bad magic or wire_bytes < payload_bytes; `maxPayloadBytes` bounds the
-    /// memory a single frame may claim. REQUIRES: in.size() == kBytes.
+    /// Corruption on a bad header CRC, a bad magic or wire_bytes < payload_bytes;
+    /// `maxPayloadBytes` bounds the memory a single frame may claim.
+    /// REQUIRES: in.size() == kBytes.
     static hilo::StatusOr<FrameHeader> Parse(std::string_view in, uint64_t maxPayloadBytes);
 };
 
@@ -57,8 +66,8 @@ class MessageReassembler
 
     /// Consumes every byte of `packet` (which it trims). For each message completed by these bytes,
     /// in stream order, calls `deliver` with its type, payload, wire_bytes and sent_at filled
-    /// (sequence and received_at are the caller's). A bad frame header returns Corruption, and
-    /// every later call returns it again.
+    /// (sequence and received_at are the caller's). A bad frame header or a payload that fails
+    /// its CRC returns Corruption, and every later call returns it again.
     hilo::Status Consume(ns3::Ptr<ns3::Packet> packet,
                          const std::function<void(Message&&)>& deliver);
 
@@ -77,9 +86,10 @@ class MessageReassembler
 
     uint64_t m_maxPayloadBytes;
     Stage m_stage{Stage::kHeader};
-    std::string m_header; // header bytes collected so far
-    FrameHeader m_frame;  // parsed header of the current frame
-    Message m_message;    // payload collected so far
+    std::string m_header;     // header bytes collected so far
+    FrameHeader m_frame;      // parsed header of the current frame
+    Message m_message;        // payload collected so far
+    uint32_t m_payloadCrc{0}; // CRC-32C of the payload collected so far
     uint64_t m_paddingLeft{0};
     uint64_t m_streamBytes{0};
     hilo::Status m_error;
