@@ -35,6 +35,8 @@ WorkerRole::Start()
         return;
     }
     m_replica = std::move(*replica);
+    m_needSnapshot = m_options.rejoining;
+    m_awaitWelcome = m_options.rejoining; // where the run is, only the learner can say
     MaybeStartRound();
 }
 
@@ -51,7 +53,8 @@ WorkerRole::Fail(const hilo::Status& status)
 void
 WorkerRole::MaybeStartRound()
 {
-    if (m_rollingOut || m_resyncing || !m_failure.ok() || m_nextRound > m_context->steps)
+    if (m_rollingOut || m_resyncPending || m_catchingUp || m_awaitWelcome || !m_failure.ok() ||
+        m_nextRound > m_context->steps)
     {
         return;
     }
@@ -62,6 +65,7 @@ WorkerRole::MaybeStartRound()
         return; // too stale: wait for updates
     }
     m_rollingOut = true;
+    m_rollingRound = round;
     ++m_nextRound;
 
     models::RolloutInfo info;
@@ -150,6 +154,10 @@ hilo::Status
 WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
 {
     const double now = m_port->Now();
+    if (!m_failure.ok())
+    {
+        return hilo::Status::Ok();
+    }
     if (message.type == kUpdate)
     {
         if (m_hooks.update_received)
@@ -166,10 +174,7 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
             }
         }
         m_queue.push_back({std::move(frame), now});
-        if (!m_applying && !m_resyncing)
-        {
-            ApplyNext();
-        }
+        ApplyNext();
         return hilo::Status::Ok();
     }
     if (message.type == kCatchUp)
@@ -183,10 +188,19 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         {
             return welcome.status();
         }
-        m_nextRound = std::max(m_nextRound, welcome->next_round);
-        if (m_replica->version() < welcome->learner_version && !m_resyncing)
+        m_awaitWelcome = false;
+        // The learner's word is final: it may need a round again that this worker sent on a
+        // connection that closed before the batch arrived, or that a restarted learner lost.
+        m_nextRound = welcome->next_round;
+        if (m_rollingOut && m_rollingRound == m_nextRound)
         {
-            RequestResync();
+            ++m_nextRound; // already on its way
+        }
+        const bool behind = m_replica->version() < welcome->learner_version;
+        const bool lost = m_resyncPending && m_resyncEpoch != m_learnerEpoch;
+        if (((behind || m_needSnapshot) && !m_resyncPending && !m_catchingUp) || lost)
+        {
+            RequestResync(m_needSnapshot);
         }
         MaybeStartRound();
         return hilo::Status::Ok();
@@ -196,18 +210,57 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
 }
 
 void
-WorkerRole::RequestResync()
+WorkerRole::HandlePeerConnected(uint32_t peer)
+{
+    m_backoff[peer].Reset();
+    if (peer == m_learnerPeer)
+    {
+        ++m_learnerEpoch;
+    }
+}
+
+void
+WorkerRole::HandlePeerClosed(uint32_t peer, bool error)
+{
+    (void) error;
+    if (!m_failure.ok())
+    {
+        return;
+    }
+    // Messages sent meanwhile are dropped by the transport; what they carried is recovered once
+    // the learner's welcome arrives on the new connection (a round again, a catch-up).
+    const double delay = m_backoff[peer].Next();
+    m_port->After(delay, ComputePhase::kTransport, 0.0,
+                  [this, peer]()
+                  {
+                      if (m_failure.ok())
+                      {
+                          m_port->Reconnect(peer);
+                      }
+                  });
+}
+
+void
+WorkerRole::DivergeNextReplay()
+{
+    if (m_replica)
+    {
+        m_replica->DivergeNextReplay();
+    }
+}
+
+void
+WorkerRole::RequestResync(bool with_snapshot)
 {
     const uint64_t from = m_replica->version();
-    m_resyncing = true;
-    m_applying = false;
+    m_resyncPending = true;
+    m_resyncEpoch = m_learnerEpoch;
     if (m_hooks.resync)
     {
         m_hooks.resync(m_worker, from);
     }
-    hilo::Status sent =
-        m_port->Send(m_learnerPeer, kResyncRequest,
-                     std::make_shared<const std::string>(EncodeResyncRequest(from)), 8);
+    auto bytes = std::make_shared<const std::string>(EncodeResyncRequest(from, with_snapshot));
+    hilo::Status sent = m_port->Send(m_learnerPeer, kResyncRequest, bytes, bytes->size());
     if (!sent.ok())
     {
         Fail(sent);
@@ -217,9 +270,8 @@ WorkerRole::RequestResync()
 void
 WorkerRole::ApplyNext()
 {
-    if (m_queue.empty() || m_resyncing)
+    if (m_queue.empty() || Busy() || !m_failure.ok())
     {
-        m_applying = false;
         return;
     }
     m_applying = true;
@@ -227,46 +279,61 @@ WorkerRole::ApplyNext()
     m_queue.pop_front();
     // Decode + replay (or load) occupies the GPU; the real apply happens when it is done.
     m_port->After(ApplySeconds(), ComputePhase::kApply, 0.0,
-                  [this, q = std::move(q)]()
-                  {
-                      const models::CpuTimer timer;
-                      const WallTimer wall;
-                      const uint64_t before = m_replica->version();
-                      hilo::Status s = m_replica->Apply(q.frame);
-                      ApplyEvent e;
-                      e.worker = m_worker;
-                      e.received_s = q.received_s;
-                      e.ready_s = m_port->Now();
-                      e.cpu_apply_s = timer.Seconds();
-                      if (m_port->RealTime())
-                      {
-                          e.overrun_s = wall.Seconds();
-                      }
-                      if (s.ok())
-                      {
-                          e.version = m_replica->version();
-                          if (m_hooks.applied)
-                          {
-                              m_hooks.applied(e);
-                          }
-                          VersionReached();
-                          MaybeStartRound();
-                          ApplyNext();
-                          return;
-                      }
-                      if (s.code() == hilo::StatusCode::kStale)
-                      {
-                          ApplyNext(); // already covered by a catch-up
-                          return;
-                      }
-                      if (s.code() == hilo::StatusCode::kHashMismatch && m_hooks.hash_mismatch)
-                      {
-                          m_hooks.hash_mismatch(m_worker, before + 1);
-                      }
-                      // Corrupt, gap or mismatch: ask for a catch-up; hold later updates until
-                      // it arrives.
-                      RequestResync();
-                  });
+                  [this, q = std::move(q)]() { FinishApply(q.frame, q.received_s); });
+}
+
+void
+WorkerRole::FinishApply(const std::string& frame, double received_s)
+{
+    m_applying = false;
+    const models::CpuTimer timer;
+    const WallTimer wall;
+    const uint64_t before = m_replica->version();
+    hilo::Status s = m_replica->Apply(frame);
+    ApplyEvent e;
+    e.worker = m_worker;
+    e.received_s = received_s;
+    e.ready_s = m_port->Now();
+    e.cpu_apply_s = timer.Seconds();
+    if (m_port->RealTime())
+    {
+        e.overrun_s = wall.Seconds();
+    }
+    if (s.ok())
+    {
+        e.version = m_replica->version();
+        if (m_hooks.applied)
+        {
+            m_hooks.applied(e);
+        }
+        VersionReached();
+        MaybeStartRound();
+        ApplyNext();
+        return;
+    }
+    if (s.code() == hilo::StatusCode::kStale)
+    {
+        ApplyNext(); // already covered by a catch-up
+        return;
+    }
+    if (s.code() == hilo::StatusCode::kHashMismatch)
+    {
+        // The replica's own check failed: recorded as such, and the state (which may have
+        // diverged before this version's hash showed it) is rebuilt from a snapshot.
+        e.version = before + 1;
+        e.hash_ok = false;
+        if (m_hooks.applied)
+        {
+            m_hooks.applied(e);
+        }
+        if (m_hooks.hash_mismatch)
+        {
+            m_hooks.hash_mismatch(m_worker, before + 1);
+        }
+        m_needSnapshot = true;
+    }
+    // Corrupt, gap or mismatch: ask for a catch-up; later updates wait until it arrives.
+    RequestResync(m_needSnapshot);
 }
 
 hilo::Status
@@ -277,6 +344,8 @@ WorkerRole::HandleCatchUp(std::string_view payload, double received_s)
     {
         return plan.status();
     }
+    m_resyncPending = false;
+    m_catchingUp = true;
     // Restoring a snapshot is a full load; replaying the ring costs one apply per update.
     double busy_s =
         plan->snapshot_frame.empty()
@@ -286,40 +355,99 @@ WorkerRole::HandleCatchUp(std::string_view payload, double received_s)
     busy_s += ApplySeconds() * static_cast<double>(plan->update_frames.size());
     m_port->After(busy_s, ComputePhase::kCatchUp, 0.0,
                   [this, plan = std::move(*plan), received_s]()
-                  {
-                      const models::CpuTimer timer;
-                      const WallTimer wall;
-                      const uint64_t before = m_replica->version();
-                      hilo::Status s = m_replica->CatchUp(plan.snapshot_frame, plan.update_frames);
-                      if (!s.ok())
-                      {
-                          Fail(hilo::Status(s.code(), "catch-up failed: " + s.message()));
-                          return;
-                      }
-                      const double cpu = timer.Seconds();
-                      const double overrun = m_port->RealTime() ? wall.Seconds() : 0.0;
-                      // Report every version the catch-up delivered, all ready now.
-                      for (uint64_t v = before + 1; v <= m_replica->version(); ++v)
-                      {
-                          ApplyEvent e;
-                          e.worker = m_worker;
-                          e.version = v;
-                          e.received_s = received_s;
-                          e.ready_s = m_port->Now();
-                          e.via_resync = true;
-                          e.cpu_apply_s = cpu;
-                          e.overrun_s = overrun;
-                          if (m_hooks.applied)
-                          {
-                              m_hooks.applied(e);
-                          }
-                      }
-                      m_resyncing = false;
-                      VersionReached();
-                      MaybeStartRound();
-                      ApplyNext();
-                  });
+                  { FinishCatchUp(plan, received_s); });
     return hilo::Status::Ok();
+}
+
+void
+WorkerRole::FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s)
+{
+    m_catchingUp = false;
+    const models::CpuTimer timer;
+    const WallTimer wall;
+    const uint64_t before = m_replica->version();
+    CatchUpEvent done;
+    done.worker = m_worker;
+    done.from_version = before;
+    // Snapshot, then the ring's updates in order (those at or below the version reached are
+    // skipped), as hilo::Replica::CatchUp does, one step at a time so that each version reached
+    // is reported.
+    std::vector<ApplyEvent> reached;
+    auto reach = [&](bool hash_ok)
+    {
+        ApplyEvent e;
+        e.worker = m_worker;
+        e.version = hash_ok ? m_replica->version() : m_replica->version() + 1;
+        e.received_s = received_s;
+        e.ready_s = m_port->Now();
+        e.hash_ok = hash_ok;
+        e.via_resync = true;
+        reached.push_back(e);
+    };
+    hilo::Status s = hilo::Status::Ok();
+    if (!plan.snapshot_frame.empty())
+    {
+        s = m_replica->Restore(plan.snapshot_frame);
+        if (s.ok())
+        {
+            done.snapshot_version = static_cast<int64_t>(m_replica->version());
+            m_needSnapshot = false;
+            if (m_replica->version() > before)
+            {
+                reach(true);
+            }
+        }
+    }
+    for (size_t i = 0; s.ok() && i < plan.update_frames.size(); ++i)
+    {
+        s = m_replica->Apply(plan.update_frames[i]);
+        if (s.code() == hilo::StatusCode::kStale)
+        {
+            s = hilo::Status::Ok();
+            continue;
+        }
+        if (s.ok() && m_replica->version() > before)
+        {
+            reach(true);
+        }
+        else if (s.code() == hilo::StatusCode::kHashMismatch)
+        {
+            reach(false);
+            if (m_hooks.hash_mismatch)
+            {
+                m_hooks.hash_mismatch(m_worker, m_replica->version() + 1);
+            }
+        }
+    }
+    const double cpu = timer.Seconds();
+    const double overrun = m_port->RealTime() ? wall.Seconds() : 0.0;
+    for (ApplyEvent& e : reached)
+    {
+        e.cpu_apply_s = cpu;
+        e.overrun_s = overrun;
+        if (m_hooks.applied)
+        {
+            m_hooks.applied(e);
+        }
+    }
+    done.to_version = m_replica->version();
+    done.done_s = m_port->Now();
+    done.ok = s.ok();
+    if (m_hooks.caught_up)
+    {
+        m_hooks.caught_up(done);
+    }
+    if (!s.ok())
+    {
+        // A catch-up that does not apply leaves the worker where it got to; it asks again, from
+        // a snapshot, which rebuilds whatever state it holds.
+        m_needSnapshot = true;
+        RequestResync(/*with_snapshot=*/true);
+        return;
+    }
+    VersionReached();
+    MaybeStartRound();
+    ApplyNext();
 }
 
 void

@@ -125,6 +125,13 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("drift_rel_l2_max", FormatNumber(s.drift_rel_l2_max));
         kv("hash_mismatches", std::to_string(a.hash_mismatches));
         kv("resyncs", std::to_string(a.resyncs));
+        kv("faults_injected", std::to_string(s.faults_injected));
+        kv("versions_lost", std::to_string(s.versions_lost));
+        kv("workers_alive", std::to_string(s.workers_alive));
+        kv("workers_at_final_hash", std::to_string(s.workers_at_final_hash));
+        kv("recovery_s", "{\"p50\": " + FormatNumber(s.recovery_p50_s) +
+                             ", \"max\": " + FormatNumber(s.recovery_max_s) +
+                             ", \"n\": " + std::to_string(s.recoveries) + "}");
         kv("steps", std::to_string(s.steps), /*last=*/true);
         o << "    }";
     }
@@ -149,7 +156,7 @@ StepsCsv(const std::vector<ArmResult>& arms)
         std::map<uint64_t, double> transfer, apply, latency;
         for (const ApplyEvent& e : a.applies)
         {
-            if (e.version < 1 || e.version > a.publishes.size())
+            if (!e.hash_ok || e.version < 1 || e.version > a.publishes.size())
                 continue;
             const PublishEvent& p = a.publishes[e.version - 1];
             transfer[e.version] = std::max(transfer[e.version], e.received_s - p.published_s);

@@ -28,10 +28,12 @@ RelayApp::RelayApp() = default;
 RelayApp::~RelayApp() = default;
 
 void
-RelayApp::Setup(ns3::Ptr<hilosim::MessageEndpoint> endpoint, std::vector<uint32_t> worker_peers)
+RelayApp::Setup(ns3::Ptr<hilosim::MessageEndpoint> endpoint, std::vector<uint32_t> worker_peers,
+                RelayRoleOptions options)
 {
     m_port = std::make_unique<Ns3RolePort>(endpoint);
     m_workers = std::move(worker_peers);
+    m_options = std::move(options);
 }
 
 void
@@ -52,8 +54,11 @@ RelayApp::StartApplication()
     RelayHooks hooks;
     hooks.forwarded = [this](uint32_t type, uint64_t wire_bytes, uint32_t copies)
     { m_forwardTrace(type, wire_bytes, copies); };
-    m_role = std::make_unique<RelayRole>(m_port.get(), m_workers, std::move(hooks));
+    m_role = std::make_unique<RelayRole>(m_port.get(), m_workers, std::move(hooks), m_options);
     m_port->endpoint()->SetReceiveCallback(ns3::MakeCallback(&RelayApp::HandleMessage, this));
+    m_port->endpoint()->SetPeerConnectedCallback(
+        ns3::MakeCallback(&RelayApp::HandlePeerConnected, this));
+    m_port->endpoint()->SetPeerClosedCallback(ns3::MakeCallback(&RelayApp::HandlePeerClosed, this));
 }
 
 void
@@ -70,7 +75,23 @@ RelayApp::HandleMessage(uint32_t peer, const hilosim::Message& message)
         NS_LOG_WARN(s.message());
         return;
     }
-    NS_ABORT_MSG_IF(!s.ok(), s.ToString());
+    if (!s.ok() && m_failure.ok())
+    {
+        m_failure = s;
+        m_port->Stop();
+    }
+}
+
+void
+RelayApp::HandlePeerConnected(uint32_t peer)
+{
+    m_role->HandlePeerConnected(peer);
+}
+
+void
+RelayApp::HandlePeerClosed(uint32_t peer, bool error)
+{
+    m_role->HandlePeerClosed(peer, error);
 }
 
 } // namespace hilosim
