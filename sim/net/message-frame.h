@@ -8,13 +8,18 @@
 //                transport's hello and heartbeat
 //   8      8     payload_bytes: real bytes that follow the header
 //   16     8     wire_bytes: payload_bytes + virtual padding bytes that follow the payload
-//   24     8     sent_at: sender's simulated time at Send, in ns-3 time steps (signed)
+//   24     8     sent_at: sender's time at Send, in ns-3 time steps (signed; nanoseconds by
+//                default) -- in processes, nanoseconds of the run's steady clock
 //   32     4     payload_crc: CRC-32C of the payload_bytes real bytes
 //   36     4     header_crc: CRC-32C of bytes 0..35
 //   40     payload_bytes real bytes, then wire_bytes - payload_bytes padding bytes
 //
+// The first frame on a connection is the connecting side's hello: type 0xFFFFFFFF, a 4-byte
+// payload holding its u32 peer id.
+//
 // The header and the payload are real bytes in ns-3 packets; the padding is ns-3 "zero-area"
 // payload (Create<Packet>(n)), which costs no memory and which the receiver counts, never stores.
+// Between processes (sim/drivers/process/) the padding is real zero bytes, read and discarded.
 // The header's 40 bytes travel in addition to wire_bytes: they are the transport's own overhead.
 // The two CRCs catch bytes damaged after TCP (TCP's own checksum is weak, and off by default in
 // ns-3): the header's before its lengths are trusted, the payload's before it is delivered. A
@@ -22,6 +27,7 @@
 #ifndef HILO_SIM_NET_MESSAGE_FRAME_H
 #define HILO_SIM_NET_MESSAGE_FRAME_H
 
+#include "sim/net/frame-header.h"
 #include "sim/net/message.h"
 
 #include "hilo/core/status.h"
@@ -36,27 +42,6 @@
 
 namespace hilosim
 {
-
-struct FrameHeader
-{
-    static constexpr uint32_t kMagic = 0x464D4C48;
-    static constexpr uint32_t kBytes = 40;
-    static constexpr uint32_t kHelloType = 0xFFFFFFFF;     // the transport's hello
-    static constexpr uint32_t kHeartbeatType = 0xFFFFFFFE; // the transport's keep-alive
-
-    uint32_t type{0};
-    uint64_t payload_bytes{0};
-    uint64_t wire_bytes{0};
-    int64_t sent_at_steps{0};
-    uint32_t payload_crc{0}; // CRC-32C of the real payload bytes
-
-    /// Appends the 40 header bytes to `out` (header_crc computed here).
-    void AppendTo(std::string* out) const;
-    /// Corruption on a bad header CRC, a bad magic or wire_bytes < payload_bytes;
-    /// `maxPayloadBytes` bounds the memory a single frame may claim.
-    /// REQUIRES: in.size() == kBytes.
-    static hilo::StatusOr<FrameHeader> Parse(std::string_view in, uint64_t maxPayloadBytes);
-};
 
 /// Rebuilds messages from the packets of one TCP byte stream, whatever their boundaries.
 class MessageReassembler

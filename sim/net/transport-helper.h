@@ -14,6 +14,7 @@
 #include "sim/net/message-endpoint.h"
 #include "sim/net/socket-options.h"
 #include "sim/net/topology.h"
+#include "sim/roles/peer-ids.h"
 
 #include "ns3/ptr.h"
 #include "ns3/tcp-cubic.h"
@@ -24,20 +25,6 @@
 
 namespace hilosim
 {
-
-/// Peer ids: worker i is i; the learner and relays sit at the top of the id space.
-constexpr uint32_t kLearnerPeerId = 0xFFFF0000u;
-constexpr uint32_t kRelayPeerIdBase = 0xFFFE0000u;
-constexpr uint32_t
-WorkerPeerId(uint32_t worker)
-{
-    return worker;
-}
-constexpr uint32_t
-RelayPeerId(uint32_t relay)
-{
-    return kRelayPeerIdBase + relay;
-}
 
 struct TransportConfig
 {

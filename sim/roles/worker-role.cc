@@ -189,16 +189,19 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
             return welcome.status();
         }
         m_awaitWelcome = false;
-        // The learner's word is final: it may need a round again that this worker sent on a
-        // connection that closed before the batch arrived, or that a restarted learner lost.
+        // The learner's view wins: a batch lost with the old connection (or by a restarted
+        // learner) is rolled out again; at worst one redundant rollout, which the learner
+        // overwrites or drops as stale.
         m_nextRound = welcome->next_round;
         if (m_rollingOut && m_rollingRound == m_nextRound)
         {
             ++m_nextRound; // already on its way
         }
+        // A welcome comes with a new connection: a resync request still pending went out on
+        // the old one and may be lost with it, so ask again (a second catch-up only repeats
+        // what the first did).
         const bool behind = m_replica->version() < welcome->learner_version;
-        const bool lost = m_resyncPending && m_resyncEpoch != m_learnerEpoch;
-        if (((behind || m_needSnapshot) && !m_resyncPending && !m_catchingUp) || lost)
+        if ((behind || m_needSnapshot) && !m_catchingUp)
         {
             RequestResync(m_needSnapshot);
         }
@@ -213,10 +216,6 @@ void
 WorkerRole::HandlePeerConnected(uint32_t peer)
 {
     m_backoff[peer].Reset();
-    if (peer == m_learnerPeer)
-    {
-        ++m_learnerEpoch;
-    }
 }
 
 void
@@ -254,7 +253,6 @@ WorkerRole::RequestResync(bool with_snapshot)
 {
     const uint64_t from = m_replica->version();
     m_resyncPending = true;
-    m_resyncEpoch = m_learnerEpoch;
     if (m_hooks.resync)
     {
         m_hooks.resync(m_worker, from);

@@ -6,9 +6,9 @@
 // back in step. A hash mismatch means the worker's state can no longer be trusted, so that
 // catch-up starts from a snapshot; so does the first one of a worker that (re)starts empty.
 // A welcome from the learner (after a restart or reconnect) sets the next round to roll out and,
-// when the worker is behind, starts the same catch-up. When a connection ends, the worker dials
-// the peer again after a backoff (reconnect-backoff.h); a resync request that the closed
-// connection lost is asked again once the learner's welcome arrives on the new one.
+// when the worker is behind, starts the same catch-up (again, if one was pending: the closed
+// connection may have lost it). When a connection ends, the worker dials the peer again after a
+// backoff (reconnect-backoff.h), unless the driver's transport redials by itself.
 // Round s (the batch for learner step s) may start once the replica holds version >= s-1-k, with k
 // the arm's max staleness: k = 0 is synchronous on-policy.
 #ifndef HILOSIM_ROLES_WORKER_ROLE_H
@@ -120,8 +120,6 @@ class WorkerRole
     bool m_catchingUp{false};    // a catch-up's modelled time is running
     bool m_needSnapshot{false};  // the next catch-up must start from a snapshot
     bool m_awaitWelcome{false};  // rejoining: no rollout before the learner's welcome
-    uint64_t m_learnerEpoch{0};  // connections to the learner so far
-    uint64_t m_resyncEpoch{0};   // the connection the pending request went out on
     std::map<uint32_t, ReconnectBackoff> m_backoff; // by peer
     bool m_doneSent{false};
     hilo::Status m_failure;

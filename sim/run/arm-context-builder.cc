@@ -28,6 +28,31 @@ TinyProfile(const models::WorkloadConfig& c)
 
 } // namespace
 
+std::vector<uint32_t>
+TopologyWorkerOrder(const ResolvedScenario& sc)
+{
+    std::vector<uint32_t> order;
+    if (sc.network.topology == TopologyKind::kStar)
+    {
+        for (const ResolvedWorker& w : sc.workers)
+        {
+            order.push_back(w.index);
+        }
+        return order;
+    }
+    for (size_t r = 0; r < sc.network.regions.size(); ++r)
+    {
+        for (const ResolvedWorker& w : sc.workers)
+        {
+            if (w.region_index == static_cast<int32_t>(r))
+            {
+                order.push_back(w.index);
+            }
+        }
+    }
+    return order;
+}
+
 models::WorkloadConfig
 ToWorkloadConfig(const ResolvedScenario& sc, uint32_t rank)
 {
@@ -112,9 +137,9 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
         return learner_gpu.status();
     }
     context->learner_gpu = *learner_gpu;
-    for (const ResolvedWorker& w : sc.workers)
+    for (uint32_t index : TopologyWorkerOrder(sc))
     {
-        auto gpu = models::FindGpu(w.gpu);
+        auto gpu = models::FindGpu(sc.workers[index].gpu);
         if (!gpu.ok())
         {
             return gpu.status();
@@ -140,6 +165,37 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
         }
     }
     return context;
+}
+
+ArmResult
+NewArmResult(const ResolvedScenario& sc, const ResolvedArm& arm, const ArmContext& context)
+{
+    ArmResult result;
+    result.name = arm.name;
+    result.strategy = hilo::SyncKindName(arm.sync.kind);
+    result.compressor = arm.sync.compressor;
+    result.compressor_params = hilo::FormatCompressorOptions(arm.sync.compressor_options);
+    result.budget = arm.budget_text;
+    const int64_t real_adapter_bytes = context.workload->layout().adapter_bytes();
+    result.budget_fraction =
+        arm.sync.budget.unlimited()
+            ? 0.0
+            : static_cast<double>(arm.sync.budget.ResolveBytes(real_adapter_bytes)) /
+                  static_cast<double>(real_adapter_bytes);
+    result.training_rank = arm.training_rank;
+    result.quality_metric = context.workload->QualityMetric();
+    result.higher_is_better = context.workload->HigherIsBetter();
+    result.real_numel = context.workload->layout().numel();
+    result.real_adapter_bytes = real_adapter_bytes;
+    result.adapter_bytes =
+        sc.llm_profile.empty() ? real_adapter_bytes : context.modelled_adapter_bytes;
+    result.adapter_scale = context.adapter_scale;
+    for (uint32_t index : TopologyWorkerOrder(sc))
+    {
+        result.worker_gpu.push_back(sc.workers[index].gpu);
+        result.worker_region.push_back(sc.workers[index].region);
+    }
+    return result;
 }
 
 } // namespace hilosim

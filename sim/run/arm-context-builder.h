@@ -6,6 +6,7 @@
 #define HILOSIM_RUN_ARM_CONTEXT_BUILDER_H
 
 #include "sim/roles/arm-context.h"
+#include "sim/run/arm-result.h"
 #include "sim/scenario/resolved-scenario.h"
 
 #include "hilo/core/status.h"
@@ -19,11 +20,22 @@ namespace hilosim
 /// The tiny real workload of `scenario` at LoRA rank `rank`.
 models::WorkloadConfig ToWorkloadConfig(const ResolvedScenario& scenario, uint32_t rank);
 
-/// The context of `arm`, worker GPUs in scenario order. Errors (a budget below the smallest
+/// The scenario index of each worker in topology order: workers are numbered in scenario order in
+/// a star, region by region (in `network.regions` order) otherwise. Every per-worker vector of a
+/// run (ArmContext::worker_gpus, ArmResult, workers.csv) and every worker index (rollout seeds,
+/// peer ids, `hilo-node worker --index`) uses this order.
+std::vector<uint32_t> TopologyWorkerOrder(const ResolvedScenario& scenario);
+
+/// The context of `arm`, worker GPUs in topology order. Errors (a budget below the smallest
 /// payload, compressor options the adapter rejects, a model that does not fit a modelled GPU)
 /// are bad input; callers prefix the arm's name.
 hilo::StatusOr<std::shared_ptr<ArmContext>> BuildArmContext(const ResolvedScenario& scenario,
                                                             const ResolvedArm& arm);
+
+/// An ArmResult with everything known before the run: names, budget, adapter sizes and scale,
+/// quality metric, and the workers' GPUs and regions in topology order.
+ArmResult NewArmResult(const ResolvedScenario& scenario, const ResolvedArm& arm,
+                       const ArmContext& context);
 
 } // namespace hilosim
 

@@ -67,6 +67,13 @@ struct ArmResult
     uint64_t segments_corrupted{0}; // TCP data segments a corrupt fault damaged
     uint64_t connections_closed{0}; // ends of a connection heard by learner, workers or relays
     double sim_time_s{0};           // when the last live worker held the last version
+    // Workers holding the learner's last version with the learner's state hash at the end
+    // (the simulator reads the replicas; processes announce theirs to the learner).
+    uint32_t workers_at_final_hash{0};
+
+    // Real processes only (empty / false in a simulation).
+    bool real_time{false};           // times are real: steps.csv gets the overrun columns
+    std::vector<int64_t> worker_pid; // by worker: the process that ran it last (workers.csv)
 
     double wall_s{0};     // wall-clock seconds of this arm's simulation (not deterministic)
     hilo::Status failure; // first runtime failure; ok when the arm completed

@@ -25,24 +25,21 @@ namespace hilosim
 namespace
 {
 
-// Topology worker order is region-major; returns the scenario worker index of each topology
-// worker together with the spec.
+// Topology worker order is region-major (TopologyWorkerOrder, arm-context-builder.h).
 hilosim::TopologySpec
-ToTopologySpec(const ResolvedScenario& sc, std::vector<uint32_t>* order)
+ToTopologySpec(const ResolvedScenario& sc)
 {
     hilosim::TopologySpec spec;
     if (sc.network.learner_uplink)
     {
         spec.learner_uplink = *sc.network.learner_uplink;
     }
-    order->clear();
     if (sc.network.topology == TopologyKind::kStar)
     {
         spec.kind = hilosim::TopologyKind::kStar;
         for (const ResolvedWorker& w : sc.workers)
         {
             spec.worker_links.push_back(w.link);
-            order->push_back(w.index);
         }
         return spec;
     }
@@ -58,7 +55,6 @@ ToTopologySpec(const ResolvedScenario& sc, std::vector<uint32_t>* order)
             if (w.region_index == static_cast<int32_t>(r))
             {
                 region.worker_links.push_back(w.link);
-                order->push_back(w.index);
             }
         }
         spec.regions.push_back(region);
@@ -283,55 +279,24 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         return fail(built.status());
     }
     std::shared_ptr<ArmContext> context = std::move(*built);
-    const int64_t real_numel = context->workload->layout().numel();
-
-    ArmResult result;
-    result.name = arm.name;
-    result.strategy = hilo::SyncKindName(arm.sync.kind);
-    result.compressor = arm.sync.compressor;
-    result.compressor_params = hilo::FormatCompressorOptions(arm.sync.compressor_options);
-    result.budget = arm.budget_text;
-    const int64_t real_adapter_bytes = context->workload->layout().adapter_bytes();
-    result.budget_fraction =
-        arm.sync.budget.unlimited()
-            ? 0.0
-            : static_cast<double>(arm.sync.budget.ResolveBytes(real_adapter_bytes)) /
-                  static_cast<double>(real_adapter_bytes);
-    result.training_rank = arm.training_rank;
-    result.quality_metric = context->workload->QualityMetric();
-    result.higher_is_better = context->workload->HigherIsBetter();
-    result.real_numel = real_numel;
-    result.real_adapter_bytes = real_adapter_bytes;
-    result.adapter_bytes =
-        sc.llm_profile.empty() ? real_adapter_bytes : context->modelled_adapter_bytes;
-    result.adapter_scale = context->adapter_scale;
+    ArmResult result = NewArmResult(sc, arm, *context);
 
     // The network.
     ns3::RngSeedManager::SetSeed(static_cast<uint32_t>(sc.seed % 0xfffffffeu) + 1);
     ns3::RngSeedManager::SetRun(1);
-    std::vector<uint32_t> order;
-    hilosim::TopologySpec tspec = ToTopologySpec(sc, &order);
+    hilosim::TopologySpec tspec = ToTopologySpec(sc);
     auto topology = hilosim::TopologyBuilder::Build(tspec);
     if (!topology.ok())
     {
         ns3::Simulator::Destroy();
         return fail(topology.status());
     }
-    // Topology order is region-major: reorder the per-worker GPUs to match.
-    std::vector<models::GpuProfile> by_scenario = context->worker_gpus;
-    context->worker_gpus.clear();
-    for (uint32_t t = 0; t < order.size(); ++t)
-    {
-        const ResolvedWorker& w = sc.workers[order[t]];
-        context->worker_gpus.push_back(by_scenario[order[t]]);
-        result.worker_gpu.push_back(w.gpu);
-        result.worker_region.push_back(w.region);
-    }
     hilosim::TransportConfig tc;
     tc.tcp_variant = sc.network.tcp_type;
     hilosim::TransportEndpoints endpoints = hilosim::TransportHelper(tc).Install(*topology);
 
     // Faults: scenario worker s is topology worker topology_index[s].
+    const std::vector<uint32_t> order = TopologyWorkerOrder(sc);
     std::vector<uint32_t> topology_index(order.size());
     for (uint32_t t = 0; t < order.size(); ++t)
     {
@@ -488,6 +453,10 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         {
             end.version = workers[w]->replica().version();
             end.state_hash = workers[w]->replica().state().adapter.Hash();
+            if (end.version == context->steps && end.state_hash == final_hash)
+            {
+                ++result.workers_at_final_hash;
+            }
             if (recorder.Complete() && end.state_hash != final_hash)
             {
                 char buf[96];

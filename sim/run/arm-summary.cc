@@ -178,12 +178,14 @@ Summarize(const ArmResult& r)
         s.faults_injected += f.injected ? 1 : 0;
     }
     s.versions_lost = VersionsLost(r);
-    const uint64_t final_hash = r.publishes.empty() ? 0 : r.publishes.back().state_hash;
+    // Drivers that do not track workers' lives (processes) report every worker as alive.
     for (const WorkerEnd& w : r.worker_end)
     {
         s.workers_alive += w.alive ? 1 : 0;
-        s.workers_at_final_hash +=
-            w.alive && w.version == s.steps && w.state_hash == final_hash ? 1 : 0;
+    }
+    if (r.worker_end.empty())
+    {
+        s.workers_alive = static_cast<uint32_t>(r.worker_gpu.size());
     }
     std::vector<double> recovery = RecoveryTimes(r);
     std::sort(recovery.begin(), recovery.end());

@@ -28,8 +28,7 @@ struct ArmSummary
     // Versions 1..steps that a worker alive at the end neither applied (in any of its lives) nor
     // skipped by restoring a snapshot at or above them: the protocol's promise is 0.
     uint64_t versions_lost{0};
-    uint32_t workers_alive{0};
-    uint32_t workers_at_final_hash{0}; // alive, at the last version, with the learner's hash
+    uint32_t workers_alive{0}; // (ArmResult::workers_at_final_hash: those at the learner's hash)
     // Recovery of a worker affected by a fault: from the fault's end to the first moment it held
     // the version the learner had published by then (for a divergence, the rejected version
     // again); 0 when it already held it.

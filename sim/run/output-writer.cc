@@ -94,6 +94,7 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
     o << "{\n  \"scenario\": " << JsonString(run.scenario_name) << ",\n";
     o << "  \"seed\": " << run.seed << ",\n";
     o << "  \"llm_profile\": " << JsonString(run.llm_profile) << ",\n";
+    o << "  \"mode\": " << JsonString(run.mode) << ",\n";
     o << "  \"arms\": [";
     for (size_t i = 0; i < arms.size(); ++i)
     {
@@ -128,7 +129,7 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("faults_injected", std::to_string(s.faults_injected));
         kv("versions_lost", std::to_string(s.versions_lost));
         kv("workers_alive", std::to_string(s.workers_alive));
-        kv("workers_at_final_hash", std::to_string(s.workers_at_final_hash));
+        kv("workers_at_final_hash", std::to_string(a.workers_at_final_hash));
         kv("recovery_s", "{\"p50\": " + FormatNumber(s.recovery_p50_s) +
                              ", \"max\": " + FormatNumber(s.recovery_max_s) +
                              ", \"n\": " + std::to_string(s.recoveries) + "}");
@@ -142,10 +143,19 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
 std::string
 StepsCsv(const std::vector<ArmResult>& arms)
 {
+    // Real processes: how much longer the real computation took than the modelled GPU time, per
+    // phase (0 in a simulation, where computation takes no simulated time: not written).
+    bool real_time = false;
+    for (const ArmResult& a : arms)
+        real_time = real_time || a.real_time;
     std::ostringstream o;
     o << "arm,version,sim_time_s,grad_ready_s,loss,grad_norm,quality,payload_bytes,frame_bytes,"
          "wire_bytes,train_s,encode_s,transfer_s_max,apply_s_max,update_latency_max_s,"
-         "drift_rel_l2,drift_max_abs\n";
+         "drift_rel_l2,drift_max_abs"
+      << (real_time ? ",train_overrun_s,encode_overrun_s,rollout_overrun_s_max,"
+                      "apply_overrun_s_max"
+                    : "")
+      << "\n";
     for (const ArmResult& a : arms)
     {
         std::map<uint64_t, double> quality;
@@ -153,9 +163,14 @@ StepsCsv(const std::vector<ArmResult>& arms)
         {
             quality[e.version] = e.quality;
         }
-        std::map<uint64_t, double> transfer, apply, latency;
+        std::map<uint64_t, double> transfer, apply, latency, apply_overrun, rollout_overrun;
+        for (const RolloutEvent& r : a.rollouts)
+        {
+            rollout_overrun[r.round] = std::max(rollout_overrun[r.round], r.overrun_s);
+        }
         for (const ApplyEvent& e : a.applies)
         {
+            apply_overrun[e.version] = std::max(apply_overrun[e.version], e.overrun_s);
             if (!e.hash_ok || e.version < 1 || e.version > a.publishes.size())
                 continue;
             const PublishEvent& p = a.publishes[e.version - 1];
@@ -165,7 +180,8 @@ StepsCsv(const std::vector<ArmResult>& arms)
         }
         if (quality.count(0))
         {
-            o << CsvField(a.name) << ",0,0,,,," << FormatNumber(quality[0]) << ",,,,,,,,,,\n";
+            o << CsvField(a.name) << ",0,0,,,," << FormatNumber(quality[0]) << ",,,,,,,,,,"
+              << (real_time ? ",,,," : "") << "\n";
         }
         for (const PublishEvent& p : a.publishes)
         {
@@ -177,7 +193,15 @@ StepsCsv(const std::vector<ArmResult>& arms)
               << FormatNumber(p.train_s) << ',' << FormatNumber(p.encode_s) << ','
               << FormatNumber(transfer[p.version]) << ',' << FormatNumber(apply[p.version]) << ','
               << FormatNumber(latency[p.version]) << ',' << FormatNumber(p.drift_rel_l2) << ','
-              << FormatNumber(p.drift_max_abs) << '\n';
+              << FormatNumber(p.drift_max_abs);
+            if (real_time)
+            {
+                o << ',' << FormatNumber(p.train_overrun_s) << ','
+                  << FormatNumber(p.encode_overrun_s) << ','
+                  << FormatNumber(rollout_overrun[p.version]) << ','
+                  << FormatNumber(apply_overrun[p.version]);
+            }
+            o << '\n';
         }
     }
     return o.str();
@@ -186,8 +210,12 @@ StepsCsv(const std::vector<ArmResult>& arms)
 std::string
 WorkersCsv(const std::vector<ArmResult>& arms)
 {
+    bool pids = false;
+    for (const ArmResult& a : arms)
+        pids = pids || !a.worker_pid.empty();
     std::ostringstream o;
-    o << "arm,version,worker,gpu,region,received_s,ready_s,latency_s,hash_ok,resync\n";
+    o << "arm,version,worker,gpu,region,received_s,ready_s,latency_s,hash_ok,resync"
+      << (pids ? ",pid" : "") << "\n";
     for (const ArmResult& a : arms)
     {
         for (const ApplyEvent& e : a.applies)
@@ -199,7 +227,12 @@ WorkersCsv(const std::vector<ArmResult>& arms)
               << CsvField(a.worker_gpu.at(e.worker)) << ','
               << CsvField(a.worker_region.at(e.worker)) << ',' << FormatNumber(e.received_s) << ','
               << FormatNumber(e.ready_s) << ',' << FormatNumber(e.ready_s - origin) << ','
-              << (e.hash_ok ? 1 : 0) << ',' << (e.via_resync ? 1 : 0) << '\n';
+              << (e.hash_ok ? 1 : 0) << ',' << (e.via_resync ? 1 : 0);
+            if (pids)
+            {
+                o << ',' << (e.worker < a.worker_pid.size() ? a.worker_pid[e.worker] : 0);
+            }
+            o << '\n';
         }
     }
     return o.str();

@@ -24,6 +24,7 @@ struct RunRecord
     std::vector<std::string> overrides;
     uint64_t seed{0};
     std::string llm_profile;
+    std::string mode{"simulation"}; // or "emulation-direct", "emulation-ns3"
 };
 
 hilo::Status WriteRunOutputs(const std::string& dir, const RunRecord& run,

@@ -94,7 +94,7 @@ ExpectPromiseKept(const ArmResult& r, uint32_t alive)
     EXPECT_EQ(s.faults_injected, r.faults.size()) << r.name;
     EXPECT_EQ(s.versions_lost, 0u) << r.name;
     EXPECT_EQ(s.workers_alive, alive) << r.name;
-    EXPECT_EQ(s.workers_at_final_hash, alive) << r.name;
+    EXPECT_EQ(r.workers_at_final_hash, alive) << r.name;
     for (size_t v = 0; v < r.publishes.size(); ++v)
     {
         EXPECT_EQ(r.publishes[v].version, v + 1) << r.name << ": versions in order, once each";

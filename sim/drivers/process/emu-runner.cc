@@ -1,0 +1,511 @@
+#include "sim/drivers/process/emu-runner.h"
+
+#include "sim/cli/run-command.h"
+#include "sim/drivers/process/child-process.h"
+#include "sim/drivers/process/event-log.h"
+#include "sim/drivers/process/process-port.h"
+#include "sim/run/arm-context-builder.h"
+#include "sim/run/arm-summary.h"
+#include "sim/run/output-writer.h"
+
+#include <signal.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+namespace hilosim
+{
+namespace
+{
+
+constexpr int kExitOk = 0;
+constexpr int kExitRuntime = 1;
+constexpr int kExitBadInput = 2;
+
+// SIGINT and SIGTERM are blocked in hilo-emu and collected here, so that a signal interrupts the
+// supervision loop at a well-defined point (children get them unblocked before exec).
+class SignalWatch
+{
+  public:
+    SignalWatch()
+    {
+        sigemptyset(&m_set);
+        sigaddset(&m_set, SIGINT);
+        sigaddset(&m_set, SIGTERM);
+        sigprocmask(SIG_BLOCK, &m_set, &m_old);
+    }
+    ~SignalWatch() { sigprocmask(SIG_SETMASK, &m_old, nullptr); }
+    /// The signal received since the last call, or 0.
+    int Pending()
+    {
+        if (m_signal != 0)
+            return m_signal;
+        timespec zero{0, 0};
+        const int s = sigtimedwait(&m_set, nullptr, &zero);
+        if (s > 0)
+            m_signal = s;
+        return m_signal;
+    }
+
+  private:
+    sigset_t m_set;
+    sigset_t m_old;
+    int m_signal{0};
+};
+
+// Why an arm could not finish.
+struct ArmFailure
+{
+    int code{kExitRuntime};
+    std::string message;
+};
+
+std::string
+FormatDuration(double s)
+{
+    char buf[32];
+    if (s >= 60)
+        std::snprintf(buf, sizeof(buf), "%dm%02ds", int(s / 60), int(s) % 60);
+    else
+        std::snprintf(buf, sizeof(buf), "%.0fs", s);
+    return buf;
+}
+
+size_t
+CountPublishes(const std::string& events)
+{
+    std::ifstream in(events);
+    std::string line;
+    size_t n = 0;
+    while (std::getline(in, line))
+        n += line.rfind("publish ", 0) == 0 ? 1 : 0;
+    return n;
+}
+
+class ArmEmulation
+{
+  public:
+    ArmEmulation(const LoadedScenario& loaded, size_t arm_index, const EmuOptions& options,
+                 std::string dir, SignalWatch* signals, std::ostream& err)
+      : m_loaded(loaded)
+      , m_sc(loaded.resolved)
+      , m_arm(m_sc.arms[arm_index])
+      , m_armIndex(arm_index)
+      , m_options(options)
+      , m_dir(std::move(dir))
+      , m_signals(signals)
+      , m_err(err)
+    {
+    }
+
+    /// Runs the arm's processes to the end. On failure every child is stopped.
+    bool Run(ArmFailure* failure)
+    {
+        const auto start = std::chrono::steady_clock::now();
+        const bool ok = RunChildren(failure);
+        for (auto& c : m_children)
+            c->Terminate(2.0);
+        m_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return ok;
+    }
+
+    double wall_s() const { return m_wall; }
+    const std::string& dir() const { return m_dir; }
+
+  private:
+    std::vector<std::string> NodeArgs(const std::string& role, uint32_t index,
+                                      const std::string& events) const
+    {
+        std::vector<std::string> a{m_options.node_binary,
+                                   role,
+                                   "--scenario",
+                                   m_loaded.path,
+                                   "--arm",
+                                   m_arm.name,
+                                   "--index",
+                                   std::to_string(index),
+                                   "--sync-start",
+                                   "--stall-timeout",
+                                   std::to_string(m_options.stall_timeout_s)};
+        if (!events.empty())
+        {
+            a.push_back("--events");
+            a.push_back(events);
+        }
+        for (const std::string& o : m_options.overrides)
+        {
+            a.push_back("--set");
+            a.push_back(o);
+        }
+        return a;
+    }
+
+    ChildProcess* Spawn(std::vector<std::string> args, const std::string& file,
+                        const std::string& name, ArmFailure* failure)
+    {
+        auto child = ChildProcess::Start(args, m_dir + "/" + file + ".stderr", name);
+        if (!child.ok())
+        {
+            failure->message = "cannot start " + name + ": " + child.status().message();
+            return nullptr;
+        }
+        m_children.push_back(std::move(*child));
+        return m_children.back().get();
+    }
+
+    // Waits for "ready PORT" from `c`; false (with the failure filled in) otherwise.
+    bool AwaitReady(ChildProcess* c, uint16_t* port, ArmFailure* failure)
+    {
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::duration<double>(m_options.ready_timeout_s);
+        while (std::chrono::steady_clock::now() < deadline)
+        {
+            if (Interrupted(failure))
+                return false;
+            auto line = c->ReadLine(0.2);
+            if (line)
+            {
+                unsigned p = 0;
+                if (std::sscanf(line->c_str(), "ready %u", &p) != 1)
+                {
+                    failure->message = c->name() + " printed \"" + *line + "\" instead of ready";
+                    return false;
+                }
+                *port = static_cast<uint16_t>(p);
+                return true;
+            }
+            if (c->Poll())
+            {
+                ChildFailed(c, failure);
+                return false;
+            }
+        }
+        failure->message = c->name() + " was not ready after " +
+                           std::to_string(int(m_options.ready_timeout_s)) + " s";
+        return false;
+    }
+
+    void ChildFailed(ChildProcess* c, ArmFailure* failure)
+    {
+        failure->code = c->exit_code() == kExitBadInput ? kExitBadInput : kExitRuntime;
+        failure->message = c->name() + " (pid " + std::to_string(c->pid()) + ") " + c->Describe() +
+                           "; the end of its stderr (" + c->stderr_path() + "):\n" +
+                           c->StderrTail(12);
+    }
+
+    bool Interrupted(ArmFailure* failure)
+    {
+        const int sig = m_signals->Pending();
+        if (sig == 0)
+            return false;
+        failure->code = 128 + sig;
+        failure->message = std::string("stopped by signal ") + std::to_string(sig) + " (" +
+                           strsignal(sig) + "); every node process was stopped";
+        return true;
+    }
+
+    bool RunChildren(ArmFailure* failure)
+    {
+        const std::string loopback = "127.0.0.1";
+        ChildProcess* learner = nullptr;
+        {
+            auto args = NodeArgs("learner", 0, m_dir + "/learner.events");
+            args.push_back("--listen");
+            args.push_back(loopback + ":0");
+            learner = Spawn(args, "learner", "learner", failure);
+        }
+        uint16_t learner_port = 0;
+        if (!learner || !AwaitReady(learner, &learner_port, failure))
+            return false;
+        const std::string learner_at = loopback + ":" + std::to_string(learner_port);
+
+        std::vector<std::string> relay_at;
+        const bool relayed = m_sc.network.topology == TopologyKind::kRelay;
+        if (relayed)
+        {
+            for (uint32_t r = 0; r < m_sc.network.regions.size(); ++r)
+            {
+                auto args = NodeArgs("relay", r, /*events=*/"");
+                args.push_back("--listen");
+                args.push_back(loopback + ":0");
+                args.push_back("--connect");
+                args.push_back(learner_at);
+                ChildProcess* c = Spawn(args, "relay-" + std::to_string(r),
+                                        "relay " + std::to_string(r), failure);
+                uint16_t port = 0;
+                if (!c || !AwaitReady(c, &port, failure))
+                    return false;
+                relay_at.push_back(loopback + ":" + std::to_string(port));
+            }
+        }
+        const std::vector<uint32_t> order = TopologyWorkerOrder(m_sc);
+        std::vector<ChildProcess*> workers;
+        for (uint32_t w = 0; w < order.size(); ++w)
+        {
+            auto args = NodeArgs("worker", w, m_dir + "/worker-" + std::to_string(w) + ".events");
+            args.push_back("--connect");
+            args.push_back(learner_at);
+            if (relayed)
+            {
+                args.push_back("--relay");
+                args.push_back(relay_at.at(m_sc.workers[order[w]].region_index));
+            }
+            ChildProcess* c =
+                Spawn(args, "worker-" + std::to_string(w), "worker " + std::to_string(w), failure);
+            if (!c)
+                return false;
+            workers.push_back(c);
+        }
+        for (ChildProcess* c : workers)
+        {
+            uint16_t unused = 0;
+            if (!AwaitReady(c, &unused, failure))
+                return false;
+        }
+        // Everyone is set up: start every role at one epoch, a moment from now.
+        const int64_t epoch = SteadyNowNs() + 200'000'000;
+        for (auto& c : m_children)
+        {
+            if (!c->WriteLine(std::to_string(epoch)))
+            {
+                failure->message = "cannot send the epoch to " + c->name();
+                return false;
+            }
+        }
+        return Supervise(learner, workers, failure);
+    }
+
+    bool Supervise(ChildProcess* learner, const std::vector<ChildProcess*>& workers,
+                   ArmFailure* failure)
+    {
+        const auto start = std::chrono::steady_clock::now();
+        size_t shown = 0;
+        auto last_progress_check = start;
+        while (true)
+        {
+            if (Interrupted(failure))
+                return false;
+            for (auto& c : m_children)
+            {
+                if (c.get() != learner && c->Poll() && c->exit_code() != kExitOk)
+                {
+                    ChildFailed(c.get(), failure);
+                    return false;
+                }
+            }
+            if (learner->Poll())
+            {
+                if (learner->exit_code() != kExitOk)
+                {
+                    ChildFailed(learner, failure);
+                    return false;
+                }
+                break;
+            }
+            const auto now = std::chrono::steady_clock::now();
+            if (!m_options.quiet && now - last_progress_check > std::chrono::milliseconds(500))
+            {
+                last_progress_check = now;
+                const size_t done = CountPublishes(m_dir + "/learner.events");
+                if (done != shown)
+                {
+                    shown = done;
+                    const double elapsed = std::chrono::duration<double>(now - start).count();
+                    const double eta =
+                        done > 0 ? elapsed * double(m_sc.workload.steps - done) / double(done)
+                                 : 0.0;
+                    std::fprintf(stderr,
+                                 "\r[arm %zu/%zu %-14s] step %4zu/%d  elapsed %s  ETA %s   ",
+                                 m_armIndex + 1, m_sc.arms.size(), m_arm.name.substr(0, 14).c_str(),
+                                 done, m_sc.workload.steps, FormatDuration(elapsed).c_str(),
+                                 FormatDuration(eta).c_str());
+                    if (done == static_cast<size_t>(m_sc.workload.steps))
+                        std::fputc('\n', stderr);
+                    std::fflush(stderr);
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        // The learner ended the run: every worker holds the last version and closes.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        for (ChildProcess* w : workers)
+        {
+            while (!w->Poll() && std::chrono::steady_clock::now() < deadline)
+            {
+                if (Interrupted(failure))
+                    return false;
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+            if (!w->exited())
+            {
+                failure->message = w->name() + " (pid " + std::to_string(w->pid()) +
+                                   ") did not exit within 30 s of the learner";
+                return false;
+            }
+            if (w->exit_code() != kExitOk)
+            {
+                ChildFailed(w, failure);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    const LoadedScenario& m_loaded;
+    const ResolvedScenario& m_sc;
+    const ResolvedArm& m_arm;
+    size_t m_armIndex;
+    const EmuOptions& m_options;
+    std::string m_dir;
+    SignalWatch* m_signals;
+    std::ostream& m_err;
+    std::vector<std::unique_ptr<ChildProcess>> m_children;
+    double m_wall{0};
+};
+
+// The arm's outputs from its event logs, in the simulator's ArmResult.
+hilo::StatusOr<ArmResult>
+GatherArm(const ResolvedScenario& sc, size_t arm_index, const std::string& dir, double wall_s)
+{
+    const ResolvedArm& arm = sc.arms[arm_index];
+    auto context = BuildArmContext(sc, arm);
+    if (!context.ok())
+    {
+        return context.status();
+    }
+    ArmResult result = NewArmResult(sc, arm, **context);
+    EventRecord record;
+    HILO_RETURN_IF_ERROR(ReadEventLog(dir + "/learner.events", &record));
+    const uint32_t workers = (*context)->workers;
+    for (uint32_t w = 0; w < workers; ++w)
+    {
+        HILO_RETURN_IF_ERROR(
+            ReadEventLog(dir + "/worker-" + std::to_string(w) + ".events", &record));
+    }
+    std::sort(record.publishes.begin(), record.publishes.end(),
+              [](const PublishEvent& a, const PublishEvent& b) { return a.version < b.version; });
+    std::sort(record.evals.begin(), record.evals.end(),
+              [](const EvalEvent& a, const EvalEvent& b) { return a.version < b.version; });
+    std::stable_sort(record.applies.begin(), record.applies.end(),
+                     [](const ApplyEvent& a, const ApplyEvent& b) {
+                         return a.ready_s != b.ready_s ? a.ready_s < b.ready_s
+                                                       : a.worker < b.worker;
+                     });
+    std::stable_sort(record.rollouts.begin(), record.rollouts.end(),
+                     [](const RolloutEvent& a, const RolloutEvent& b)
+                     { return a.done_s != b.done_s ? a.done_s < b.done_s : a.worker < b.worker; });
+    result.publishes = std::move(record.publishes);
+    result.evals = std::move(record.evals);
+    result.applies = std::move(record.applies);
+    result.rollouts = std::move(record.rollouts);
+    result.hash_mismatches = record.mismatches;
+    result.resyncs = record.resyncs;
+    for (const ApplyEvent& e : result.applies)
+    {
+        if (e.version == sc.workload.steps)
+            result.sim_time_s = std::max(result.sim_time_s, e.ready_s);
+    }
+    for (const auto& [worker, match] : record.done)
+    {
+        result.workers_at_final_hash += match ? 1 : 0;
+    }
+    result.real_time = true;
+    result.worker_pid.assign(workers, 0);
+    for (const auto& [worker, pids] : record.worker_pids)
+    {
+        if (worker < workers && !pids.empty())
+            result.worker_pid[worker] = pids.back();
+    }
+    result.wall_s = wall_s;
+    if (result.publishes.size() != sc.workload.steps)
+    {
+        return hilo::Status::Internal("the learner's event log has " +
+                                      std::to_string(result.publishes.size()) + " of " +
+                                      std::to_string(sc.workload.steps) + " versions");
+    }
+    return result;
+}
+
+} // namespace
+
+int
+RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, std::ostream& out,
+             std::ostream& err)
+{
+    const ResolvedScenario& sc = loaded.resolved;
+    if (options.network != "direct")
+    {
+        err << "hilo-emu run: --network " << options.network
+            << " is not available; allowed: direct\n";
+        return kExitBadInput;
+    }
+    hilo::Status checked = CheckScenarioArms(loaded);
+    if (!checked.ok())
+    {
+        err << "hilo-emu run: " << checked.message() << "\n";
+        return kExitBadInput;
+    }
+    SignalWatch signals;
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<ArmResult> results;
+    for (size_t i = 0; i < sc.arms.size(); ++i)
+    {
+        const std::string dir = options.out_dir + "/nodes/" + sc.arms[i].name;
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+        std::filesystem::create_directories(dir, ec);
+        if (ec)
+        {
+            err << "hilo-emu run: cannot create " << dir << ": " << ec.message() << "\n";
+            return kExitRuntime;
+        }
+        ArmEmulation arm(loaded, i, options, dir, &signals, err);
+        ArmFailure failure;
+        if (!arm.Run(&failure))
+        {
+            err << "\nhilo-emu: arm '" << sc.arms[i].name << "' failed: " << failure.message
+                << "\n";
+            return failure.code;
+        }
+        auto result = GatherArm(sc, i, dir, arm.wall_s());
+        if (!result.ok())
+        {
+            err << "hilo-emu: arm '" << sc.arms[i].name
+                << "': cannot gather its records: " << result.status().message() << "\n";
+            return kExitRuntime;
+        }
+        results.push_back(std::move(*result));
+    }
+    RunRecord record;
+    record.scenario_name = sc.name;
+    record.scenario_path = loaded.path;
+    record.resolved_text = loaded.resolved_text;
+    record.overrides = loaded.overrides;
+    record.seed = sc.seed;
+    record.llm_profile = sc.llm_profile;
+    record.mode = "emulation-" + options.network;
+    hilo::Status written = WriteRunOutputs(options.out_dir, record, results);
+    if (!written.ok())
+    {
+        err << "hilo-emu: " << written.message() << "\n";
+        return kExitRuntime;
+    }
+    PrintComparison(results, out);
+    if (!options.quiet)
+    {
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        err << "wrote " << options.out_dir << " (summary.json, steps.csv, workers.csv, "
+            << "rollouts.csv, allocation.csv, resolved.textproto, timing.json; node logs in "
+            << options.out_dir << "/nodes/) in " << FormatDuration(wall) << " wall\n";
+    }
+    return kExitOk;
+}
+
+} // namespace hilosim

@@ -1,0 +1,83 @@
+// hilo-node: one learner, worker or relay of a scenario's arm as a real process over kernel TCP
+// (sim/drivers/process/node-runner.h). hilo-emu starts these; across real machines, start them by
+// hand (README.md, "Running across real machines").
+#include "sim/drivers/process/node-runner.h"
+
+#include <boost/program_options.hpp>
+
+#include <iostream>
+
+namespace po = boost::program_options;
+
+namespace
+{
+
+const char* const kUsage =
+    "usage:\n"
+    "  hilo-node learner --scenario S --arm NAME --listen HOST:PORT [--out DIR] [--set ...]\n"
+    "  hilo-node worker  --scenario S --arm NAME --index I --connect HOST:PORT\n"
+    "                    [--relay HOST:PORT] [--out DIR] [--set ...]\n"
+    "  hilo-node relay   --scenario S --arm NAME --index R --listen HOST:PORT\n"
+    "                    --connect HOST:PORT [--set ...]\n"
+    "Each role takes its GPU, workload, seed and arm from the scenario. Workers are indexed in\n"
+    "topology order (scenario order in a star, region by region otherwise), relays by region.\n"
+    "Exit codes: 0 success, 1 run-time failure, 2 bad input, 128+N killed by signal N.\n";
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    hilosim::NodeOptions o;
+    std::string out;
+    po::options_description desc("hilo-node options");
+    desc.add_options()("help,h", "this text")("scenario", po::value(&o.scenario),
+                                              "scenario file (Protobuf text format)")(
+        "arm", po::value(&o.arm), "arm name")("index", po::value(&o.index)->default_value(0),
+                                              "worker index (topology order) or relay region")(
+        "listen", po::value(&o.listen), "learner, relay: HOST:PORT to listen on (port 0: any)")(
+        "connect", po::value(&o.connect), "worker, relay: the learner's HOST:PORT")(
+        "relay", po::value(&o.relay), "worker in a relay topology: its relay's HOST:PORT")(
+        "set", po::value(&o.overrides)->composing(), "override a scenario field (repeatable)")(
+        "out", po::value(&out),
+        "folder for this node's event log (learner.events, worker-I.events)")(
+        "events", po::value(&o.events), "event log path (overrides --out)")(
+        "port-file", po::value(&o.port_file), "learner, relay: write the bound port here")(
+        "epoch-ns", po::value(&o.epoch_ns)->default_value(0),
+        "steady-clock epoch of the run in ns (hilo-emu passes one to every node; 0: now)")(
+        "sync-start", po::bool_switch(&o.sync_start),
+        "print \"ready PORT\" after set-up and read the run's epoch (ns) from stdin")(
+        "stall-timeout", po::value(&o.stall_timeout_s)->default_value(300),
+        "seconds without progress before giving up")("role", po::value(&o.role), "");
+    po::positional_options_description pos;
+    pos.add("role", 1);
+    po::variables_map vm;
+    try
+    {
+        po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+        po::notify(vm);
+    }
+    catch (const po::error& e)
+    {
+        std::cerr << "hilo-node: " << e.what() << "\n\n" << kUsage;
+        return 2;
+    }
+    if (vm.count("help"))
+    {
+        std::cout << kUsage << "\n" << desc;
+        return 0;
+    }
+    if (o.role.empty() || o.scenario.empty() || o.arm.empty())
+    {
+        std::cerr << "hilo-node: a role, --scenario and --arm are required\n\n" << kUsage;
+        return 2;
+    }
+    if (o.events.empty() && !out.empty())
+    {
+        o.events = out + "/" +
+                   (o.role == "learner" ? std::string("learner")
+                                        : o.role + "-" + std::to_string(o.index)) +
+                   ".events";
+    }
+    return hilosim::RunNode(o, std::cerr);
+}

@@ -1,0 +1,738 @@
+#include "sim/drivers/process/node-runner.h"
+
+#include "sim/cli/catalog.h"
+#include "sim/drivers/process/event-log.h"
+#include "sim/drivers/process/process-port.h"
+#include "sim/drivers/process/tcp-transport.h"
+#include "sim/roles/learner-role.h"
+#include "sim/roles/peer-ids.h"
+#include "sim/roles/relay-role.h"
+#include "sim/roles/worker-role.h"
+#include "sim/run/arm-context-builder.h"
+#include "sim/scenario/scenario-loader.h"
+
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <optional>
+
+namespace hilosim
+{
+namespace
+{
+
+namespace asio = boost::asio;
+
+constexpr int kExitOk = 0;
+constexpr int kExitRuntime = 1;
+constexpr int kExitBadInput = 2;
+
+// What every node shares: the event loop, the clock, the exit decision, the watchdog.
+class NodeLoop
+{
+  public:
+    NodeLoop(std::string label, std::ostream& err, int64_t epoch_ns, double stall_timeout_s)
+      : m_label(std::move(label))
+      , m_err(err)
+      , m_epoch(epoch_ns > 0 ? SteadyFromNs(epoch_ns) : std::chrono::steady_clock::now())
+      , m_stallTimeout(stall_timeout_s)
+      , m_signals(m_io, SIGINT, SIGTERM)
+      , m_watchdog(m_io)
+    {
+    }
+
+    asio::io_context& io() { return m_io; }
+    void SetEpochNs(int64_t ns) { m_epoch = SteadyFromNs(ns); }
+    std::chrono::steady_clock::time_point epoch() const { return m_epoch; }
+    int64_t NowNs() const
+    {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now() - m_epoch)
+            .count();
+    }
+    void Log(const std::string& line) { m_err << m_label << ": " << line << std::endl; }
+    /// A line that already names its node (the transport's).
+    void LogRaw(const std::string& line) { m_err << line << std::endl; }
+
+    /// Ends the loop with `code` (the first call wins); `message` goes to stderr.
+    void Finish(int code, const std::string& message)
+    {
+        if (m_code >= 0)
+        {
+            return;
+        }
+        m_code = code;
+        if (!message.empty())
+        {
+            Log(message);
+        }
+        m_io.stop();
+    }
+    bool finished() const { return m_code >= 0; }
+
+    void Progress() { m_lastProgress = std::chrono::steady_clock::now(); }
+
+    /// Set-up is done: with `sync` tells hilo-emu (a "ready PORT" line on stdout) and waits for
+    /// the run's epoch on stdin. False when stdin ends or carries no number.
+    bool Ready(bool sync, uint16_t port)
+    {
+        if (!sync)
+        {
+            return true;
+        }
+        std::cout << "ready " << port << std::endl;
+        std::string line;
+        if (!std::getline(std::cin, line) || line.empty() ||
+            line.find_first_not_of("0123456789") != std::string::npos)
+        {
+            Log("no epoch on stdin (got \"" + line + "\")");
+            return false;
+        }
+        SetEpochNs(std::stoll(line));
+        return true;
+    }
+
+    /// Calls `start` at the run's epoch (at once when it has passed): every node of a run starts
+    /// its role at modelled time 0, as in the simulator, whatever its own start-up took.
+    void AtEpoch(std::function<void()> start)
+    {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= m_epoch)
+        {
+            const double late = std::chrono::duration<double>(now - m_epoch).count();
+            if (late > 0.05)
+            {
+                Log("started " + std::to_string(late) +
+                    " s after the run's epoch (start-up took longer than hilo-emu allowed)");
+            }
+            m_io.post(std::move(start));
+            return;
+        }
+        m_startTimer = std::make_unique<asio::steady_timer>(m_io, m_epoch);
+        m_startTimer->async_wait(
+            [start = std::move(start)](const boost::system::error_code& ec)
+            {
+                if (!ec)
+                    start();
+            });
+    }
+
+    /// Runs until Finish. `waiting_for` says what a stalled node waits for.
+    int Run(std::function<std::string()> waiting_for)
+    {
+        m_waitingFor = std::move(waiting_for);
+        m_signals.async_wait(
+            [this](const boost::system::error_code& ec, int sig)
+            {
+                if (!ec)
+                    Finish(128 + sig, std::string("stopped by signal ") + std::to_string(sig));
+            });
+        Progress();
+        Watch();
+        if (m_code < 0)
+        {
+            m_io.run();
+        }
+        return m_code < 0 ? kExitRuntime : m_code;
+    }
+
+  private:
+    void Watch()
+    {
+        m_watchdog.expires_after(std::chrono::milliseconds(500));
+        m_watchdog.async_wait(
+            [this](const boost::system::error_code& ec)
+            {
+                if (ec)
+                    return;
+                const double idle =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - m_lastProgress)
+                        .count();
+                if (idle > m_stallTimeout)
+                {
+                    Finish(kExitRuntime,
+                           "no progress for " + std::to_string(int(idle)) + " s (stall timeout " +
+                               std::to_string(int(m_stallTimeout)) + " s): " + m_waitingFor());
+                    return;
+                }
+                Watch();
+            });
+    }
+
+    std::string m_label;
+    std::ostream& m_err;
+    asio::io_context m_io;
+    std::chrono::steady_clock::time_point m_epoch;
+    double m_stallTimeout;
+    asio::signal_set m_signals;
+    asio::steady_timer m_watchdog;
+    std::chrono::steady_clock::time_point m_lastProgress;
+    std::function<std::string()> m_waitingFor;
+    std::unique_ptr<asio::steady_timer> m_startTimer;
+    int m_code{-1};
+};
+
+// Messages that arrive before this node's role started (a peer's clock reached the epoch first):
+// kept and handed over right after the role starts.
+class EarlyMessages
+{
+  public:
+    void Keep(uint32_t peer, const RoleMessage& m)
+    {
+        m_kept.push_back({peer, m.type, std::string(m.payload), m.wire_bytes, m.sequence});
+    }
+    template<typename Handler>
+    void Replay(Handler handle)
+    {
+        for (const Kept& k : m_kept)
+        {
+            RoleMessage m;
+            m.type = k.type;
+            m.payload = k.payload;
+            m.wire_bytes = k.wire_bytes;
+            m.sequence = k.sequence;
+            handle(k.peer, m);
+        }
+        m_kept.clear();
+    }
+
+  private:
+    struct Kept
+    {
+        uint32_t peer;
+        uint32_t type;
+        std::string payload;
+        uint64_t wire_bytes;
+        uint64_t sequence;
+    };
+    std::vector<Kept> m_kept;
+};
+
+// The scenario, the arm and its context, as the simulator builds them.
+struct ArmSetup
+{
+    LoadedScenario loaded;
+    size_t arm_index{0};
+    std::shared_ptr<ArmContext> context;
+    std::vector<uint32_t> order; // topology order
+};
+
+int
+LoadArm(const NodeOptions& o, std::ostream& err, ArmSetup* setup)
+{
+    auto loaded = LoadScenarioFile(o.scenario, o.overrides, CurrentCatalog());
+    if (!loaded.ok())
+    {
+        err << loaded.status().message() << "\nhilo-node: " << o.scenario
+            << " is not a valid scenario\n";
+        return kExitBadInput;
+    }
+    setup->loaded = std::move(*loaded);
+    const ResolvedScenario& sc = setup->loaded.resolved;
+    std::string names;
+    bool found = false;
+    for (size_t i = 0; i < sc.arms.size(); ++i)
+    {
+        names += (i ? ", " : "") + sc.arms[i].name;
+        if (sc.arms[i].name == o.arm)
+        {
+            setup->arm_index = i;
+            found = true;
+        }
+    }
+    if (!found)
+    {
+        err << "hilo-node: --arm \"" << o.arm << "\" is not an arm of " << o.scenario
+            << "; allowed: " << names << "\n";
+        return kExitBadInput;
+    }
+    auto context = BuildArmContext(sc, sc.arms[setup->arm_index]);
+    if (!context.ok())
+    {
+        err << "hilo-node: " << o.scenario << ": arm '" << o.arm
+            << "': " << context.status().message() << "\n";
+        return kExitBadInput;
+    }
+    setup->context = std::move(*context);
+    setup->order = TopologyWorkerOrder(sc);
+    return kExitOk;
+}
+
+std::unique_ptr<EventLogWriter>
+OpenEvents(const NodeOptions& o, std::ostream& err, bool* ok)
+{
+    *ok = true;
+    if (o.events.empty())
+    {
+        return nullptr;
+    }
+    auto w = EventLogWriter::Open(o.events);
+    if (!w.ok())
+    {
+        err << "hilo-node: " << w.status().message() << "\n";
+        *ok = false;
+        return nullptr;
+    }
+    return std::move(*w);
+}
+
+bool
+WritePortFile(const std::string& path, uint16_t port, std::ostream& err)
+{
+    if (path.empty())
+    {
+        return true;
+    }
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp, std::ios::trunc);
+        f << port << "\n";
+        if (!f.flush())
+        {
+            err << "hilo-node: cannot write " << tmp << "\n";
+            return false;
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    {
+        err << "hilo-node: cannot rename " << tmp << " to " << path << "\n";
+        return false;
+    }
+    return true;
+}
+
+std::string
+ListIds(const std::vector<uint32_t>& ids)
+{
+    std::string s;
+    for (uint32_t id : ids)
+        s += (s.empty() ? "" : ", ") + std::to_string(id);
+    return s.empty() ? "none" : s;
+}
+
+int
+RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
+{
+    std::string host;
+    uint16_t listen_port = 0;
+    if (!SplitHostPort(o.listen, &host, &listen_port))
+    {
+        err << "hilo-node learner: --listen must be HOST:PORT, got \"" << o.listen << "\"\n";
+        return kExitBadInput;
+    }
+    bool ok = true;
+    auto events = OpenEvents(o, err, &ok);
+    if (!ok)
+        return kExitBadInput;
+    const ResolvedScenario& sc = setup.loaded.resolved;
+    const uint32_t workers = setup.context->workers;
+    std::vector<uint32_t> update_peers;
+    if (sc.network.topology == TopologyKind::kRelay)
+    {
+        for (uint32_t r = 0; r < sc.network.regions.size(); ++r)
+            update_peers.push_back(RelayPeerId(r));
+    }
+    else
+    {
+        for (uint32_t w = 0; w < workers; ++w)
+            update_peers.push_back(WorkerPeerId(w));
+    }
+
+    NodeLoop loop("learner", err, o.epoch_ns, o.stall_timeout_s);
+    std::unique_ptr<LearnerRole> role;
+    TcpTransportOptions topt;
+    topt.local_id = kLearnerPeerId;
+    topt.name = "learner";
+    topt.clock_ns = [&loop]() { return loop.NowNs(); };
+    TcpTransportCallbacks tcb;
+    TcpTransport* transport_ptr = nullptr;
+    tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
+    tcb.connected = [&](uint32_t peer)
+    {
+        loop.Progress();
+        role->HandlePeerConnected(peer);
+    };
+    tcb.closed = [&](uint32_t peer, bool error, const std::string&)
+    { role->HandlePeerClosed(peer, error); };
+    EarlyMessages early;
+    auto handle = [&](uint32_t peer, const RoleMessage& m)
+    {
+        hilo::Status s = role->HandleMessage(peer, m);
+        if (!s.ok())
+        {
+            transport_ptr->Disconnect(peer, "unusable message: " + s.message());
+        }
+    };
+    tcb.message = [&](uint32_t peer, const RoleMessage& m)
+    {
+        loop.Progress();
+        if (!role->started())
+            early.Keep(peer, m);
+        else
+            handle(peer, m);
+    };
+    TcpTransport transport(loop.io(), topt, tcb);
+    transport_ptr = &transport;
+    ProcessPort port(loop.io(), &transport, loop.epoch(),
+                     [&]() { loop.Finish(kExitRuntime, role->failure().ToString()); });
+
+    LearnerHooks hooks;
+    hooks.published = [&](const PublishEvent& e)
+    {
+        loop.Progress();
+        if (events)
+            events->Publish(e);
+    };
+    hooks.evaluated = [&](const EvalEvent& e)
+    {
+        if (events)
+            events->Eval(e);
+    };
+    hooks.worker_done = [&](uint32_t worker, uint64_t version, uint64_t hash)
+    {
+        const bool match = role->done_workers().at(worker);
+        if (events)
+            events->Done(worker, version, hash, match);
+        if (role->done_workers().size() < workers)
+            return;
+        std::vector<uint32_t> bad;
+        for (const auto& [w, m] : role->done_workers())
+        {
+            if (!m)
+                bad.push_back(w);
+        }
+        loop.Finish(bad.empty() ? kExitOk : kExitRuntime,
+                    bad.empty() ? ""
+                                : "workers " + ListIds(bad) +
+                                      " ended at a state hash other than the learner's");
+    };
+    role = std::make_unique<LearnerRole>(setup.context, &port, update_peers,
+                                         hilo::PublisherOptions{}, std::move(hooks));
+    auto bound = transport.Listen(host, listen_port);
+    if (!bound.ok())
+    {
+        err << "hilo-node learner: " << bound.status().message() << "\n";
+        return kExitBadInput;
+    }
+    if (!WritePortFile(o.port_file, *bound, err))
+        return kExitRuntime;
+    if (events)
+        events->Process("learner", 0, getpid());
+    if (!loop.Ready(o.sync_start, *bound))
+        return kExitRuntime;
+    port.SetEpoch(loop.epoch());
+    loop.AtEpoch(
+        [&]()
+        {
+            role->Start();
+            if (role->started())
+                early.Replay(handle);
+        });
+    const int code = loop.Run(
+        [&]()
+        {
+            if (!role->started())
+                return std::string("not started");
+            const uint64_t v = role->publisher().version();
+            if (v < setup.context->steps)
+            {
+                std::vector<uint32_t> missing;
+                for (uint32_t w = 0; w < workers; ++w)
+                {
+                    if (!transport.IsConnected(WorkerPeerId(w)))
+                        missing.push_back(w);
+                }
+                return "at version " + std::to_string(v) + ", waiting for trajectories of round " +
+                       std::to_string(v + 1) + " (workers not connected: " + ListIds(missing) + ")";
+            }
+            std::vector<uint32_t> missing;
+            for (uint32_t w = 0; w < workers; ++w)
+            {
+                if (role->done_workers().count(w) == 0)
+                    missing.push_back(w);
+            }
+            return "published the last version; waiting for workers " + ListIds(missing) +
+                   " to hold it";
+        });
+    port.CancelTimers();
+    transport.CloseAll();
+    return code;
+}
+
+int
+RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
+{
+    const ResolvedScenario& sc = setup.loaded.resolved;
+    const uint32_t workers = setup.context->workers;
+    if (o.index >= workers)
+    {
+        err << "hilo-node worker: --index " << o.index << " is out of range; the scenario has "
+            << workers << " workers (0 to " << workers - 1 << ")\n";
+        return kExitBadInput;
+    }
+    std::string learner_host, relay_host;
+    uint16_t learner_port = 0, relay_port = 0;
+    if (!SplitHostPort(o.connect, &learner_host, &learner_port) || learner_port == 0)
+    {
+        err << "hilo-node worker: --connect must be the learner's HOST:PORT, got \"" << o.connect
+            << "\"\n";
+        return kExitBadInput;
+    }
+    const bool relayed = sc.network.topology == TopologyKind::kRelay;
+    if (relayed != !o.relay.empty() ||
+        (relayed && (!SplitHostPort(o.relay, &relay_host, &relay_port) || relay_port == 0)))
+    {
+        err << "hilo-node worker: "
+            << (relayed ? "a relay topology needs --relay HOST:PORT (its region's relay)"
+                        : "--relay is only for relay topologies")
+            << "\n";
+        return kExitBadInput;
+    }
+    bool ok = true;
+    auto events = OpenEvents(o, err, &ok);
+    if (!ok)
+        return kExitBadInput;
+
+    const std::string label = "worker " + std::to_string(o.index);
+    NodeLoop loop(label, err, o.epoch_ns, o.stall_timeout_s);
+    std::unique_ptr<WorkerRole> role;
+    bool done_sent = false;
+    bool ever_connected = false;
+    TcpTransportOptions topt;
+    topt.local_id = WorkerPeerId(o.index);
+    topt.name = label;
+    topt.clock_ns = [&loop]() { return loop.NowNs(); };
+    TcpTransportCallbacks tcb;
+    TcpTransport* transport_ptr = nullptr;
+    tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
+    tcb.connected = [&](uint32_t peer)
+    {
+        loop.Progress();
+        if (peer == kLearnerPeerId)
+            ever_connected = true;
+    };
+    tcb.closed = [&](uint32_t peer, bool error, const std::string& why)
+    {
+        if (peer == kLearnerPeerId && done_sent)
+        {
+            loop.Finish(kExitOk, ""); // the learner ends the run once every worker is done
+        }
+    };
+    EarlyMessages early;
+    auto handle = [&](uint32_t peer, const RoleMessage& m)
+    {
+        hilo::Status s = role->HandleMessage(peer, m);
+        if (!s.ok())
+        {
+            transport_ptr->Disconnect(peer, "unusable message: " + s.message());
+        }
+    };
+    tcb.message = [&](uint32_t peer, const RoleMessage& m)
+    {
+        loop.Progress();
+        if (!role->started())
+            early.Keep(peer, m);
+        else
+            handle(peer, m);
+    };
+    TcpTransport transport(loop.io(), topt, tcb);
+    transport_ptr = &transport;
+    ProcessPort port(loop.io(), &transport, loop.epoch(),
+                     [&]() { loop.Finish(kExitRuntime, role->failure().ToString()); });
+    WorkerHooks hooks;
+    hooks.rollout_done = [&](const RolloutEvent& e)
+    {
+        loop.Progress();
+        if (events)
+            events->Rollout(e);
+    };
+    hooks.applied = [&](const ApplyEvent& e)
+    {
+        loop.Progress();
+        if (events)
+            events->Apply(e);
+        if (e.version >= setup.context->steps)
+            done_sent = true; // announce_done sends kDone at this point
+    };
+    hooks.hash_mismatch = [&](uint32_t worker, uint64_t version)
+    {
+        if (events)
+            events->Mismatch(worker, version);
+    };
+    hooks.resync = [&](uint32_t worker, uint64_t from)
+    {
+        if (events)
+            events->Resync(worker, from);
+    };
+    WorkerRoleOptions wopt;
+    wopt.announce_done = true;
+    role = std::make_unique<WorkerRole>(setup.context, &port, o.index, kLearnerPeerId, wopt,
+                                        std::move(hooks));
+    if (events)
+        events->Process("worker", o.index, getpid());
+    transport.Connect(kLearnerPeerId, learner_host, learner_port);
+    if (relayed)
+    {
+        const int32_t region = sc.workers[setup.order[o.index]].region_index;
+        transport.Connect(RelayPeerId(static_cast<uint32_t>(region)), relay_host, relay_port);
+    }
+    if (!loop.Ready(o.sync_start, 0))
+        return kExitRuntime;
+    port.SetEpoch(loop.epoch());
+    loop.AtEpoch(
+        [&]()
+        {
+            role->Start();
+            if (role->started())
+                early.Replay(handle);
+        });
+    const int code = loop.Run(
+        [&]()
+        {
+            if (!transport.IsConnected(kLearnerPeerId))
+            {
+                return std::string(ever_connected ? "lost" : "never reached") + " the learner at " +
+                       o.connect;
+            }
+            if (!role->started())
+                return std::string("not started");
+            return "at version " + std::to_string(role->replica().version()) +
+                   ", waiting for updates from the learner";
+        });
+    port.CancelTimers();
+    transport.CloseAll();
+    return code;
+}
+
+int
+RunRelay(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
+{
+    const ResolvedScenario& sc = setup.loaded.resolved;
+    if (sc.network.topology != TopologyKind::kRelay)
+    {
+        err << "hilo-node relay: the scenario's topology is "
+            << TopologyKindName(sc.network.topology) << ", not relay\n";
+        return kExitBadInput;
+    }
+    if (o.index >= sc.network.regions.size())
+    {
+        err << "hilo-node relay: --index " << o.index << " is out of range; the scenario has "
+            << sc.network.regions.size() << " regions\n";
+        return kExitBadInput;
+    }
+    std::string host, learner_host;
+    uint16_t listen_port = 0, learner_port = 0;
+    if (!SplitHostPort(o.listen, &host, &listen_port) ||
+        !SplitHostPort(o.connect, &learner_host, &learner_port) || learner_port == 0)
+    {
+        err << "hilo-node relay: needs --listen HOST:PORT and --connect LEARNER_HOST:PORT\n";
+        return kExitBadInput;
+    }
+    std::vector<uint32_t> region_workers;
+    for (uint32_t t = 0; t < setup.order.size(); ++t)
+    {
+        if (sc.workers[setup.order[t]].region_index == static_cast<int32_t>(o.index))
+            region_workers.push_back(WorkerPeerId(t));
+    }
+    const std::string label = "relay " + std::to_string(o.index);
+    NodeLoop loop(label, err, o.epoch_ns, o.stall_timeout_s);
+    std::unique_ptr<RelayRole> role;
+    TcpTransportOptions topt;
+    topt.local_id = RelayPeerId(o.index);
+    topt.name = label;
+    topt.clock_ns = [&loop]() { return loop.NowNs(); };
+    TcpTransportCallbacks tcb;
+    tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
+    tcb.connected = [&](uint32_t) { loop.Progress(); };
+    tcb.closed = [&](uint32_t peer, bool error, const std::string&)
+    {
+        if (peer == kLearnerPeerId && !error)
+            loop.Finish(kExitOk, "");
+    };
+    tcb.message = [&](uint32_t peer, const RoleMessage& m)
+    {
+        loop.Progress();
+        hilo::Status s = role->HandleMessage(peer, m);
+        if (!s.ok())
+            loop.Log(s.message());
+    };
+    TcpTransport transport(loop.io(), topt, tcb);
+    ProcessPort port(loop.io(), &transport, loop.epoch(),
+                     [&]() { loop.Finish(kExitRuntime, "relay failed"); });
+    role = std::make_unique<RelayRole>(&port, region_workers, RelayHooks{});
+    auto bound = transport.Listen(host, listen_port);
+    if (!bound.ok())
+    {
+        err << label << ": " << bound.status().message() << "\n";
+        return kExitBadInput;
+    }
+    if (!WritePortFile(o.port_file, *bound, err))
+        return kExitRuntime;
+    transport.Connect(kLearnerPeerId, learner_host, learner_port);
+    if (!loop.Ready(o.sync_start, *bound))
+        return kExitRuntime;
+    port.SetEpoch(loop.epoch());
+    const int code = loop.Run([&]() { return "no update from the learner at " + o.connect; });
+    port.CancelTimers();
+    transport.CloseAll();
+    return code;
+}
+
+} // namespace
+
+bool
+SplitHostPort(const std::string& text, std::string* host, uint16_t* port)
+{
+    const size_t colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 >= text.size())
+    {
+        return false;
+    }
+    const std::string digits = text.substr(colon + 1);
+    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 5)
+    {
+        return false;
+    }
+    const unsigned long value = std::stoul(digits);
+    if (value > 65535)
+    {
+        return false;
+    }
+    *host = text.substr(0, colon);
+    *port = static_cast<uint16_t>(value);
+    return true;
+}
+
+int
+RunNode(const NodeOptions& o, std::ostream& err)
+{
+    if (o.role != "learner" && o.role != "worker" && o.role != "relay")
+    {
+        err << "hilo-node: unknown role \"" << o.role << "\"; allowed: learner, worker, relay\n";
+        return kExitBadInput;
+    }
+    if (o.stall_timeout_s <= 0)
+    {
+        err << "hilo-node: --stall-timeout must be positive, got " << o.stall_timeout_s << "\n";
+        return kExitBadInput;
+    }
+    ArmSetup setup;
+    const int loaded = LoadArm(o, err, &setup);
+    if (loaded != kExitOk)
+    {
+        return loaded;
+    }
+    if (o.role == "learner")
+        return RunLearner(o, setup, err);
+    if (o.role == "worker")
+        return RunWorker(o, setup, err);
+    return RunRelay(o, setup, err);
+}
+
+} // namespace hilosim

@@ -1,0 +1,53 @@
+// RunNode: one role of one arm as a real process (`hilo-node`). Loads the scenario, builds the
+// arm's context exactly as the simulator does (sim/run/arm-context-builder.h), and runs the
+// learner, a worker or a relay on a Boost.Asio event loop with a ProcessPort and a TcpTransport.
+//
+// - learner: listens; exits 0 once every worker has announced the last version with the
+//   learner's state hash, 1 if one announced another hash.
+// - worker: connects to the learner (and to its region's relay in a relay topology), re-dialling
+//   with backoff whenever a connection ends; a restarted worker is welcomed by the learner and
+//   catches up. Exits 0 when it holds the last version, has announced it, and the learner has
+//   closed the connection.
+// - relay: listens for its region's workers, connects to the learner, forwards updates; exits 0
+//   when the learner closes the connection cleanly.
+// Every node gives up with exit 1 and a message naming what it waited for when it sees no
+// progress for `stall_timeout_s` (bounded waits), and exits 128 + N on signal N (SIGINT,
+// SIGTERM). Exit 2: bad input (scenario, arm, index, addresses).
+#ifndef HILOSIM_DRIVERS_PROCESS_NODE_RUNNER_H
+#define HILOSIM_DRIVERS_PROCESS_NODE_RUNNER_H
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace hilosim
+{
+
+struct NodeOptions
+{
+    std::string role;                   // "learner", "worker" or "relay"
+    std::string scenario;               // scenario file
+    std::vector<std::string> overrides; // `--set` assignments
+    std::string arm;                    // arm name
+    uint32_t index{0};                  // worker (topology order) or relay (region) index
+    std::string listen;                 // learner, relay: HOST:PORT (port 0: any free port)
+    std::string connect;                // worker, relay: the learner's HOST:PORT
+    std::string relay;                  // worker of a relay topology: its relay's HOST:PORT
+    std::string events;                 // event log (sim/drivers/process/event-log.h); "": none
+    std::string port_file;              // learner, relay: the bound port is written here
+    int64_t epoch_ns{0};                // steady-clock epoch of the run; 0: this process's start
+    bool sync_start{false};             // after set-up print "ready PORT" on stdout and read the
+                                        // run's epoch (steady-clock ns) from stdin (hilo-emu)
+    double stall_timeout_s{300};        // bounded waits: give up after this long without progress
+};
+
+/// Runs the node; returns the process exit code. Errors go to `err`.
+int RunNode(const NodeOptions& options, std::ostream& err);
+
+/// "HOST:PORT" -> host and port; false when malformed.
+bool SplitHostPort(const std::string& text, std::string* host, uint16_t* port);
+
+} // namespace hilosim
+
+#endif // HILOSIM_DRIVERS_PROCESS_NODE_RUNNER_H

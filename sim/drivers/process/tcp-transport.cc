@@ -1,0 +1,626 @@
+#include "sim/drivers/process/tcp-transport.h"
+
+#include "sim/net/frame-header.h"
+
+#include "hilo/core/coding.h"
+
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <iostream>
+
+namespace hilosim
+{
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+namespace
+{
+
+constexpr uint32_t kUnknownPeer = 0xFFFFFFFFu;
+constexpr size_t kChunkBytes = 1 << 16; // padding is written and read in pieces of this size
+
+std::string
+PeerName(uint32_t peer)
+{
+    return peer == kUnknownPeer ? std::string("(hello pending)") : std::to_string(peer);
+}
+
+} // namespace
+
+// One TCP connection: frames out (header, payload, zero padding) and frames in.
+class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
+{
+  public:
+    Connection(TcpTransport* owner, tcp::socket socket, uint32_t peer, bool accepted)
+      : m_owner(owner)
+      , m_socket(std::move(socket))
+      , m_peer(peer)
+      , m_accepted(accepted)
+      , m_zeros(owner->m_zeros)
+    {
+        boost::system::error_code ec;
+        m_socket.set_option(tcp::no_delay(true), ec);
+        auto remote = m_socket.remote_endpoint(ec);
+        m_remote = ec ? std::string("?")
+                      : remote.address().to_string() + ":" + std::to_string(remote.port());
+    }
+
+    uint32_t peer() const { return m_peer; }
+    void set_peer(uint32_t peer) { m_peer = peer; }
+    bool accepted() const { return m_accepted; }
+    bool registered() const { return m_peer != kUnknownPeer && !m_awaitingHello; }
+    const std::string& remote() const { return m_remote; }
+    void Detach() { m_owner = nullptr; }
+
+    void Start()
+    {
+        m_awaitingHello = m_accepted;
+        ReadHeader();
+    }
+
+    void Enqueue(uint32_t type, std::shared_ptr<const std::string> payload, uint64_t wire_bytes,
+                 int64_t sent_at_ns)
+    {
+        FrameHeader h;
+        h.type = type;
+        h.payload_bytes = payload->size();
+        h.wire_bytes = wire_bytes;
+        h.sent_at_steps = sent_at_ns;
+        Out out;
+        h.AppendTo(&out.header);
+        out.payload = std::move(payload);
+        out.padding = wire_bytes - out.payload->size();
+        m_out.push_back(std::move(out));
+        WriteNext();
+    }
+
+    /// Closes the socket; `why` is reported once, through the owner.
+    void Close(bool error, const std::string& why)
+    {
+        if (m_closed)
+        {
+            return;
+        }
+        m_closed = true;
+        boost::system::error_code ec;
+        m_socket.shutdown(tcp::socket::shutdown_both, ec);
+        m_socket.close(ec);
+        m_out.clear();
+        if (m_owner)
+        {
+            m_owner->OnClosed(shared_from_this(), error, why);
+        }
+    }
+
+  private:
+    struct Out
+    {
+        std::string header;
+        std::shared_ptr<const std::string> payload;
+        uint64_t padding{0};
+    };
+
+    void WriteNext()
+    {
+        if (m_writing || m_out.empty() || m_closed)
+        {
+            return;
+        }
+        m_writing = true;
+        Out& out = m_out.front();
+        std::vector<asio::const_buffer> buffers{asio::buffer(out.header),
+                                                asio::buffer(*out.payload)};
+        auto self = shared_from_this();
+        asio::async_write(m_socket, buffers,
+                          [self](const boost::system::error_code& ec, size_t)
+                          {
+                              if (ec)
+                              {
+                                  self->Fail(ec);
+                                  return;
+                              }
+                              self->WritePadding();
+                          });
+    }
+
+    void WritePadding()
+    {
+        if (m_closed)
+        {
+            return;
+        }
+        Out& out = m_out.front();
+        if (out.padding == 0)
+        {
+            m_out.pop_front();
+            m_writing = false;
+            WriteNext();
+            return;
+        }
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(out.padding, m_zeros->size()));
+        out.padding -= n;
+        auto self = shared_from_this();
+        asio::async_write(m_socket, asio::buffer(m_zeros->data(), n),
+                          [self](const boost::system::error_code& ec, size_t)
+                          {
+                              if (ec)
+                              {
+                                  self->Fail(ec);
+                                  return;
+                              }
+                              self->WritePadding();
+                          });
+    }
+
+    void ReadHeader()
+    {
+        auto self = shared_from_this();
+        asio::async_read(m_socket, asio::buffer(m_header, FrameHeader::kBytes),
+                         [self](const boost::system::error_code& ec, size_t n)
+                         {
+                             if (ec)
+                             {
+                                 self->Fail(ec, /*mid_frame=*/n > 0);
+                                 return;
+                             }
+                             self->OnHeader();
+                         });
+    }
+
+    void OnHeader()
+    {
+        if (m_closed || !m_owner)
+        {
+            return;
+        }
+        auto parsed = FrameHeader::Parse(std::string_view(m_header, FrameHeader::kBytes),
+                                         m_owner->m_options.max_payload_bytes);
+        if (!parsed.ok())
+        {
+            Close(/*error=*/true, parsed.status().message());
+            return;
+        }
+        m_frame = *parsed;
+        const bool hello = m_frame.type == FrameHeader::kHelloType;
+        if (m_awaitingHello != hello)
+        {
+            Close(/*error=*/true, hello ? "unexpected hello" : "message before the hello");
+            return;
+        }
+        if (hello && (m_frame.payload_bytes != 4 || m_frame.wire_bytes != 4))
+        {
+            Close(/*error=*/true, "malformed hello (" + std::to_string(m_frame.payload_bytes) +
+                                      " payload bytes, " + std::to_string(m_frame.wire_bytes) +
+                                      " wire bytes)");
+            return;
+        }
+        m_payload.assign(m_frame.payload_bytes, '\0');
+        if (m_payload.empty())
+        {
+            ReadPadding(m_frame.wire_bytes);
+            return;
+        }
+        auto self = shared_from_this();
+        asio::async_read(m_socket, asio::buffer(&m_payload[0], m_payload.size()),
+                         [self](const boost::system::error_code& ec, size_t)
+                         {
+                             if (ec)
+                             {
+                                 self->Fail(ec, /*mid_frame=*/true);
+                                 return;
+                             }
+                             self->ReadPadding(self->m_frame.wire_bytes -
+                                               self->m_frame.payload_bytes);
+                         });
+    }
+
+    void ReadPadding(uint64_t left)
+    {
+        if (left == 0)
+        {
+            Deliver();
+            return;
+        }
+        if (m_scratch.empty())
+        {
+            m_scratch.resize(kChunkBytes);
+        }
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(left, m_scratch.size()));
+        auto self = shared_from_this();
+        asio::async_read(m_socket, asio::buffer(m_scratch.data(), n),
+                         [self, left, n](const boost::system::error_code& ec, size_t)
+                         {
+                             if (ec)
+                             {
+                                 self->Fail(ec, /*mid_frame=*/true);
+                                 return;
+                             }
+                             self->ReadPadding(left - n);
+                         });
+    }
+
+    void Deliver()
+    {
+        if (m_closed || !m_owner)
+        {
+            return;
+        }
+        if (m_awaitingHello)
+        {
+            uint32_t id = 0;
+            hilo::ByteReader(m_payload).GetU32(&id);
+            m_awaitingHello = false;
+            m_owner->Register(shared_from_this(), id);
+        }
+        else
+        {
+            RoleMessage m;
+            m.type = m_frame.type;
+            m.payload = m_payload;
+            m.wire_bytes = m_frame.wire_bytes;
+            m.sequence = m_received++;
+            m_owner->OnMessage(shared_from_this(), m);
+        }
+        if (!m_closed)
+        {
+            ReadHeader();
+        }
+    }
+
+    void Fail(const boost::system::error_code& ec, bool mid_frame = false)
+    {
+        if (ec == asio::error::operation_aborted)
+        {
+            return; // our own Close
+        }
+        if (ec == asio::error::eof)
+        {
+            Close(/*error=*/mid_frame, mid_frame ? "connection ended mid-frame (truncated message)"
+                                                 : "closed by the peer");
+            return;
+        }
+        Close(/*error=*/true, ec.message());
+    }
+
+    TcpTransport* m_owner;
+    tcp::socket m_socket;
+    uint32_t m_peer;
+    bool m_accepted;
+    bool m_awaitingHello{false};
+    std::shared_ptr<const std::vector<char>> m_zeros;
+    std::string m_remote;
+    bool m_closed{false};
+
+    char m_header[FrameHeader::kBytes];
+    FrameHeader m_frame;
+    std::string m_payload;
+    std::vector<char> m_scratch;
+    uint64_t m_received{0};
+
+    std::deque<Out> m_out;
+    bool m_writing{false};
+};
+
+TcpTransport::TcpTransport(asio::io_context& io, TcpTransportOptions options,
+                           TcpTransportCallbacks callbacks)
+  : m_io(io)
+  , m_options(std::move(options))
+  , m_callbacks(std::move(callbacks))
+  , m_zeros(std::make_shared<const std::vector<char>>(kChunkBytes, '\0'))
+{
+}
+
+TcpTransport::~TcpTransport()
+{
+    CloseAll();
+}
+
+void
+TcpTransport::Log(const std::string& line) const
+{
+    const std::string text = m_options.name + ": " + line;
+    if (m_callbacks.log)
+    {
+        m_callbacks.log(text);
+    }
+    else
+    {
+        std::cerr << text << "\n";
+    }
+}
+
+int64_t
+TcpTransport::NowNs() const
+{
+    return m_options.clock_ns ? m_options.clock_ns() : 0;
+}
+
+hilo::StatusOr<uint16_t>
+TcpTransport::Listen(const std::string& host, uint16_t port)
+{
+    boost::system::error_code ec;
+    const auto address = asio::ip::make_address(host, ec);
+    if (ec)
+    {
+        return hilo::Status::InvalidArgument("bad listen address \"" + host +
+                                             "\": " + ec.message());
+    }
+    auto acceptor = std::make_unique<tcp::acceptor>(m_io);
+    const tcp::endpoint endpoint(address, port);
+    acceptor->open(endpoint.protocol(), ec);
+    if (!ec)
+        acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec)
+        acceptor->bind(endpoint, ec);
+    if (!ec)
+        acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec)
+    {
+        return hilo::Status::InvalidArgument("cannot listen on " + host + ":" +
+                                             std::to_string(port) + ": " + ec.message());
+    }
+    const uint16_t bound = acceptor->local_endpoint().port();
+    m_acceptor = std::move(acceptor);
+    Accept();
+    return bound;
+}
+
+void
+TcpTransport::Accept()
+{
+    m_acceptor->async_accept(
+        [this](const boost::system::error_code& ec, tcp::socket socket)
+        {
+            if (ec == asio::error::operation_aborted || m_closed)
+            {
+                return;
+            }
+            if (!ec)
+            {
+                auto c = std::make_shared<Connection>(this, std::move(socket), kUnknownPeer,
+                                                      /*accepted=*/true);
+                m_unregistered.insert(c);
+                c->Start();
+            }
+            else
+            {
+                Log("accept failed: " + ec.message());
+            }
+            Accept();
+        });
+}
+
+void
+TcpTransport::Connect(uint32_t peer, const std::string& host, uint16_t port)
+{
+    Outgoing& o = m_outgoing[peer];
+    o.host = host;
+    o.port = port;
+    o.backoff_s = m_options.backoff_initial_s;
+    o.timer = std::make_unique<asio::steady_timer>(m_io);
+    StartConnect(peer);
+}
+
+void
+TcpTransport::StartConnect(uint32_t peer)
+{
+    if (m_closed)
+    {
+        return;
+    }
+    Outgoing& o = m_outgoing.at(peer);
+    boost::system::error_code ec;
+    const auto address = asio::ip::make_address(o.host, ec);
+    if (ec)
+    {
+        Log("bad address \"" + o.host + "\" of peer " + PeerName(peer) + ": " + ec.message());
+        return;
+    }
+    auto socket = std::make_shared<tcp::socket>(m_io);
+    socket->async_connect(tcp::endpoint(address, o.port),
+                          [this, peer, socket](const boost::system::error_code& ec)
+                          {
+                              if (m_closed || ec == asio::error::operation_aborted)
+                              {
+                                  return;
+                              }
+                              if (ec)
+                              {
+                                  ScheduleReconnect(peer);
+                                  return;
+                              }
+                              m_outgoing.at(peer).backoff_s = m_options.backoff_initial_s;
+                              auto c = std::make_shared<Connection>(this, std::move(*socket), peer,
+                                                                    /*accepted=*/false);
+                              // The hello goes first so that the acceptor learns who we are before
+                              // any message.
+                              auto hello = std::make_shared<std::string>();
+                              hilo::ByteWriter(hello.get()).PutU32(m_options.local_id);
+                              c->Enqueue(FrameHeader::kHelloType, hello, hello->size(), NowNs());
+                              c->Start();
+                              Register(c, peer);
+                          });
+}
+
+void
+TcpTransport::ScheduleReconnect(uint32_t peer)
+{
+    auto it = m_outgoing.find(peer);
+    if (m_closed || it == m_outgoing.end())
+    {
+        return;
+    }
+    Outgoing& o = it->second;
+    const double delay = o.backoff_s;
+    o.backoff_s = std::min(o.backoff_s * 2, m_options.backoff_max_s);
+    o.timer->expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(delay)));
+    o.timer->async_wait(
+        [this, peer](const boost::system::error_code& ec)
+        {
+            if (!ec)
+            {
+                StartConnect(peer);
+            }
+        });
+}
+
+void
+TcpTransport::Register(const std::shared_ptr<Connection>& c, uint32_t peer)
+{
+    m_unregistered.erase(c);
+    c->set_peer(peer);
+    auto old = m_connections.find(peer);
+    if (old != m_connections.end() && old->second != c)
+    {
+        // A peer that restarted before its old connection was seen to end.
+        auto previous = old->second;
+        m_connections.erase(old);
+        previous->Close(/*error=*/false, "replaced by a new connection from the same peer");
+    }
+    m_connections[peer] = c;
+    m_everConnected.insert(peer);
+    auto pending = m_pending.find(peer);
+    if (pending != m_pending.end())
+    {
+        for (Pending& p : pending->second)
+        {
+            c->Enqueue(p.type, std::move(p.payload), p.wire_bytes, NowNs());
+        }
+        m_pending.erase(pending);
+    }
+    if (m_callbacks.connected)
+    {
+        m_callbacks.connected(peer);
+    }
+}
+
+void
+TcpTransport::OnMessage(const std::shared_ptr<Connection>& c, const RoleMessage& message)
+{
+    if (m_callbacks.message)
+    {
+        m_callbacks.message(c->peer(), message);
+    }
+}
+
+void
+TcpTransport::OnClosed(const std::shared_ptr<Connection>& c, bool error, const std::string& why)
+{
+    if (m_unregistered.erase(c) > 0)
+    {
+        Log("dropped connection from " + c->remote() + " before its hello: " + why);
+        return;
+    }
+    const uint32_t peer = c->peer();
+    auto it = m_connections.find(peer);
+    if (it == m_connections.end() || it->second != c)
+    {
+        return; // a replaced connection
+    }
+    m_connections.erase(it);
+    if (error)
+    {
+        Log("closed connection with peer " + PeerName(peer) + " (" + c->remote() + "): " + why);
+    }
+    if (m_callbacks.closed)
+    {
+        m_callbacks.closed(peer, error, why);
+    }
+    if (m_outgoing.count(peer) > 0)
+    {
+        ScheduleReconnect(peer);
+    }
+}
+
+hilo::Status
+TcpTransport::Send(uint32_t peer, uint32_t type, std::shared_ptr<const std::string> payload,
+                   uint64_t wire_bytes)
+{
+    if (!payload || wire_bytes < payload->size())
+    {
+        return hilo::Status::InvalidArgument("message wire bytes below its payload size");
+    }
+    if (payload->size() > m_options.max_payload_bytes)
+    {
+        return hilo::Status::InvalidArgument("message payload of " +
+                                             std::to_string(payload->size()) +
+                                             " bytes exceeds the frame limit");
+    }
+    if (type == FrameHeader::kHelloType)
+    {
+        return hilo::Status::InvalidArgument("message type 0xFFFFFFFF is reserved for the hello");
+    }
+    auto it = m_connections.find(peer);
+    if (it != m_connections.end())
+    {
+        it->second->Enqueue(type, std::move(payload), wire_bytes, NowNs());
+    }
+    else if (m_everConnected.count(peer) == 0)
+    {
+        m_pending[peer].push_back({type, std::move(payload), wire_bytes});
+    }
+    else
+    {
+        ++m_dropped;
+    }
+    return hilo::Status::Ok();
+}
+
+bool
+TcpTransport::IsConnected(uint32_t peer) const
+{
+    return m_connections.count(peer) > 0;
+}
+
+void
+TcpTransport::Disconnect(uint32_t peer, const std::string& why)
+{
+    auto it = m_connections.find(peer);
+    if (it != m_connections.end())
+    {
+        auto c = it->second;
+        c->Close(/*error=*/true, why);
+    }
+}
+
+void
+TcpTransport::CloseAll()
+{
+    if (m_closed)
+    {
+        return;
+    }
+    m_closed = true;
+    if (m_acceptor)
+    {
+        boost::system::error_code ec;
+        m_acceptor->close(ec);
+    }
+    for (auto& [peer, o] : m_outgoing)
+    {
+        o.timer->cancel();
+    }
+    auto connections = m_connections;
+    auto unregistered = m_unregistered;
+    m_connections.clear();
+    m_unregistered.clear();
+    for (auto& [peer, c] : connections)
+    {
+        c->Detach();
+        c->Close(false, "transport closed");
+    }
+    for (const auto& c : unregistered)
+    {
+        c->Detach();
+        c->Close(false, "transport closed");
+    }
+    m_pending.clear();
+}
+
+} // namespace hilosim

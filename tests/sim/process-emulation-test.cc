@@ -1,0 +1,379 @@
+// Real processes end to end: hilo-emu against hilo-sim on the same scenario, a worker killed with
+// SIGKILL and restarted, garbage on the learner's port, a node that dies, SIGTERM to hilo-emu,
+// and bad input. Every test checks that no node process is left behind.
+#include "sim/drivers/process/child-process.h"
+#include "sim/net/frame-header.h"
+
+#include "tests/sim/scenario-test-util.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+namespace hilosim
+{
+namespace
+{
+
+namespace fs = std::filesystem;
+
+const std::string kBin = std::string(HILO_BINARY_DIR) + "/sim/";
+
+// A fresh folder holding a copy of the scenario: the copy's path marks this test's processes.
+struct Sandbox
+{
+    fs::path dir;
+    std::string scenario;
+
+    Sandbox(const std::string& name, const std::string& source)
+    {
+        dir = fs::temp_directory_path() / ("hilo-proc-test-" + name);
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        scenario = (dir / "scenario.textproto").string();
+        fs::copy_file(source, scenario);
+    }
+    ~Sandbox() { fs::remove_all(dir); }
+
+    /// Processes whose command line names this sandbox (the bracket keeps the shell that runs
+    /// pgrep from matching its own command line).
+    int LiveProcesses() const
+    {
+        std::string pattern = dir.string() + "/";
+        const size_t h = pattern.find("hilo-proc-test");
+        pattern.replace(h, 1, "[h]");
+        auto r = test::RunCommand("pgrep -f -c -- '" + pattern + "' || true");
+        return std::atoi(r.output.c_str());
+    }
+};
+
+std::vector<std::vector<std::string>>
+ReadCsv(const std::string& path)
+{
+    std::ifstream in(path);
+    std::vector<std::vector<std::string>> rows;
+    std::string line;
+    while (std::getline(in, line))
+    {
+        std::vector<std::string> row;
+        std::stringstream s(line);
+        std::string cell;
+        while (std::getline(s, cell, ','))
+            row.push_back(cell);
+        if (!line.empty() && line.back() == ',')
+            row.push_back("");
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+size_t
+Column(const std::vector<std::vector<std::string>>& csv, const std::string& name)
+{
+    for (size_t i = 0; i < csv.at(0).size(); ++i)
+    {
+        if (csv[0][i] == name)
+            return i;
+    }
+    ADD_FAILURE() << "no column " << name;
+    return 0;
+}
+
+TEST(HiloEmu, TinyScenarioRunsAsProcessesAndLearnsExactlyAsSimulated)
+{
+    Sandbox box("tiny", std::string(HILO_SOURCE_DIR) + "/tests/scripts/tiny.textproto");
+    const std::string emu = (box.dir / "emu").string();
+    const std::string sim = (box.dir / "sim").string();
+    auto e = test::RunCommand(kBin + "hilo-emu run " + box.scenario + " --quiet --out " + emu);
+    ASSERT_EQ(e.exit_code, 0) << e.output;
+    auto s = test::RunCommand(kBin + "hilo-sim run " + box.scenario + " --quiet --out " + sim);
+    ASSERT_EQ(s.exit_code, 0) << s.output;
+
+    const std::string summary = test::ReadFile(emu + "/summary.json");
+    EXPECT_NE(summary.find("\"mode\": \"emulation-direct\""), std::string::npos);
+    EXPECT_EQ(summary.find("\"hash_mismatches\": 1"), std::string::npos);
+    size_t arms = 0;
+    for (size_t p = summary.find("\"workers_at_final_hash\": 2"); p != std::string::npos;
+         p = summary.find("\"workers_at_final_hash\": 2", p + 1))
+        ++arms;
+    EXPECT_EQ(arms, 2u) << summary;
+
+    // Every worker applied every version with its hash checked, in its own process.
+    auto workers = ReadCsv(emu + "/workers.csv");
+    const size_t arm = Column(workers, "arm"), version = Column(workers, "version"),
+                 worker = Column(workers, "worker"), hash_ok = Column(workers, "hash_ok"),
+                 pid = Column(workers, "pid");
+    std::set<std::tuple<std::string, std::string, std::string>> seen;
+    std::map<std::string, std::set<std::string>> pids;
+    for (size_t r = 1; r < workers.size(); ++r)
+    {
+        seen.insert({workers[r][arm], workers[r][version], workers[r][worker]});
+        EXPECT_EQ(workers[r][hash_ok], "1");
+        pids[workers[r][arm]].insert(workers[r][pid]);
+    }
+    EXPECT_EQ(seen.size(), 2u * 3u * 2u); // arms x versions x workers
+    for (const auto& [name, set] : pids)
+    {
+        EXPECT_EQ(set.size(), 2u) << name;
+        EXPECT_EQ(set.count(std::to_string(getpid())), 0u);
+    }
+
+    // Synchronous learning does not depend on timing: the quality column is bit-identical.
+    auto emu_steps = ReadCsv(emu + "/steps.csv");
+    auto sim_steps = ReadCsv(sim + "/steps.csv");
+    ASSERT_EQ(emu_steps.size(), sim_steps.size());
+    const size_t q = Column(sim_steps, "quality");
+    ASSERT_EQ(Column(emu_steps, "quality"), q);
+    for (size_t r = 0; r < sim_steps.size(); ++r)
+        EXPECT_EQ(emu_steps[r].at(q), sim_steps[r].at(q)) << "row " << r;
+    EXPECT_NE(test::ReadFile(emu + "/steps.csv").find("apply_overrun_s_max"), std::string::npos);
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+// The learner and two workers by hand (hilo-node), as across machines.
+struct ManualRun
+{
+    Sandbox& box;
+    std::unique_ptr<ChildProcess> learner;
+    std::vector<std::unique_ptr<ChildProcess>> workers;
+    uint16_t port{0};
+
+    explicit ManualRun(Sandbox& b)
+      : box(b)
+    {
+    }
+
+    std::vector<std::string> Args(const std::string& role, int index)
+    {
+        return {
+            kBin + "hilo-node", role,      "--scenario",          box.scenario, "--arm",
+            "hilo-spar",        "--index", std::to_string(index), "--out",      box.dir.string(),
+            "--stall-timeout",  "60"};
+    }
+
+    void StartLearner()
+    {
+        auto args = Args("learner", 0);
+        const std::string port_file = (box.dir / "learner.port").string();
+        args.insert(args.end(), {"--listen", "127.0.0.1:0", "--port-file", port_file});
+        auto c = ChildProcess::Start(args, (box.dir / "learner.stderr").string(), "learner");
+        ASSERT_TRUE(c.ok());
+        learner = std::move(*c);
+        for (int i = 0; i < 600 && !fs::exists(port_file); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        ASSERT_TRUE(fs::exists(port_file)) << learner->StderrTail(20);
+        port = static_cast<uint16_t>(std::stoi(test::ReadFile(port_file)));
+    }
+
+    std::unique_ptr<ChildProcess> StartWorker(int w)
+    {
+        auto args = Args("worker", w);
+        args.insert(args.end(), {"--connect", "127.0.0.1:" + std::to_string(port)});
+        auto c = ChildProcess::Start(
+            args, (box.dir / ("worker-" + std::to_string(w) + ".stderr")).string(),
+            "worker " + std::to_string(w));
+        EXPECT_TRUE(c.ok());
+        return std::move(*c);
+    }
+
+    int WaitLearner(double timeout_s)
+    {
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+        while (!learner->Poll() && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return learner->exited() ? learner->exit_code() : -1;
+    }
+
+    /// "done W V HASH MATCH" lines of the learner's event log, by worker.
+    std::map<int, std::string> Done()
+    {
+        std::map<int, std::string> done;
+        std::ifstream in(box.dir / "learner.events");
+        std::string line;
+        while (std::getline(in, line))
+        {
+            if (line.rfind("done ", 0) == 0)
+                done[std::stoi(line.substr(5))] = line;
+        }
+        return done;
+    }
+};
+
+int
+CountLines(const fs::path& path, const std::string& prefix)
+{
+    std::ifstream in(path);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line))
+        n += line.rfind(prefix, 0) == 0 ? 1 : 0;
+    return n;
+}
+
+TEST(HiloNode, AWorkerKilledMidRunRejoinsCatchesUpAndEndsAtTheLearnersHash)
+{
+    Sandbox box("restart", test::DataPath("emu-slow.textproto"));
+    ManualRun run(box);
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    run.workers.push_back(run.StartWorker(0));
+    run.workers.push_back(run.StartWorker(1));
+    const fs::path w1 = box.dir / "worker-1.events";
+    for (int i = 0; i < 600 && CountLines(w1, "apply ") < 3; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_GE(CountLines(w1, "apply "), 3) << run.learner->StderrTail(20);
+    run.workers[1]->Signal(SIGKILL);
+    while (!run.workers[1]->Poll())
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(run.workers[1]->exit_code(), 128 + SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(800)); // the run stalls meanwhile
+    run.workers[1] = run.StartWorker(1);
+
+    ASSERT_EQ(run.WaitLearner(120), 0) << run.learner->StderrTail(20);
+    for (auto& w : run.workers)
+    {
+        while (!w->Poll())
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        EXPECT_EQ(w->exit_code(), 0) << w->StderrTail(20);
+    }
+    auto done = run.Done();
+    ASSERT_EQ(done.size(), 2u);
+    EXPECT_EQ(done[0].substr(done[0].size() - 2), " 1") << done[0];
+    EXPECT_EQ(done[1].substr(done[1].size() - 2), " 1") << done[1];
+    EXPECT_EQ(done[0].substr(0, done[0].size() - 2).substr(7),
+              done[1].substr(0, done[1].size() - 2).substr(7)); // same version and hash
+    // The new process caught up (snapshot + ring) instead of receiving the old versions.
+    EXPECT_GE(CountLines(w1, "resync "), 1);
+    EXPECT_EQ(CountLines(w1, "process worker 1 "), 2);
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+std::string
+GarbageHeader(uint32_t type, uint64_t payload, uint64_t wire)
+{
+    FrameHeader h;
+    h.type = type;
+    h.payload_bytes = payload;
+    h.wire_bytes = wire;
+    std::string out;
+    h.AppendTo(&out);
+    return out;
+}
+
+TEST(HiloNode, GarbageAndTruncatedFramesOnTheLearnersPortAreDroppedAndTheRunCompletes)
+{
+    Sandbox box("garbage", test::DataPath("emu-slow.textproto"));
+    ManualRun run(box);
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    boost::asio::io_context io;
+    auto send = [&](const std::string& bytes)
+    {
+        boost::asio::ip::tcp::socket s(io);
+        s.connect({boost::asio::ip::make_address("127.0.0.1"), run.port});
+        boost::asio::write(s, boost::asio::buffer(bytes));
+    };
+    send(std::string(100, '\x01')); // not a frame at all
+    auto hello = [](char id)
+    {
+        return GarbageHeader(FrameHeader::kHelloType, 4, 4) + std::string(1, id) +
+               std::string(3, '\0');
+    };
+    send(hello(42) + GarbageHeader(1, 500, 500) + "cut short"); // truncated
+    send(hello(43) + GarbageHeader(1, 3, 3) + "abc");           // unusable trajectories
+    run.workers.push_back(run.StartWorker(0));
+    run.workers.push_back(run.StartWorker(1));
+    send(std::string(40, '\xff')); // and mid-run
+    ASSERT_EQ(run.WaitLearner(120), 0) << run.learner->StderrTail(20);
+    const std::string log = test::ReadFile((box.dir / "learner.stderr").string());
+    EXPECT_NE(log.find("bad magic"), std::string::npos) << log;
+    EXPECT_NE(log.find("truncated"), std::string::npos) << log;
+    EXPECT_NE(log.find("unusable message"), std::string::npos) << log;
+    EXPECT_EQ(run.Done().size(), 2u);
+    for (auto& w : run.workers)
+    {
+        while (!w->Poll())
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+TEST(HiloEmu, ANodeThatDiesIsNamedWithItsStderrAndNoProcessIsLeft)
+{
+    Sandbox box("dies", test::DataPath("emu-slow.textproto"));
+    // A node binary that is hilo-node, except that worker 1 fails after a moment.
+    const std::string wrapper = (box.dir / "node.sh").string();
+    {
+        std::ofstream f(wrapper);
+        f << "#!/bin/sh\n"
+          << "case \"$*\" in *'worker '*'--index 1 '*) sleep 1; echo 'worker one gives up' >&2;"
+          << " exit 3;; esac\n"
+          << "exec " << kBin << "hilo-node \"$@\"\n";
+    }
+    fs::permissions(wrapper, fs::perms::owner_all);
+    auto r = test::RunCommand(kBin + "hilo-emu run " + box.scenario + " --quiet --node " + wrapper +
+                              " --out " + (box.dir / "out").string());
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("worker 1"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("exited with code 3"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("worker one gives up"), std::string::npos) << r.output;
+    EXPECT_EQ(box.LiveProcesses(), 0);
+    EXPECT_FALSE(fs::exists(box.dir / "out" / "summary.json"));
+}
+
+TEST(HiloEmu, SigtermStopsEveryChild)
+{
+    Sandbox box("sigterm", test::DataPath("emu-slow.textproto"));
+    auto emu = ChildProcess::Start(
+        {kBin + "hilo-emu", "run", box.scenario, "--quiet", "--out", (box.dir / "out").string()},
+        (box.dir / "emu.stderr").string(), "hilo-emu");
+    ASSERT_TRUE(emu.ok());
+    const fs::path events = box.dir / "out" / "nodes" / "hilo-spar" / "worker-0.events";
+    for (int i = 0; i < 600 && CountLines(events, "apply ") < 1; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_GE(CountLines(events, "apply "), 1) << (*emu)->StderrTail(20);
+    EXPECT_GE(box.LiveProcesses(), 3); // learner + 2 workers
+    (*emu)->Signal(SIGTERM);
+    while (!(*emu)->Poll())
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ((*emu)->exit_code(), 128 + SIGTERM) << (*emu)->StderrTail(20);
+    EXPECT_NE(test::ReadFile((box.dir / "emu.stderr").string()).find("stopped by signal"),
+              std::string::npos);
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+TEST(HiloEmu, BadInputExitsTwoNamingWhatIsWrong)
+{
+    const std::string tiny = std::string(HILO_SOURCE_DIR) + "/tests/scripts/tiny.textproto";
+    auto r = test::RunCommand(kBin + "hilo-emu run " + tiny + " --network carrier-pigeon");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("--network carrier-pigeon"), std::string::npos) << r.output;
+    r = test::RunCommand(kBin + "hilo-emu run /nonexistent.textproto");
+    EXPECT_EQ(r.exit_code, 2);
+    r = test::RunCommand(kBin + "hilo-emu run " + tiny + " --set workload.steps=0");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("workload.steps"), std::string::npos) << r.output;
+    r = test::RunCommand(kBin + "hilo-node worker --scenario " + tiny +
+                         " --arm full --index 5 --connect 127.0.0.1:1");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("--index 5"), std::string::npos) << r.output;
+    r = test::RunCommand(kBin + "hilo-node learner --scenario " + tiny +
+                         " --arm nope --listen 127.0.0.1:0");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("allowed: full, hilo-spar"), std::string::npos) << r.output;
+    r = test::RunCommand(kBin + "hilo-node worker --scenario " + tiny +
+                         " --arm full --connect localhost");
+    EXPECT_EQ(r.exit_code, 2);
+}
+
+} // namespace
+} // namespace hilosim

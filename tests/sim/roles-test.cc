@@ -1,0 +1,313 @@
+// The roles under a fake driver: a RolePort whose clock only moves when the test says so and whose
+// transport hands messages straight to the other roles' HandleMessage. No ns-3, no sockets: the
+// roles' protocol (rounds, training, broadcast, welcome and catch-up of a restarted worker) is
+// checked step by step and exactly.
+#include "sim/cli/catalog.h"
+#include "sim/roles/learner-role.h"
+#include "sim/roles/peer-ids.h"
+#include "sim/roles/role-messages.h"
+#include "sim/roles/worker-role.h"
+#include "sim/run/arm-context-builder.h"
+#include "sim/scenario/scenario-loader.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+
+namespace hilosim
+{
+namespace
+{
+
+const char* kScenario = R"(
+name: "roles"
+seed: 3
+workload {
+  kind: "distill"
+  steps: 5
+  model { vocab: 32 d_model: 32 layers: 1 heads: 2 context: 24 }
+  lora { rank: 4 }
+  prompts_per_worker: 2
+  gen_tokens: 6
+  eval_prompts: 8
+  eval_every: 5
+}
+optimizer { kind: "adamw" lr: 0.01 }
+learner { gpu: "H100-SXM" }
+workers { count: 2 gpu: "A10G" }
+network { topology: "star" worker_link { bandwidth: "1Gbps" delay: "1ms" } }
+arms { name: "hilo" strategy: "hilo" compressor: "spar" budget: "20%" }
+)";
+
+// One shared event queue: timers and message deliveries in time order, FIFO at equal times.
+class FakeWorld
+{
+  public:
+    struct Event
+    {
+        double at;
+        uint64_t seq;
+        std::function<void()> fn;
+    };
+
+    double now{0};
+    double message_delay_s{0.001};
+    std::map<uint32_t, std::function<void(uint32_t, const RoleMessage&)>> inbox; // by peer id
+    std::map<uint32_t, bool> down;                                               // peer unplugged
+    std::vector<std::pair<uint32_t, uint32_t>> sent; // (to, type), in order
+
+    void Schedule(double delay, std::function<void()> fn)
+    {
+        queue.push_back({now + delay, next_seq++, std::move(fn)});
+    }
+
+    /// Runs events until none is left or `until` is passed.
+    void Run(double until = 1e9)
+    {
+        while (!queue.empty())
+        {
+            auto it = std::min_element(queue.begin(), queue.end(),
+                                       [](const Event& a, const Event& b)
+                                       { return a.at != b.at ? a.at < b.at : a.seq < b.seq; });
+            if (it->at > until)
+            {
+                now = until; // time passes even when nothing happens
+                return;
+            }
+            Event e = std::move(*it);
+            queue.erase(it);
+            now = e.at;
+            e.fn();
+        }
+    }
+
+    std::deque<Event> queue;
+    uint64_t next_seq{0};
+};
+
+class FakePort : public RolePort
+{
+  public:
+    FakePort(FakeWorld* world, uint32_t self)
+      : m_world(world)
+      , m_self(self)
+    {
+    }
+    double Now() const override { return m_world->now; }
+    bool RealTime() const override { return false; }
+    void After(double modelled_s, ComputePhase, double, std::function<void()> fn) override
+    {
+        m_world->Schedule(modelled_s,
+                          [alive = m_alive, fn = std::move(fn)]()
+                          {
+                              if (*alive)
+                                  fn();
+                          });
+    }
+    /// The process behind this port died: its pending timers never fire.
+    void Kill() { *m_alive = false; }
+    hilo::Status Send(uint32_t peer, uint32_t type, std::shared_ptr<const std::string> payload,
+                      uint64_t wire_bytes) override
+    {
+        m_world->sent.emplace_back(peer, type);
+        if (m_world->down[peer] || m_world->down[m_self])
+            return hilo::Status::Ok(); // dropped, as a process transport drops it
+        const uint32_t from = m_self;
+        const uint64_t seq = m_seq[peer]++;
+        m_world->Schedule(m_world->message_delay_s,
+                          [w = m_world, peer, from, type, payload, wire_bytes, seq]()
+                          {
+                              auto it = w->inbox.find(peer);
+                              if (it == w->inbox.end() || w->down[peer] || w->down[from])
+                                  return; // a link that went down loses what was on it
+                              RoleMessage m;
+                              m.type = type;
+                              m.payload = *payload;
+                              m.wire_bytes = wire_bytes;
+                              m.sequence = seq;
+                              it->second(from, m);
+                          });
+        return hilo::Status::Ok();
+    }
+    void Stop() override { stopped = true; }
+    bool stopped{false};
+
+  private:
+    FakeWorld* m_world;
+    uint32_t m_self;
+    std::map<uint32_t, uint64_t> m_seq;
+    std::shared_ptr<bool> m_alive{std::make_shared<bool>(true)};
+};
+
+std::shared_ptr<ArmContext>
+Context()
+{
+    auto loaded = LoadScenarioText(kScenario, "roles.textproto", {}, CurrentCatalog());
+    EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+    auto context = BuildArmContext(loaded->resolved, loaded->resolved.arms[0]);
+    EXPECT_TRUE(context.ok()) << context.status().ToString();
+    return std::move(*context);
+}
+
+struct Cluster
+{
+    FakeWorld world;
+    std::shared_ptr<ArmContext> context{Context()};
+    FakePort learner_port{&world, kLearnerPeerId};
+    std::unique_ptr<LearnerRole> learner;
+    std::vector<std::unique_ptr<FakePort>> worker_ports;
+    std::vector<std::unique_ptr<WorkerRole>> workers;
+    std::vector<PublishEvent> published;
+    std::vector<ApplyEvent> applied;
+    std::map<uint32_t, std::vector<uint64_t>> rounds; // rounds rolled out, by worker process
+
+    Cluster()
+    {
+        LearnerHooks hooks;
+        hooks.published = [this](const PublishEvent& e) { published.push_back(e); };
+        learner = std::make_unique<LearnerRole>(context, &learner_port, std::vector<uint32_t>{0, 1},
+                                                hilo::PublisherOptions{}, hooks);
+        world.inbox[kLearnerPeerId] = [this](uint32_t from, const RoleMessage& m)
+        { ASSERT_TRUE(learner->HandleMessage(from, m).ok()); };
+        for (uint32_t w = 0; w < 2; ++w)
+        {
+            worker_ports.push_back(std::make_unique<FakePort>(&world, w));
+            StartWorker(w);
+        }
+        learner->Start();
+        learner->HandlePeerConnected(0); // the workers' first connections
+        learner->HandlePeerConnected(1);
+    }
+
+    void StartWorker(uint32_t w)
+    {
+        if (w < worker_ports.size() && workers.size() > w)
+        {
+            worker_ports[w]->Kill(); // the old process is gone
+            worker_ports[w] = std::make_unique<FakePort>(&world, w);
+        }
+        WorkerHooks hooks;
+        hooks.applied = [this](const ApplyEvent& e) { applied.push_back(e); };
+        rounds[w].clear();
+        hooks.rollout_done = [this](const RolloutEvent& e) { rounds[e.worker].push_back(e.round); };
+        WorkerRoleOptions options;
+        options.announce_done = true;
+        auto role = std::make_unique<WorkerRole>(context, worker_ports[w].get(), w, kLearnerPeerId,
+                                                 options, hooks);
+        WorkerRole* raw = role.get();
+        world.inbox[w] = [raw](uint32_t from, const RoleMessage& m)
+        { ASSERT_TRUE(raw->HandleMessage(from, m).ok()); };
+        if (w < workers.size())
+            workers[w] = std::move(role);
+        else
+            workers.push_back(std::move(role));
+        raw->Start();
+    }
+};
+
+TEST(Roles, LearnerTrainsOnlyOnceEveryWorkerSentItsRound)
+{
+    Cluster c;
+    // Both workers started round 1 at time 0; nothing trains before both batches arrive.
+    c.world.Run(/*until=*/0.0);
+    EXPECT_TRUE(c.published.empty());
+    c.world.Run();
+    ASSERT_EQ(c.published.size(), 5u);
+    for (uint64_t v = 1; v <= 5; ++v)
+        EXPECT_EQ(c.published[v - 1].version, v);
+    // Every worker applied every version, in order, and announced the last one with the
+    // learner's hash.
+    for (uint32_t w = 0; w < 2; ++w)
+    {
+        EXPECT_EQ(c.workers[w]->replica().version(), 5u);
+        EXPECT_EQ(c.workers[w]->replica().state().adapter.Hash(),
+                  c.learner->publisher().replica_view().adapter.Hash());
+    }
+    ASSERT_EQ(c.learner->done_workers().size(), 2u);
+    EXPECT_TRUE(c.learner->done_workers().at(0));
+    EXPECT_TRUE(c.learner->done_workers().at(1));
+    EXPECT_FALSE(c.learner_port.stopped);
+}
+
+TEST(Roles, RestartedWorkerIsWelcomedCatchesUpAndResumesTheRoundItOwes)
+{
+    Cluster c;
+    // Run until the learner published version 2, then "kill" worker 1: it loses everything.
+    while (c.published.size() < 2)
+        c.world.Run(c.world.now + 0.001);
+    c.world.down[1] = true;
+    c.world.Run(c.world.now + 1.0); // the learner stalls: round 3 lacks worker 1's batch
+    const uint64_t stalled_at = c.learner->publisher().version();
+    EXPECT_LT(stalled_at, 5u);
+    EXPECT_EQ(c.published.size(), stalled_at);
+
+    // A new worker 1 process: fresh replica at version 0, round 1. It connects again.
+    c.world.down[1] = false;
+    c.StartWorker(1);
+    c.learner->HandlePeerConnected(1); // the reconnection: a welcome
+    c.world.Run();
+
+    size_t welcomes = 0;
+    for (const auto& [to, type] : c.world.sent)
+        welcomes += type == kWelcome && to == 1 ? 1 : 0;
+    EXPECT_EQ(welcomes, 1u);
+    ASSERT_EQ(c.published.size(), 5u);
+    EXPECT_EQ(c.workers[1]->replica().version(), 5u);
+    EXPECT_EQ(c.workers[1]->replica().state().adapter.Hash(),
+              c.learner->publisher().replica_view().adapter.Hash());
+    // The catch-up delivered the versions the new process never received as updates.
+    bool via_resync = false;
+    for (const ApplyEvent& e : c.applied)
+        via_resync = via_resync || (e.worker == 1 && e.via_resync);
+    EXPECT_TRUE(via_resync);
+    EXPECT_TRUE(c.learner->done_workers().at(1));
+    // The welcome sent it to the round the learner waited for: besides the round it started
+    // before the welcome arrived, it rolled out only the rounds still to train.
+    EXPECT_LE(c.rounds[1].size(), 1 + (5 - stalled_at))
+        << "rolled out again rounds it owed no more";
+}
+
+TEST(Roles, ABatchLostInAnOutageIsRolledOutAgainAfterTheWelcome)
+{
+    Cluster c;
+    // Worker 1 has just sent its batch for round 3 when its link goes down: the batch is lost on
+    // the way, but the worker keeps its state.
+    while (c.rounds[1].size() < 3)
+        c.world.Run(c.world.now + 1e-5);
+    ASSERT_EQ(c.learner->publisher().version(), 2u);
+    c.world.down[1] = true;
+    c.world.Run(c.world.now + 1.0);
+    const uint64_t stalled_at = c.learner->publisher().version();
+    EXPECT_LT(stalled_at, 5u);
+    c.world.down[1] = false;
+    c.learner->HandlePeerConnected(1); // it reconnects
+    c.world.Run();
+    ASSERT_EQ(c.published.size(), 5u);
+    EXPECT_EQ(c.workers[1]->replica().state().adapter.Hash(),
+              c.learner->publisher().replica_view().adapter.Hash());
+}
+
+TEST(Roles, UnusableMessagesAreReturnedNotApplied)
+{
+    Cluster c;
+    RoleMessage junk;
+    junk.type = kTrajectories;
+    junk.payload = "short";
+    EXPECT_EQ(c.learner->HandleMessage(0, junk).code(), hilo::StatusCode::kCorruption);
+    junk.type = 77;
+    EXPECT_EQ(c.learner->HandleMessage(0, junk).code(), hilo::StatusCode::kCorruption);
+    EXPECT_EQ(c.workers[0]->HandleMessage(kLearnerPeerId, junk).code(),
+              hilo::StatusCode::kCorruption);
+    junk.type = kWelcome;
+    EXPECT_EQ(c.workers[0]->HandleMessage(kLearnerPeerId, junk).code(),
+              hilo::StatusCode::kCorruption);
+    EXPECT_TRUE(c.learner->failure().ok());
+    EXPECT_TRUE(c.workers[0]->failure().ok());
+    c.world.Run();
+    EXPECT_EQ(c.published.size(), 5u); // the run went on
+}
+
+} // namespace
+} // namespace hilosim
