@@ -16,6 +16,32 @@ namespace hilosim
 
 NS_LOG_COMPONENT_DEFINE("HiloLinkFaultModel");
 NS_OBJECT_ENSURE_REGISTERED(LinkFaultModel);
+NS_OBJECT_ENSURE_REGISTERED(CorruptedByteTag);
+
+ns3::TypeId
+CorruptedByteTag::GetTypeId()
+{
+    static ns3::TypeId tid = ns3::TypeId("hilosim::CorruptedByteTag")
+                                 .SetParent<ns3::Tag>()
+                                 .SetGroupName("Hilo")
+                                 .AddConstructor<CorruptedByteTag>();
+    return tid;
+}
+
+bool
+CorruptedByteTag::Within(const ns3::Packet& packet, uint32_t bytes)
+{
+    ns3::ByteTagIterator it = packet.GetByteTagIterator();
+    while (it.HasNext())
+    {
+        const ns3::ByteTagIterator::Item item = it.Next();
+        if (item.GetTypeId() == GetTypeId() && item.GetStart() < bytes && item.GetEnd() > 0)
+        {
+            return true;
+        }
+    }
+    return false;
+}
 
 namespace
 {
@@ -208,8 +234,14 @@ LinkFaultModel::FlipPayloadByte(ns3::Ptr<ns3::Packet> p, bool after_tcp)
         bytes[cs] = static_cast<uint8_t>(patched >> 8);
         bytes[cs + 1] = static_cast<uint8_t>(patched & 0xFF);
     }
+    auto damaged = ns3::Create<ns3::Packet>(bytes.data(), static_cast<uint32_t>(bytes.size()));
+    if (after_tcp)
+    {
+        damaged->AddByteTag(CorruptedByteTag(), static_cast<uint32_t>(at),
+                            static_cast<uint32_t>(at + 1));
+    }
     p->RemoveAtEnd(p->GetSize());
-    p->AddAtEnd(ns3::Create<ns3::Packet>(bytes.data(), static_cast<uint32_t>(bytes.size())));
+    p->AddAtEnd(damaged);
     ++m_corrupted;
     m_corruptedTrace(payload, after_tcp);
     NS_LOG_INFO("flipped bit mask " << int(mask) << " of payload byte " << (at - payload_start)

@@ -9,7 +9,9 @@
 // "ChecksumEnabled"), TCP drops such a segment as a real host would, and the sender retransmits
 // it. An `after_tcp` corruption also patches the TCP checksum (RFC 1624 incremental update), so the
 // damaged bytes reach the application as a fault between TCP and the application would deliver
-// them; the message frames' own checks must then catch it (sim/net/message-frame.h).
+// them; the message frames' own checks must then catch it (sim/net/message-frame.h). A flipped
+// byte of virtual padding (message-frame.h) stands for a real byte a CRC over the whole payload
+// would catch: it carries a CorruptedByteTag, which the receiver treats as that CRC failing.
 #ifndef HILO_SIM_NET_LINK_FAULT_MODEL_H
 #define HILO_SIM_NET_LINK_FAULT_MODEL_H
 
@@ -17,6 +19,7 @@
 #include "ns3/net-device.h"
 #include "ns3/ptr.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/tag.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -24,6 +27,22 @@
 
 namespace hilosim
 {
+
+/// Marks a byte a fault damaged after TCP; travels with the byte through TCP's buffers (an ns-3
+/// byte tag). See MessageReassembler (message-frame.h).
+class CorruptedByteTag : public ns3::Tag
+{
+  public:
+    static ns3::TypeId GetTypeId();
+    ns3::TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    uint32_t GetSerializedSize() const override { return 1; }
+    void Serialize(ns3::TagBuffer buffer) const override { buffer.WriteU8(1); }
+    void Deserialize(ns3::TagBuffer buffer) override { buffer.ReadU8(); }
+    void Print(std::ostream& os) const override { os << "corrupted"; }
+
+    /// True when one of the first `bytes` bytes of `packet` carries the tag.
+    static bool Within(const ns3::Packet& packet, uint32_t bytes);
+};
 
 class LinkFaultModel : public ns3::ErrorModel
 {

@@ -1,5 +1,7 @@
 #include "sim/net/message-frame.h"
 
+#include "sim/net/link-fault-model.h"
+
 #include "hilo/core/coding.h"
 #include "hilo/core/crc32c.h"
 
@@ -69,6 +71,15 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
             }
             case Stage::kPadding:
                 used = static_cast<uint32_t>(std::min<uint64_t>(available, m_paddingLeft));
+                // Padding stands for real bytes that a CRC over the whole payload would cover;
+                // a byte a fault damaged there (sim/net/link-fault-model.h) fails it.
+                if (CorruptedByteTag::Within(*packet, used))
+                {
+                    m_error = hilo::Status::Corruption(
+                        "message of type " + std::to_string(m_frame.type) +
+                        " fails its CRC-32C (damage in its virtual bytes)");
+                    return m_error;
+                }
                 m_paddingLeft -= used;
                 break;
         }

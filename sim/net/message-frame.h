@@ -24,6 +24,8 @@
 // The two CRCs catch bytes damaged after TCP (TCP's own checksum is weak, and off by default in
 // ns-3): the header's before its lengths are trusted, the payload's before it is delivered. A
 // stream that fails either cannot be trusted any further: the receiver closes the connection.
+// Padding is not stored, so a fault that damages it marks the byte instead (CorruptedByteTag,
+// link-fault-model.h), and the payload's check fails as it would over real bytes.
 #ifndef HILO_SIM_NET_MESSAGE_FRAME_H
 #define HILO_SIM_NET_MESSAGE_FRAME_H
 

@@ -14,9 +14,9 @@
 // not with m_sentSize: after a loss the pipe is below m_sentSize. SendDataPacket(seq, 0) then gets
 // a null TcpTxItem from CopyFromSequence and TcpRateLinux::SkbSent dereferences it (a log of the
 // crash: "Sent size: 100000 ... bytesInFlight: 10224", then SendDataPacket(..., 0, ...)). ns-3
-// fixed it in 3.41 (`<` instead of `<=`, "TCP crashes due to sending zero-length segment", issue
-// 991). The trigger therefore needs loss, unsent data, and a peer window equal to the data sent;
-// the window the receiver advertises is its buffer minus the bytes it just released in order
+// fixed it in 3.41 (`<` instead of `<=`; ns-3 bug 991, "TCP crashes due to sending zero-length
+// segment"). The trigger therefore needs loss, unsent data, and a peer window equal to the data
+// sent; the window the receiver advertises is its buffer minus the bytes it just released in order
 // (ns-3 acknowledges before the application reads), at least receive - send, so a receive buffer
 // of 2 x send + 4 segments keeps it above anything the sender can have outstanding.
 //

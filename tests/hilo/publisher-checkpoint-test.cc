@@ -24,6 +24,12 @@ struct Case
     bool error_feedback;
 };
 
+void
+PrintTo(const Case& c, std::ostream* os)
+{
+    *os << SyncKindName(c.kind) << "/" << c.compressor;
+}
+
 std::string
 CaseName(const ::testing::TestParamInfo<Case>& info)
 {

@@ -260,6 +260,12 @@ const FaultCase kCases[] = {
      CheckLearnerRestart},
 };
 
+void
+PrintTo(const FaultCase& c, std::ostream* os)
+{
+    *os << c.name;
+}
+
 class FaultKinds : public ::testing::TestWithParam<FaultCase>
 {
 };
