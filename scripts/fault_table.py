@@ -5,9 +5,11 @@ workers that ended at the learner's final hash.
 
     /usr/bin/python3 scripts/fault_table.py [--hilo-sim build/sim/hilo-sim] [--out results/faults]
 
-Writes OUT/faults.csv (one row per fault kind and arm), OUT/faults.md (the same as a Markdown
-table, with the command) and OUT/runs/<kind>/ (each run's outputs). The base scenario is
-scenarios/teaching/05-faults.textproto with its own faults removed; every fault starts at 1 s.
+Writes OUT/faults.csv (one row per fault kind and arm; its command in faults.csv.meta.json) and
+OUT/faults.md (the same as a Markdown table, with the command); each run's own outputs go to
+RUNS/<kind>/ (--runs, default
+/tmp/hilo-fault-table). The base scenario is scenarios/teaching/05-faults.textproto with its own
+faults removed; every fault starts at 1 s.
 """
 
 import argparse
@@ -43,8 +45,8 @@ def base_scenario(path):
     return re.sub(r"^faults \{.*\}\s*$", "", text, flags=re.M)
 
 
-def run(hilo_sim, scenario_text, name, out_root):
-    out = os.path.join(out_root, "runs", name.replace(" ", "-").replace("+", "-"))
+def run(hilo_sim, scenario_text, name, runs_root):
+    out = os.path.join(runs_root, name.replace(" ", "-").replace("+", "-"))
     os.makedirs(out, exist_ok=True)
     scenario = os.path.join(out, "scenario.textproto")
     with open(scenario, "w") as f:
@@ -74,14 +76,15 @@ def main():
     parser.add_argument("--hilo-sim", default="build/sim/hilo-sim")
     parser.add_argument("--scenario", default="scenarios/teaching/05-faults.textproto")
     parser.add_argument("--out", default="results/faults")
+    parser.add_argument("--runs", default="/tmp/hilo-fault-table")
     args = parser.parse_args()
 
     base = base_scenario(args.scenario)
-    clean, clean_lat = run(args.hilo_sim, base, "no-fault", args.out)
+    clean, clean_lat = run(args.hilo_sim, base, "no-fault", args.runs)
     clean_arms = {a["name"]: a for a in clean["arms"]}
     rows = []
     for name, fault in FAULTS:
-        summary, lat = run(args.hilo_sim, base + "\nfaults { " + fault + " }\n", name, args.out)
+        summary, lat = run(args.hilo_sim, base + "\nfaults { " + fault + " }\n", name, args.runs)
         for a in summary["arms"]:
             c = clean_arms[a["name"]]
             rows.append({
@@ -90,6 +93,7 @@ def main():
                 "faults_injected": a["faults_injected"],
                 "resyncs": a["resyncs"],
                 "hash_mismatches": a["hash_mismatches"],
+                "recoveries": a["recovery_s"]["n"],
                 "recovery_p50_s": a["recovery_s"]["p50"],
                 "recovery_max_s": a["recovery_s"]["max"],
                 "extra_latency_mean_s": mean(lat.get(a["name"], [])) - mean(
@@ -104,8 +108,12 @@ def main():
     command = "/usr/bin/python3 scripts/fault_table.py " + " ".join(
         shlex.quote(x) for x in sys.argv[1:])
     os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "faults.csv.meta.json"), "w") as f:
+        json.dump({"about": "provenance of faults.csv", "command": command.strip(),
+                   "scenario": args.scenario + " (its own faults removed; each fault at 1 s)"},
+                  f, indent=2)
+        f.write("\n")
     with open(os.path.join(args.out, "faults.csv"), "w", newline="") as f:
-        f.write(f"# made by: {command.strip()}\n")
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         for r in rows:
@@ -118,8 +126,9 @@ def main():
                 "| extra sim time (s) | versions lost | at final hash / alive |\n")
         f.write("|---|---|---:|---:|---:|---:|---:|---:|\n")
         for r in rows:
-            f.write(f"| {r['fault']} | {r['arm']} | {r['resyncs']} | "
-                    f"{r['recovery_p50_s']:.3g} / {r['recovery_max_s']:.3g} | "
+            recovery = (f"{r['recovery_p50_s']:.3g} / {r['recovery_max_s']:.3g}"
+                        if r["recoveries"] else "none (no worker came back)")
+            f.write(f"| {r['fault']} | {r['arm']} | {r['resyncs']} | {recovery} | "
                     f"{r['extra_latency_mean_s']:.3g} / {r['extra_latency_max_s']:.3g} | "
                     f"{r['extra_sim_time_s']:.3g} | {r['versions_lost']} | "
                     f"{r['workers_at_final_hash']} / {r['workers_alive']} |\n")
