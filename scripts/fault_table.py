@@ -9,7 +9,7 @@ Writes OUT/faults.csv (one row per fault kind and arm; its command in faults.csv
 OUT/faults.md (the same as a Markdown table, with the command); each run's own outputs go to
 RUNS/<kind>/ (--runs, default
 /tmp/hilo-fault-table). The base scenario is scenarios/teaching/05-faults.textproto with its own
-faults removed; every fault starts at 1 s.
+faults removed; every fault starts at 1 s and lasts 0.5 s.
 """
 
 import argparse
@@ -22,19 +22,20 @@ import subprocess
 import sys
 import time
 
-# (name, fault entry); every fault starts at 1 s of simulated time.
+# (name, fault entry); every fault starts at 1 s of simulated time, mid-run in both arms of the
+# base scenario (fault-free, its HiLo arm ends at 1.6 s and its full-sync arm at 3.4 s).
 FAULTS = [
     ("worker_crash+restart",
-     'kind: "worker_crash" at: "1s" target: "worker:1" restart_after: "2s"'),
+     'kind: "worker_crash" at: "1s" target: "worker:1" restart_after: "500ms"'),
     ("worker_crash", 'kind: "worker_crash" at: "1s" target: "worker:1"'),
     ("worker_join", 'kind: "worker_join" at: "1s" target: "worker:2"'),
-    ("link_down", 'kind: "link_down" at: "1s" target: "worker:2" duration: "3s"'),
-    ("loss_burst", 'kind: "loss_burst" at: "1s" target: "worker:2" duration: "3s" rate: 0.1'),
-    ("corrupt", 'kind: "corrupt" at: "1s" target: "worker:2" duration: "3s" rate: 0.2'),
+    ("link_down", 'kind: "link_down" at: "1s" target: "worker:2" duration: "500ms"'),
+    ("loss_burst", 'kind: "loss_burst" at: "1s" target: "worker:2" duration: "500ms" rate: 0.1'),
+    ("corrupt", 'kind: "corrupt" at: "1s" target: "worker:2" duration: "500ms" rate: 0.2'),
     ("corrupt after_tcp",
-     'kind: "corrupt" at: "1s" target: "worker:2" duration: "3s" rate: 0.2 after_tcp: true'),
+     'kind: "corrupt" at: "1s" target: "worker:2" duration: "500ms" rate: 0.2 after_tcp: true'),
     ("replay_divergence", 'kind: "replay_divergence" at: "1s" target: "worker:0"'),
-    ("learner_restart", 'kind: "learner_restart" at: "1s" target: "learner" restart_after: "2s"'),
+    ("learner_restart", 'kind: "learner_restart" at: "1s" target: "learner" restart_after: "500ms"'),
 ]
 
 
@@ -120,14 +121,17 @@ def main():
             w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
     with open(os.path.join(args.out, "faults.md"), "w") as f:
         f.write("Made by `" + command.strip() + "` from `" + args.scenario + "` (its own faults "
-                "removed; every fault at 1 s of simulated time). Extra latency: this run's update "
-                "latency against the fault-free run's, mean over every (version, worker) and max.\n\n")
+                "removed; every fault starts at 1 s of simulated time and lasts 0.5 s where it has a "
+                "duration). Recovery: from the end of the fault to the affected worker holding the "
+                "learner's version again (-: no worker to recover, or the run ended first). Extra "
+                "latency: this run's update latency against the fault-free run's, mean over every "
+                "(version, worker) and max.\n\n")
         f.write("| fault | arm | resyncs | recovery p50 / max (s) | extra latency mean / max (s) "
                 "| extra sim time (s) | versions lost | at final hash / alive |\n")
         f.write("|---|---|---:|---:|---:|---:|---:|---:|\n")
         for r in rows:
             recovery = (f"{r['recovery_p50_s']:.3g} / {r['recovery_max_s']:.3g}"
-                        if r["recoveries"] else "none (no worker came back)")
+                        if r["recoveries"] else "-")
             f.write(f"| {r['fault']} | {r['arm']} | {r['resyncs']} | {recovery} | "
                     f"{r['extra_latency_mean_s']:.3g} / {r['extra_latency_max_s']:.3g} | "
                     f"{r['extra_sim_time_s']:.3g} | {r['versions_lost']} | "
