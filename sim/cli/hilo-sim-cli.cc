@@ -25,7 +25,7 @@ namespace po = boost::program_options;
 
 const char* const kUsage =
     "usage:\n"
-    "  hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet]\n"
+    "  hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet] [--pcap DIR]\n"
     "  hilo-sim validate SCENARIO... [--set path=value ...] [--print]\n"
     "  hilo-sim list gpus|models|compressors\n"
     "  hilo-sim [COMMAND] --help\n"
@@ -47,7 +47,12 @@ ScenarioOptions(bool run)
     {
         desc.add_options()("out", po::value<std::string>(),
                            "output folder (default results/runs/<scenario name>)")(
-            "quiet", po::bool_switch(), "no progress on stderr");
+            "quiet", po::bool_switch(), "no progress on stderr")(
+            "pcap", po::value<std::string>(),
+            "write a pcap trace of each end of every link to DIR/<arm>/<link>-a.pcap (a: the end "
+            "towards the learner) and <link>-b.pcap, for Wireshark; virtual bytes are zeros")(
+            "pcap-snaplen", po::value<uint32_t>()->default_value(65535),
+            "bytes kept of each captured frame (e.g. 128: headers and the start of the data)");
     }
     else
     {
@@ -178,9 +183,9 @@ Run(const std::vector<std::string>& args, bool help, std::ostream& out, std::ost
     const po::options_description desc = ScenarioOptions(/*run=*/true);
     if (help)
     {
-        out << "hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet]\n"
-            << "Runs every arm of the scenario and writes summary.json, steps.csv, workers.csv "
-               "and resolved.textproto to DIR.\n\n"
+        out << "hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet] [--pcap DIR]\n"
+            << "Runs every arm of the scenario and writes summary.json, steps.csv, workers.csv, "
+               "links.csv (bytes and utilisation per link) and resolved.textproto to DIR.\n\n"
             << desc;
         return kExitOk;
     }
@@ -201,6 +206,21 @@ Run(const std::vector<std::string>& args, bool help, std::ostream& out, std::ost
         vm.count("out") ? vm["out"].as<std::string>() : "results/runs/" + loaded.resolved.name;
     options.quiet = vm["quiet"].as<bool>();
     options.overrides = loaded.overrides;
+    if (vm.count("pcap"))
+    {
+        options.pcap_dir = vm["pcap"].as<std::string>();
+        if (options.pcap_dir.empty())
+        {
+            err << "hilo-sim run: --pcap needs a folder\n";
+            return kExitBadInput;
+        }
+    }
+    options.pcap_snaplen = vm["pcap-snaplen"].as<uint32_t>();
+    if (options.pcap_snaplen < 1)
+    {
+        err << "hilo-sim run: --pcap-snaplen must be at least 1\n";
+        return kExitBadInput;
+    }
     try
     {
         return RunScenario(loaded, options);

@@ -66,6 +66,18 @@ MessageEndpoint::GetTypeId()
                           ns3::TimeValue(ns3::Seconds(10)),
                           ns3::MakeTimeAccessor(&MessageEndpoint::m_heartbeat),
                           ns3::MakeTimeChecker(ns3::Time(0)))
+            .AddAttribute("ForwardChunkBytes",
+                          "A message forwarded while it arrives (Forward) is handed on in chunks "
+                          "of at least this many arrived bytes (and its last bytes at once): "
+                          "larger chunks mean fewer socket calls on a relay, and at most one "
+                          "chunk's serialization more latency on the next link.",
+                          ns3::UintegerValue(16384),
+                          ns3::MakeUintegerAccessor(&MessageEndpoint::m_forwardChunkBytes),
+                          ns3::MakeUintegerChecker<uint64_t>(1))
+            .AddTraceSource("MessageStarted",
+                            "A message's header arrived from a peer; its bytes follow.",
+                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_startedTrace),
+                            "hilosim::MessageEndpoint::MessageStartedTracedCallback")
             .AddTraceSource("MessageSent",
                             "The last byte of a message left this node for the first time.",
                             ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_sentTrace),
@@ -126,6 +138,7 @@ MessageEndpoint::MakeHooks()
 {
     MessageConnection::Hooks hooks;
     hooks.connected = ns3::MakeCallback(&MessageEndpoint::HandleConnected, this);
+    hooks.started = ns3::MakeCallback(&MessageEndpoint::HandleStarted, this);
     hooks.received = ns3::MakeCallback(&MessageEndpoint::HandleReceived, this);
     hooks.sent = ns3::MakeCallback(&MessageEndpoint::HandleSent, this);
     hooks.closed = ns3::MakeCallback(&MessageEndpoint::HandleClosed, this);
@@ -201,10 +214,7 @@ MessageEndpoint::Dial(uint32_t peerId)
     auto pending = m_pending.find(peerId);
     if (pending != m_pending.end())
     {
-        for (auto& p : pending->second)
-        {
-            connection->Send(p.type, std::move(p.payload), p.wireBytes);
-        }
+        SendPending(connection, &pending->second);
         m_pending.erase(pending);
     }
     return connection;
@@ -232,9 +242,64 @@ MessageEndpoint::Send(uint32_t peerId, uint32_t type, std::shared_ptr<const std:
 }
 
 void
+MessageEndpoint::SendPending(ns3::Ptr<MessageConnection> connection, std::vector<Pending>* pending)
+{
+    for (auto& p : *pending)
+    {
+        if (p.stream)
+        {
+            connection->SendStream(std::move(p.stream));
+        }
+        else
+        {
+            connection->Send(p.type, std::move(p.payload), p.wireBytes);
+        }
+    }
+}
+
+hilo::Status
+MessageEndpoint::Forward(uint32_t fromPeer, uint64_t sequence, const std::vector<uint32_t>& toPeers)
+{
+    auto from = m_connections.find(fromPeer);
+    std::shared_ptr<MessageStream> stream =
+        from == m_connections.end() ? nullptr
+                                    : from->second->StreamIncoming(sequence, m_forwardChunkBytes);
+    if (!stream)
+    {
+        return hilo::Status::NotFound("Forward: no message " + std::to_string(sequence) +
+                                      " is arriving from peer " + std::to_string(fromPeer));
+    }
+    for (uint32_t peer : toPeers)
+    {
+        auto it = m_connections.find(peer);
+        if (it != m_connections.end())
+        {
+            if (it->second->IsClosed() || !it->second->SendStream(stream).ok())
+            {
+                // As Send: a peer whose connection has ended misses the message.
+                m_droppedTrace(peer, stream->GetHeader().type, stream->GetHeader().wire_bytes);
+            }
+        }
+        else
+        {
+            const FrameHeader& h = stream->GetHeader();
+            m_pending[peer].push_back(Pending{h.type, nullptr, h.wire_bytes, stream});
+        }
+    }
+    return hilo::Status::Ok();
+}
+
+void
 MessageEndpoint::SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&> callback)
 {
     m_receiveCallback = callback;
+}
+
+void
+MessageEndpoint::SetMessageStartedCallback(
+    ns3::Callback<void, uint32_t, const MessageMeta&> callback)
+{
+    m_startedCallback = callback;
 }
 
 void
@@ -343,10 +408,7 @@ MessageEndpoint::HandleConnected(ns3::Ptr<MessageConnection> connection)
         auto pending = m_pending.find(peer);
         if (pending != m_pending.end())
         {
-            for (auto& p : pending->second)
-            {
-                connection->Send(p.type, std::move(p.payload), p.wireBytes);
-            }
+            SendPending(connection, &pending->second);
             m_pending.erase(pending);
         }
     }
@@ -354,6 +416,16 @@ MessageEndpoint::HandleConnected(ns3::Ptr<MessageConnection> connection)
     if (!m_connectedCallback.IsNull())
     {
         m_connectedCallback(peer);
+    }
+}
+
+void
+MessageEndpoint::HandleStarted(ns3::Ptr<MessageConnection> connection, const MessageMeta& meta)
+{
+    m_startedTrace(connection->GetPeerId(), meta);
+    if (!m_startedCallback.IsNull())
+    {
+        m_startedCallback(connection->GetPeerId(), meta);
     }
 }
 
@@ -419,6 +491,7 @@ MessageEndpoint::DoDispose()
     m_listeners.clear();
     m_node = nullptr;
     m_receiveCallback = ns3::MakeNullCallback<void, uint32_t, const Message&>();
+    m_startedCallback = ns3::MakeNullCallback<void, uint32_t, const MessageMeta&>();
     m_connectedCallback = ns3::MakeNullCallback<void, uint32_t>();
     m_closedCallback = ns3::MakeNullCallback<void, uint32_t, bool>();
     ns3::Object::DoDispose();

@@ -13,6 +13,11 @@
 // Faults: Abort ends every connection at once, as the node's process dying would, and
 // SetAccepting(false) makes the node ignore connection attempts, as a host whose server process
 // is down does.
+//
+// Streaming forward (a relay): the "message started" callback announces each message from a peer
+// as soon as its header has arrived; Forward, called then, sends that message on to other peers
+// as its bytes arrive (message-stream.h), each of them receiving one whole framed message
+// identical to a Send of the complete one.
 #ifndef HILO_SIM_NET_MESSAGE_ENDPOINT_H
 #define HILO_SIM_NET_MESSAGE_ENDPOINT_H
 
@@ -49,6 +54,7 @@ class MessageEndpoint : public ns3::Object
     /// Trace signatures.
     typedef void (*MessageSentTracedCallback)(uint32_t peerId, const MessageMeta& meta);
     typedef void (*MessageReceivedTracedCallback)(uint32_t peerId, const Message& message);
+    typedef void (*MessageStartedTracedCallback)(uint32_t peerId, const MessageMeta& meta);
     typedef void (*PeerTracedCallback)(uint32_t peerId);
     typedef void (*MessageDroppedTracedCallback)(uint32_t peerId, uint32_t type,
                                                  uint64_t wireBytes);
@@ -91,8 +97,21 @@ class MessageEndpoint : public ns3::Object
     hilo::Status Send(uint32_t peerId, uint32_t type, std::shared_ptr<const std::string> payload,
                       uint64_t wireBytes);
 
+    /// Forwards the message now arriving from `fromPeer` with sequence `sequence` to each of
+    /// `toPeers` while it arrives: every byte leaves once it has arrived, in chunks of the
+    /// ForwardChunkBytes attribute. Call it from the message-started callback (or later, while
+    /// the message is still arriving). Peers not connected yet get it when they connect. If the
+    /// message never completes (its connection ends), a peer whose copy had started loses its
+    /// connection. A peer whose connection has ended misses it (as with Send: "MessageDropped").
+    /// NotFound if no such message is arriving.
+    hilo::Status Forward(uint32_t fromPeer, uint64_t sequence,
+                         const std::vector<uint32_t>& toPeers);
+
     /// Called for every message received from any peer, after the "MessageReceived" trace.
     void SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&> callback);
+    /// Called when a message's header has arrived from a peer (its bytes follow), after the
+    /// "MessageStarted" trace: type, sizes, the sequence it will be delivered with, sender time.
+    void SetMessageStartedCallback(ns3::Callback<void, uint32_t, const MessageMeta&> callback);
     /// Called when a peer becomes reachable (our connect succeeded, or its hello arrived).
     void SetPeerConnectedCallback(ns3::Callback<void, uint32_t> callback);
     /// Called when a peer's connection ends; `error` is true for a TCP error or corrupt stream.
@@ -121,7 +140,9 @@ class MessageEndpoint : public ns3::Object
         uint32_t type;
         std::shared_ptr<const std::string> payload;
         uint64_t wireBytes;
+        std::shared_ptr<MessageStream> stream; // a forwarded message (payload unused)
     };
+    void SendPending(ns3::Ptr<MessageConnection> connection, std::vector<Pending>* pending);
 
     struct DialPlan
     {
@@ -136,6 +157,7 @@ class MessageEndpoint : public ns3::Object
     bool HandleConnectionRequest(ns3::Ptr<ns3::Socket> socket, const ns3::Address& from);
     void HandleAccept(ns3::Ptr<ns3::Socket> socket, const ns3::Address& from);
     void HandleConnected(ns3::Ptr<MessageConnection> connection);
+    void HandleStarted(ns3::Ptr<MessageConnection> connection, const MessageMeta& meta);
     void HandleReceived(ns3::Ptr<MessageConnection> connection, const Message& message);
     void HandleSent(ns3::Ptr<MessageConnection> connection, const MessageMeta& meta);
     void HandleClosed(ns3::Ptr<MessageConnection> connection, bool error);
@@ -148,6 +170,7 @@ class MessageEndpoint : public ns3::Object
     uint32_t m_receiveBufferBytes{184 * 1448};
     uint64_t m_maxPayloadBytes{0};
     ns3::Time m_heartbeat;
+    uint64_t m_forwardChunkBytes{16384};
 
     ns3::Ptr<ns3::Node> m_node;
     std::vector<ns3::Ptr<ns3::Socket>> m_listeners;
@@ -159,11 +182,13 @@ class MessageEndpoint : public ns3::Object
     bool m_acceptsConnections{true};
 
     ns3::Callback<void, uint32_t, const Message&> m_receiveCallback;
+    ns3::Callback<void, uint32_t, const MessageMeta&> m_startedCallback;
     ns3::Callback<void, uint32_t> m_connectedCallback;
     ns3::Callback<void, uint32_t, bool> m_closedCallback;
 
     ns3::TracedCallback<uint32_t, const MessageMeta&> m_sentTrace;
     ns3::TracedCallback<uint32_t, const Message&> m_receivedTrace;
+    ns3::TracedCallback<uint32_t, const MessageMeta&> m_startedTrace;
     ns3::TracedCallback<uint32_t> m_peerConnectedTrace;
     ns3::TracedCallback<uint32_t> m_peerClosedTrace;
     ns3::TracedCallback<uint32_t, uint32_t, uint64_t> m_droppedTrace;

@@ -20,7 +20,7 @@ MessageReassembler::MessageReassembler(uint64_t maxPayloadBytes)
 
 hilo::Status
 MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
-                            const std::function<void(Message&&)>& deliver)
+                            const std::function<void(Message&&)>& deliver, FrameObserver* observer)
 {
     if (!m_error.ok())
     {
@@ -56,6 +56,10 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
                     m_payloadCrc = 0;
                     m_paddingLeft = m_frame.wire_bytes - m_frame.payload_bytes;
                     m_stage = Stage::kPayload;
+                    if (observer != nullptr)
+                    {
+                        observer->FrameStarted(m_frame);
+                    }
                 }
                 break;
             }
@@ -67,6 +71,10 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
                 m_message.payload.resize(before + used);
                 packet->CopyData(reinterpret_cast<uint8_t*>(&m_message.payload[before]), used);
                 m_payloadCrc = hilo::Crc32c(&m_message.payload[before], used, m_payloadCrc);
+                if (observer != nullptr && used > 0)
+                {
+                    observer->FrameBytes(std::string_view(m_message.payload).substr(before), 0);
+                }
                 break;
             }
             case Stage::kPadding:
@@ -81,6 +89,10 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
                     return m_error;
                 }
                 m_paddingLeft -= used;
+                if (observer != nullptr && used > 0)
+                {
+                    observer->FrameBytes(std::string_view(), used);
+                }
                 break;
         }
         packet->RemoveAtStart(used);

@@ -7,14 +7,55 @@
 namespace hilosim
 {
 
+const char*
+RelayForwardingName(RelayForwarding forwarding)
+{
+    return forwarding == RelayForwarding::kStream ? "stream" : "store_and_forward";
+}
+
 RelayRole::RelayRole(RolePort* port, std::vector<uint32_t> worker_peers, RelayHooks hooks,
-                     RelayRoleOptions options)
+                     RelayForwarding forwarding, RelayRoleOptions options)
   : m_port(port)
   , m_workers(std::move(worker_peers))
+  , m_forwarding(forwarding)
   , m_hooks(std::move(hooks))
   , m_learner(options.learner_peer)
   , m_absent(options.late_workers.begin(), options.late_workers.end())
 {
+}
+
+std::vector<uint32_t>
+RelayRole::PresentWorkers() const
+{
+    std::vector<uint32_t> present;
+    for (uint32_t w : m_workers)
+    {
+        if (m_absent.count(w) == 0)
+        {
+            present.push_back(w);
+        }
+    }
+    return present;
+}
+
+hilo::Status
+RelayRole::HandleMessageStart(uint32_t peer, const RoleMessageHead& head)
+{
+    if (m_forwarding != RelayForwarding::kStream || head.type != kUpdate)
+    {
+        return hilo::Status::Ok();
+    }
+    hilo::Status s = m_port->Forward(peer, head.sequence, PresentWorkers());
+    if (s.code() == hilo::StatusCode::kNotSupported)
+    {
+        return hilo::Status::Ok(); // HandleMessage sends it whole
+    }
+    if (!s.ok())
+    {
+        return hilo::Status(s.code(), "relay forward failed: " + s.message());
+    }
+    m_streaming[peer] = head.sequence;
+    return hilo::Status::Ok();
 }
 
 hilo::Status
@@ -26,26 +67,29 @@ RelayRole::HandleMessage(uint32_t peer, const RoleMessage& message)
                                           std::to_string(message.type) + " from " +
                                           std::to_string(peer));
     }
+    const std::vector<uint32_t> present = PresentWorkers();
     auto bytes = std::make_shared<const std::string>(message.payload);
-    uint32_t copies = 0;
-    for (uint32_t w : m_workers)
+    auto streaming = m_streaming.find(peer);
+    if (streaming != m_streaming.end() && streaming->second == message.sequence)
     {
-        if (m_absent.count(w) != 0)
+        m_streaming.erase(streaming); // its bytes already went out as they arrived
+    }
+    else
+    {
+        for (uint32_t w : present)
         {
-            continue;
-        }
-        ++copies;
-        hilo::Status s = m_port->Send(w, kUpdate, bytes, message.wire_bytes);
-        if (!s.ok())
-        {
-            return hilo::Status(s.code(), "relay forward failed: " + s.message());
+            hilo::Status s = m_port->Send(w, kUpdate, bytes, message.wire_bytes);
+            if (!s.ok())
+            {
+                return hilo::Status(s.code(), "relay forward failed: " + s.message());
+            }
         }
     }
     m_latest = bytes;
     m_latestWire = message.wire_bytes;
     if (m_hooks.forwarded)
     {
-        m_hooks.forwarded(message.type, message.wire_bytes, copies);
+        m_hooks.forwarded(message.type, message.wire_bytes, static_cast<uint32_t>(present.size()));
     }
     return hilo::Status::Ok();
 }
@@ -60,7 +104,8 @@ RelayRole::HandlePeerConnected(uint32_t peer)
     }
     m_absent.erase(peer);
     const bool again = !m_seen.insert(peer).second;
-    if (again && m_latest && std::find(m_workers.begin(), m_workers.end(), peer) != m_workers.end())
+    if (again && m_latest &&
+        std::find(m_workers.begin(), m_workers.end(), peer) != m_workers.end())
     {
         // Whatever was forwarded while the worker was away is lost; the latest update shows it
         // the gap (or is stale and skipped).

@@ -1,7 +1,10 @@
 // RelayRole: the relay host of a region (the `relay` topology), whoever runs it. Receives each
 // update once from the learner over the region's WAN link and forwards the same bytes to every
 // worker of its region over their LAN links, so the WAN carries one copy per region instead of one
-// per worker.
+// per worker. Streaming (the default) forwards an update while it arrives (RolePort::Forward):
+// a worker's copy completes one LAN delay after the relay's, as behind a router. Store and
+// forward waits for the whole update first, adding a LAN transfer per update; so does streaming
+// on a driver that cannot stream.
 //
 // Faults: a forward to a worker whose connection has ended is dropped by the transport; when that
 // worker connects again, the relay sends it the latest update it forwarded, so that a worker that
@@ -16,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -23,6 +27,15 @@
 
 namespace hilosim
 {
+
+enum class RelayForwarding
+{
+    kStream,          // forward each update's bytes as they arrive
+    kStoreAndForward, // forward each update once it has arrived whole
+};
+
+/// "stream", "store_and_forward".
+const char* RelayForwardingName(RelayForwarding forwarding);
 
 struct RelayRoleOptions
 {
@@ -45,12 +58,17 @@ class RelayRole
   public:
     /// `worker_peers`: the region's workers. `port` must outlive the role.
     RelayRole(RolePort* port, std::vector<uint32_t> worker_peers, RelayHooks hooks,
+              RelayForwarding forwarding = RelayForwarding::kStream,
               RelayRoleOptions options = {});
 
-    /// Forwards an update to every worker of the region (but late joiners that have not connected
-    /// yet). A message of another type is forwarded
-    /// nowhere and returned as NotSupported (the driver logs it and goes on); a failed forward is
-    /// returned as the transport's error.
+    /// A message's header arrived from `peer`. Streaming: an update starts to go out to every
+    /// present worker of the region now. A failed forward is returned as the transport's error;
+    /// other message types are left to HandleMessage.
+    hilo::Status HandleMessageStart(uint32_t peer, const RoleMessageHead& head);
+    /// A whole message arrived from `peer`. An update that is not already streaming goes to every
+    /// present worker of the region now (not to late joiners that have not connected yet). A
+    /// message of another type is forwarded nowhere and returned as NotSupported (the driver logs
+    /// it and goes on); a failed forward is returned as the transport's error.
     hilo::Status HandleMessage(uint32_t peer, const RoleMessage& message);
     /// `peer` connected: a worker connecting again is sent the latest update.
     void HandlePeerConnected(uint32_t peer);
@@ -58,9 +76,13 @@ class RelayRole
     void HandlePeerClosed(uint32_t peer, bool error);
 
   private:
+    std::vector<uint32_t> PresentWorkers() const;
+
     RolePort* m_port;
     std::vector<uint32_t> m_workers;
+    RelayForwarding m_forwarding;
     RelayHooks m_hooks;
+    std::map<uint32_t, uint64_t> m_streaming; // peer -> sequence of the update it is streaming
     uint32_t m_learner;
     std::set<uint32_t> m_seen;   // workers that connected before
     std::set<uint32_t> m_absent; // late joiners not connected yet

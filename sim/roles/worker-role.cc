@@ -37,7 +37,7 @@ WorkerRole::Start()
     m_replica = std::move(*replica);
     m_needSnapshot = m_options.rejoining;
     m_awaitWelcome = m_options.rejoining; // where the run is, only the learner can say
-    MaybeStartRound();
+    NextGpuWork();
 }
 
 void
@@ -53,7 +53,7 @@ WorkerRole::Fail(const hilo::Status& status)
 void
 WorkerRole::MaybeStartRound()
 {
-    if (m_rollingOut || m_resyncPending || m_catchingUp || m_awaitWelcome || !m_failure.ok() ||
+    if (GpuBusy() || m_resyncing || m_awaitWelcome || !m_failure.ok() ||
         m_nextRound > m_context->steps)
     {
         return;
@@ -136,6 +136,29 @@ WorkerRole::FinishRollout(uint64_t round, uint64_t version,
         m_hooks.rollout_done(event);
     }
     m_rollingOut = false;
+    NextGpuWork();
+}
+
+void
+WorkerRole::NextGpuWork()
+{
+    // One modelled GPU per worker: rollout, decode + replay and catch-up take turns. Updates go
+    // first, so the next round samples the newest version the worker has; a catch-up goes
+    // before them (they wait for it anyway).
+    if (GpuBusy() || !m_failure.ok())
+    {
+        return;
+    }
+    if (m_catchUp)
+    {
+        StartCatchUp();
+        return;
+    }
+    if (!m_resyncing && !m_queue.empty())
+    {
+        StartApply();
+        return;
+    }
     MaybeStartRound();
 }
 
@@ -178,7 +201,7 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
             }
         }
         m_queue.push_back({std::move(frame), now});
-        ApplyNext();
+        NextGpuWork();
         return hilo::Status::Ok();
     }
     if (message.type == kCatchUp)
@@ -201,15 +224,15 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         {
             ++m_nextRound; // already on its way
         }
-        // A welcome comes with a new connection: a resync request still pending went out on
-        // the old one and may be lost with it, so ask again (a second catch-up only repeats
-        // what the first did).
+        // A welcome comes with a new connection: a resync request still pending went out on the
+        // old one and may be lost with it, so ask again (a second catch-up only repeats what the
+        // first did).
         const bool behind = m_replica->version() < welcome->learner_version;
-        if ((behind || m_needSnapshot) && !m_catchingUp)
+        if ((behind || m_needSnapshot) && !m_catchingUp && !m_catchUp)
         {
             RequestResync(m_needSnapshot);
         }
-        MaybeStartRound();
+        NextGpuWork();
         return hilo::Status::Ok();
     }
     return hilo::Status::Corruption("worker got message type " + std::to_string(message.type) +
@@ -232,8 +255,7 @@ WorkerRole::HandlePeerClosed(uint32_t peer, bool error)
     }
     // Messages sent meanwhile are dropped by the transport; what they carried is recovered once
     // the learner's welcome arrives on the new connection (a round again, a catch-up).
-    const double delay = m_backoff[peer].Next();
-    m_port->After(delay, ComputePhase::kTransport, 0.0,
+    m_port->After(m_backoff[peer].Next(), ComputePhase::kTransport, 0.0,
                   [this, peer]()
                   {
                       if (m_failure.ok())
@@ -256,7 +278,7 @@ void
 WorkerRole::RequestResync(bool with_snapshot)
 {
     const uint64_t from = m_replica->version();
-    m_resyncPending = true;
+    m_resyncing = true;
     if (m_hooks.resync)
     {
         m_hooks.resync(m_worker, from);
@@ -270,72 +292,67 @@ WorkerRole::RequestResync(bool with_snapshot)
 }
 
 void
-WorkerRole::ApplyNext()
+WorkerRole::StartApply()
 {
-    if (m_queue.empty() || Busy() || !m_failure.ok())
-    {
-        return;
-    }
     m_applying = true;
     Queued q = std::move(m_queue.front());
     m_queue.pop_front();
     // Decode + replay (or load) occupies the GPU; the real apply happens when it is done.
     m_port->After(ApplySeconds(), ComputePhase::kApply, 0.0,
-                  [this, q = std::move(q)]() { FinishApply(q.frame, q.received_s); });
-}
-
-void
-WorkerRole::FinishApply(const std::string& frame, double received_s)
-{
-    m_applying = false;
-    const models::CpuTimer timer;
-    const WallTimer wall;
-    const uint64_t before = m_replica->version();
-    hilo::Status s = m_replica->Apply(frame);
-    ApplyEvent e;
-    e.worker = m_worker;
-    e.received_s = received_s;
-    e.ready_s = m_port->Now();
-    e.cpu_apply_s = timer.Seconds();
-    if (m_port->RealTime())
-    {
-        e.overrun_s = wall.Seconds();
-    }
-    if (s.ok())
-    {
-        e.version = m_replica->version();
-        if (m_hooks.applied)
-        {
-            m_hooks.applied(e);
-        }
-        VersionReached();
-        MaybeStartRound();
-        ApplyNext();
-        return;
-    }
-    if (s.code() == hilo::StatusCode::kStale)
-    {
-        ApplyNext(); // already covered by a catch-up
-        return;
-    }
-    if (s.code() == hilo::StatusCode::kHashMismatch)
-    {
-        // The replica's own check failed: recorded as such, and the state (which may have
-        // diverged before this version's hash showed it) is rebuilt from a snapshot.
-        e.version = before + 1;
-        e.hash_ok = false;
-        if (m_hooks.applied)
-        {
-            m_hooks.applied(e);
-        }
-        if (m_hooks.hash_mismatch)
-        {
-            m_hooks.hash_mismatch(m_worker, before + 1);
-        }
-        m_needSnapshot = true;
-    }
-    // Corrupt, gap or mismatch: ask for a catch-up; later updates wait until it arrives.
-    RequestResync(m_needSnapshot);
+                  [this, q = std::move(q)]()
+                  {
+                      m_applying = false;
+                      const models::CpuTimer timer;
+                      const WallTimer wall;
+                      const uint64_t before = m_replica->version();
+                      hilo::Status s = m_replica->Apply(q.frame);
+                      ApplyEvent e;
+                      e.worker = m_worker;
+                      e.received_s = q.received_s;
+                      e.ready_s = m_port->Now();
+                      e.cpu_apply_s = timer.Seconds();
+                      if (m_port->RealTime())
+                      {
+                          e.overrun_s = wall.Seconds();
+                      }
+                      if (s.ok())
+                      {
+                          e.version = m_replica->version();
+                          if (m_hooks.applied)
+                          {
+                              m_hooks.applied(e);
+                          }
+                          VersionReached();
+                      }
+                      else if (s.code() == hilo::StatusCode::kHashMismatch)
+                      {
+                          // The replica's own check failed: recorded as such (hash_ok 0), and
+                          // the state, which may have diverged before this version's hash showed
+                          // it, is rebuilt from a snapshot.
+                          e.version = before + 1;
+                          e.hash_ok = false;
+                          if (m_hooks.applied)
+                          {
+                              m_hooks.applied(e);
+                          }
+                          if (m_hooks.hash_mismatch)
+                          {
+                              m_hooks.hash_mismatch(m_worker, before + 1);
+                          }
+                          m_needSnapshot = true;
+                          RequestResync(/*with_snapshot=*/true);
+                      }
+                      else if (s.code() != hilo::StatusCode::kStale) // stale: a catch-up had it
+                      {
+                          // Corrupt or gap: ask for a catch-up; hold later updates until it
+                          // arrives.
+                          if (!m_resyncing)
+                          {
+                              RequestResync(m_needSnapshot);
+                          }
+                      }
+                      NextGpuWork();
+                  });
 }
 
 hilo::Status
@@ -346,19 +363,27 @@ WorkerRole::HandleCatchUp(std::string_view payload, double received_s)
     {
         return plan.status();
     }
-    m_resyncPending = false;
+    m_catchUp = PendingCatchUp{std::move(*plan), received_s};
+    NextGpuWork();
+    return hilo::Status::Ok();
+}
+
+void
+WorkerRole::StartCatchUp()
+{
     m_catchingUp = true;
+    PendingCatchUp pending = std::move(*m_catchUp);
+    m_catchUp.reset();
     // Restoring a snapshot is a full load; replaying the ring costs one apply per update.
     double busy_s =
-        plan->snapshot_frame.empty()
+        pending.plan.snapshot_frame.empty()
             ? 0.0
             : models::AdapterLoadSeconds(m_context->worker_gpus[m_worker],
                                          m_context->modelled_adapter_bytes, m_context->compute);
-    busy_s += ApplySeconds() * static_cast<double>(plan->update_frames.size());
+    busy_s += ApplySeconds() * static_cast<double>(pending.plan.update_frames.size());
     m_port->After(busy_s, ComputePhase::kCatchUp, 0.0,
-                  [this, plan = std::move(*plan), received_s]()
-                  { FinishCatchUp(plan, received_s); });
-    return hilo::Status::Ok();
+                  [this, pending = std::move(pending)]()
+                  { FinishCatchUp(pending.plan, pending.received_s); });
 }
 
 void
@@ -373,7 +398,8 @@ WorkerRole::FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s)
     done.from_version = before;
     // Snapshot, then the ring's updates in order (those at or below the version reached are
     // skipped), as hilo::Replica::CatchUp does, one step at a time so that each version reached
-    // is reported.
+    // is reported: the snapshot's (when above the version held) and each one replayed. Versions
+    // in between were skipped through the snapshot (CatchUpEvent).
     std::vector<ApplyEvent> reached;
     auto reach = [&](bool hash_ok)
     {
@@ -445,11 +471,12 @@ WorkerRole::FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s)
         // a snapshot, which rebuilds whatever state it holds.
         m_needSnapshot = true;
         RequestResync(/*with_snapshot=*/true);
+        NextGpuWork();
         return;
     }
+    m_resyncing = false;
     VersionReached();
-    MaybeStartRound();
-    ApplyNext();
+    NextGpuWork();
 }
 
 void

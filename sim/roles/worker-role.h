@@ -4,13 +4,18 @@
 // with its hash check). A rejected update (corrupt, gap, hash mismatch) starts a resync: the worker
 // asks the learner for a catch-up (ring, or snapshot + ring) and holds later updates until it is
 // back in step. A hash mismatch means the worker's state can no longer be trusted, so that
-// catch-up starts from a snapshot; so does the first one of a worker that (re)starts empty.
-// A welcome from the learner (after a restart or reconnect) sets the next round to roll out and,
-// when the worker is behind, starts the same catch-up (again, if one was pending: the closed
-// connection may have lost it). When a connection ends, the worker dials the peer again after a
-// backoff (reconnect-backoff.h), unless the driver's transport redials by itself.
+// catch-up starts from a snapshot; so does the first one of a worker that (re)starts empty, which
+// also rolls out nothing before the learner's welcome. A welcome from the learner (after a restart
+// or reconnect) sets the next round to roll out and, when the worker is behind, starts the same
+// catch-up (again, if one was pending: the closed connection may have lost it). When a connection
+// ends, the worker dials the peer again after a backoff (reconnect-backoff.h), unless the
+// driver's transport redials by itself.
 // Round s (the batch for learner step s) may start once the replica holds version >= s-1-k, with k
 // the arm's max staleness: k = 0 is synchronous on-policy.
+// The worker has one modelled GPU: a rollout, the decode + replay of an update and a catch-up
+// never run at the same time. When the GPU comes free, a pending catch-up goes first, then
+// queued updates (so the next round samples the newest version held), then the next round. An
+// update that arrives during a rollout therefore waits for it; its ready time says so.
 #ifndef HILOSIM_ROLES_WORKER_ROLE_H
 #define HILOSIM_ROLES_WORKER_ROLE_H
 
@@ -26,6 +31,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -50,8 +56,8 @@ struct WorkerRoleOptions
 {
     uint64_t corrupt_version{0}; // test hook: flip a byte of this version's update on arrival
     bool announce_done{false};   // send kDone to the learner on reaching the last version
-    bool rejoining{false};       // starts without the run's state (restart, late join): its first
-                                 // catch-up starts from a snapshot
+    bool rejoining{false};       // starts without the run's state (restart, late join): waits for
+                                 // the learner's welcome; its first catch-up starts from a snapshot
 };
 
 class WorkerRole
@@ -71,7 +77,7 @@ class WorkerRole
     /// The connection to `peer` is up (first time or again).
     void HandlePeerConnected(uint32_t peer);
     /// The connection to `peer` ended (`error`: a TCP error or a corrupt stream, else the peer
-    /// closed it). The worker reconnects after a backoff.
+    /// closed it). The worker reconnects after a backoff (RolePort::Reconnect).
     void HandlePeerClosed(uint32_t peer, bool error);
 
     /// Fault injection: the next update this worker replays yields a state that differs from
@@ -86,15 +92,19 @@ class WorkerRole
     uint32_t worker() const { return m_worker; }
 
   private:
+    /// Starts the next job on the GPU if it is free (see the class comment for the order).
+    void NextGpuWork();
+    bool GpuBusy() const { return m_rollingOut || m_applying || m_catchingUp; }
     void MaybeStartRound();
     void FinishRollout(uint64_t round, uint64_t version, std::shared_ptr<const std::string> bytes,
                        RolloutEvent event);
-    void ApplyNext();
-    void FinishApply(const std::string& frame, double received_s);
+    /// REQUIRES: the GPU is free, the queue is not empty and no resync is under way.
+    void StartApply();
     void RequestResync(bool with_snapshot);
     hilo::Status HandleCatchUp(std::string_view payload, double received_s);
+    /// REQUIRES: the GPU is free and a catch-up is pending.
+    void StartCatchUp();
     void FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s);
-    bool Busy() const { return m_applying || m_resyncPending || m_catchingUp; }
     void VersionReached();
     double ApplySeconds() const;
 
@@ -114,12 +124,18 @@ class WorkerRole
         std::string frame;
         double received_s;
     };
-    std::deque<Queued> m_queue;  // updates waiting for the apply pipeline
-    bool m_applying{false};      // an update's modelled apply time is running
-    bool m_resyncPending{false}; // a resync request is out, its catch-up not yet arrived
-    bool m_catchingUp{false};    // a catch-up's modelled time is running
-    bool m_needSnapshot{false};  // the next catch-up must start from a snapshot
-    bool m_awaitWelcome{false};  // rejoining: no rollout before the learner's welcome
+    std::deque<Queued> m_queue; // updates waiting for the GPU
+    struct PendingCatchUp
+    {
+        hilo::CatchUpPlan plan;
+        double received_s;
+    };
+    std::optional<PendingCatchUp> m_catchUp; // arrived, waiting for the GPU
+    bool m_applying{false};                  // the GPU is decoding + replaying an update
+    bool m_catchingUp{false};                // the GPU is restoring a catch-up
+    bool m_resyncing{false};                 // asked for a catch-up; updates wait for it
+    bool m_needSnapshot{false};              // the next catch-up must start from a snapshot
+    bool m_awaitWelcome{false};              // rejoining: no rollout before the learner's welcome
     std::map<uint32_t, ReconnectBackoff> m_backoff; // by peer
     bool m_doneSent{false};
     hilo::Status m_failure;

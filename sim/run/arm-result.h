@@ -3,6 +3,7 @@
 #ifndef HILOSIM_RUN_ARM_RESULT_H
 #define HILOSIM_RUN_ARM_RESULT_H
 
+#include "sim/net/link-monitor.h"
 #include "sim/roles/role-events.h"
 
 #include "hilo/core/status.h"
@@ -70,6 +71,7 @@ struct ArmResult
     // Workers holding the learner's last version with the learner's state hash at the end
     // (the simulator reads the replicas; processes announce theirs to the learner).
     uint32_t workers_at_final_hash{0};
+    std::vector<LinkUsage> links; // every link, down then up, in topology build order
 
     // Real processes only (empty / false in a simulation).
     bool real_time{false};           // times are real: steps.csv gets the overrun columns

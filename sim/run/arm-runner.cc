@@ -3,6 +3,8 @@
 #include "sim/drivers/ns3/learner-app.h"
 #include "sim/drivers/ns3/relay-app.h"
 #include "sim/drivers/ns3/worker-app.h"
+#include "sim/net/link-monitor.h"
+#include "sim/net/link-pcap.h"
 #include "sim/net/topology-builder.h"
 #include "sim/net/transport-helper.h"
 #include "sim/run/arm-context-builder.h"
@@ -295,6 +297,22 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         ns3::Simulator::Destroy();
         return fail(topology.status());
     }
+    LinkMonitor monitor(ns3::Seconds(kLinkPeakWindowS));
+    for (const InstalledLink& link : topology->GetLinks())
+    {
+        monitor.Watch(link);
+    }
+    if (!options.pcap_dir.empty())
+    {
+        hilo::Status pcap = EnableLinkPcap(
+            topology->GetLinks(), (std::filesystem::path(options.pcap_dir) / arm.name).string(),
+            options.pcap_snaplen);
+        if (!pcap.ok())
+        {
+            ns3::Simulator::Destroy();
+            return fail(pcap);
+        }
+    }
     hilosim::TransportConfig tc;
     tc.tcp_variant = sc.network.tcp_type;
     hilosim::TransportEndpoints endpoints = hilosim::TransportHelper(tc).Install(*topology);
@@ -355,6 +373,8 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         {
             update_peers.push_back(hilosim::RelayPeerId(r));
             auto relay = ns3::CreateObject<RelayApp>();
+            relay->SetAttribute("StoreAndForward",
+                                ns3::BooleanValue(sc.network.relay_store_and_forward));
             std::vector<uint32_t> region_workers;
             RelayRoleOptions relay_options;
             relay_options.learner_peer = hilosim::kLearnerPeerId;
@@ -428,6 +448,10 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double ended_s = ns3::Simulator::Now().GetSeconds();
     result.segments_corrupted = injector.CorruptedSegments();
+    if (ns3::Simulator::Now().IsStrictlyPositive())
+    {
+        result.links = monitor.Usage(ns3::Simulator::Now());
+    }
 
     result.failure = learner->failure();
     for (const auto& w : workers)

@@ -28,6 +28,8 @@ class Ns3RolePort : public RolePort
                std::function<void()> fn) override;
     hilo::Status Send(uint32_t peer, uint32_t type, std::shared_ptr<const std::string> payload,
                       uint64_t wire_bytes) override;
+    hilo::Status Forward(uint32_t from_peer, uint64_t sequence,
+                         const std::vector<uint32_t>& to_peers) override;
     void Stop() override;
     void Reconnect(uint32_t peer) override;
 
@@ -44,6 +46,8 @@ class Ns3RolePort : public RolePort
 
 /// The role's view of a message the endpoint delivered.
 RoleMessage ToRoleMessage(const Message& message);
+/// The role's view of a message whose header the endpoint announced.
+RoleMessageHead ToRoleMessageHead(const MessageMeta& meta);
 
 } // namespace hilosim
 

@@ -1,5 +1,6 @@
 #include "sim/drivers/ns3/relay-app.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -17,6 +18,12 @@ RelayApp::GetTypeId()
             .SetParent<ns3::Application>()
             .SetGroupName("HiLo")
             .AddConstructor<RelayApp>()
+            .AddAttribute("StoreAndForward",
+                          "Forward each update only once it has arrived whole (a LAN transfer "
+                          "more per update) instead of streaming its bytes as they arrive.",
+                          ns3::BooleanValue(false),
+                          ns3::MakeBooleanAccessor(&RelayApp::m_storeAndForward),
+                          ns3::MakeBooleanChecker())
             .AddTraceSource("Forwarded",
                             "An update from the learner was forwarded to the region's workers.",
                             ns3::MakeTraceSourceAccessor(&RelayApp::m_forwardTrace),
@@ -54,8 +61,13 @@ RelayApp::StartApplication()
     RelayHooks hooks;
     hooks.forwarded = [this](uint32_t type, uint64_t wire_bytes, uint32_t copies)
     { m_forwardTrace(type, wire_bytes, copies); };
-    m_role = std::make_unique<RelayRole>(m_port.get(), m_workers, std::move(hooks), m_options);
+    m_role = std::make_unique<RelayRole>(m_port.get(), m_workers, std::move(hooks),
+                                         m_storeAndForward ? RelayForwarding::kStoreAndForward
+                                                           : RelayForwarding::kStream,
+                                         m_options);
     m_port->endpoint()->SetReceiveCallback(ns3::MakeCallback(&RelayApp::HandleMessage, this));
+    m_port->endpoint()->SetMessageStartedCallback(
+        ns3::MakeCallback(&RelayApp::HandleMessageStarted, this));
     m_port->endpoint()->SetPeerConnectedCallback(
         ns3::MakeCallback(&RelayApp::HandlePeerConnected, this));
     m_port->endpoint()->SetPeerClosedCallback(ns3::MakeCallback(&RelayApp::HandlePeerClosed, this));
@@ -67,6 +79,26 @@ RelayApp::StopApplication()
 }
 
 void
+RelayApp::HandleMessageStarted(uint32_t peer, const hilosim::MessageMeta& meta)
+{
+    hilo::Status s = m_role->HandleMessageStart(peer, ToRoleMessageHead(meta));
+    if (!s.ok())
+    {
+        Fail(s);
+    }
+}
+
+void
+RelayApp::Fail(const hilo::Status& status)
+{
+    if (m_failure.ok())
+    {
+        m_failure = status;
+        m_port->Stop();
+    }
+}
+
+void
 RelayApp::HandleMessage(uint32_t peer, const hilosim::Message& message)
 {
     hilo::Status s = m_role->HandleMessage(peer, ToRoleMessage(message));
@@ -75,10 +107,9 @@ RelayApp::HandleMessage(uint32_t peer, const hilosim::Message& message)
         NS_LOG_WARN(s.message());
         return;
     }
-    if (!s.ok() && m_failure.ok())
+    if (!s.ok())
     {
-        m_failure = s;
-        m_port->Stop();
+        Fail(s);
     }
 }
 

@@ -1,6 +1,7 @@
 // RelayApp: the relay host of a region in a simulation (the `relay` topology). A thin ns-3 adapter
 // over RelayRole (sim/roles/relay-role.h): the node's MessageEndpoint carries the forwarded
-// updates; every forward is a trace source event.
+// updates (streamed while they arrive unless the StoreAndForward attribute is set); every
+// forward is a trace source event.
 #ifndef HILOSIM_DRIVERS_NS3_RELAY_APP_H
 #define HILOSIM_DRIVERS_NS3_RELAY_APP_H
 
@@ -39,9 +40,12 @@ class RelayApp : public ns3::Application
     void StartApplication() override;
     void StopApplication() override;
     void HandleMessage(uint32_t peer, const hilosim::Message& message);
+    void HandleMessageStarted(uint32_t peer, const hilosim::MessageMeta& meta);
     void HandlePeerConnected(uint32_t peer);
     void HandlePeerClosed(uint32_t peer, bool error);
+    void Fail(const hilo::Status& status);
 
+    bool m_storeAndForward{false}; // attribute
     std::vector<uint32_t> m_workers;
     RelayRoleOptions m_options;
     hilo::Status m_failure;
