@@ -104,8 +104,7 @@ RelayRole::HandlePeerConnected(uint32_t peer)
     }
     m_absent.erase(peer);
     const bool again = !m_seen.insert(peer).second;
-    if (again && m_latest &&
-        std::find(m_workers.begin(), m_workers.end(), peer) != m_workers.end())
+    if (again && m_latest && std::find(m_workers.begin(), m_workers.end(), peer) != m_workers.end())
     {
         // Whatever was forwarded while the worker was away is lost; the latest update shows it
         // the gap (or is stale and skipped).

@@ -58,8 +58,7 @@ class RelayRole
   public:
     /// `worker_peers`: the region's workers. `port` must outlive the role.
     RelayRole(RolePort* port, std::vector<uint32_t> worker_peers, RelayHooks hooks,
-              RelayForwarding forwarding = RelayForwarding::kStream,
-              RelayRoleOptions options = {});
+              RelayForwarding forwarding = RelayForwarding::kStream, RelayRoleOptions options = {});
 
     /// A message's header arrived from `peer`. Streaming: an update starts to go out to every
     /// present worker of the region now. A failed forward is returned as the transport's error;
