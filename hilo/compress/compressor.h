@@ -49,6 +49,20 @@ class Compressor
     /// every instance, thread count and host running this build. Malformed payloads return
     /// kCorruption; `out` may then hold garbage (callers decode into scratch buffers).
     virtual Status Decode(std::string_view payload, std::vector<float>* out) const = 0;
+
+    /// The learner-local state later Encode calls depend on (PowerSGD's warm start and residual,
+    /// the stream position of quant's rounding and randk's sampling), serialized; empty for a
+    /// compressor that keeps none. A learner checkpoint saves it so that a restored encoder
+    /// continues bit-identically (hilo/sync/publisher.h).
+    virtual std::string SaveLocalState() const { return {}; }
+    /// Restores SaveLocalState()'s bytes into an instance with the same Name() and Params().
+    /// kCorruption for bytes it cannot use (the instance is then unchanged).
+    virtual Status RestoreLocalState(std::string_view state)
+    {
+        return state.empty() ? Status::Ok()
+                             : Status::Corruption(Name() + " keeps no local state, got " +
+                                                  std::to_string(state.size()) + " bytes");
+    }
 };
 
 } // namespace hilo

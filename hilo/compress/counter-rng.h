@@ -43,6 +43,9 @@ class CounterRng
     {
     }
     uint64_t Next() { return CounterRandom(m_seed, m_counter++); }
+    /// Draws taken so far; with the seed, all a checkpoint needs to continue the stream.
+    uint64_t counter() const { return m_counter; }
+    void set_counter(uint64_t counter) { m_counter = counter; }
 
   private:
     uint64_t m_seed;

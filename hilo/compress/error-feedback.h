@@ -28,6 +28,8 @@ class ErrorFeedback
     void Absorb(const std::vector<float>& x, const std::vector<float>& decoded);
 
     const std::vector<float>& residual() const { return m_residual; }
+    /// Replaces the residual (a restored learner checkpoint). REQUIRES: the same size.
+    void set_residual(std::vector<float> residual) { m_residual = std::move(residual); }
     const ErrorFeedbackOptions& options() const { return m_options; }
 
   private:

@@ -84,6 +84,8 @@ class PowerSgdCompressor : public Compressor
 
     StatusOr<Encoded> Encode(const std::vector<float>& x, int64_t budget_bytes) override;
     Status Decode(std::string_view payload, std::vector<float>* out) const override;
+    std::string SaveLocalState() const override;
+    Status RestoreLocalState(std::string_view state) override;
 
   private:
     int64_t PayloadBytes(int64_t k) const
@@ -204,6 +206,81 @@ PowerSgdCompressor::Encode(const std::vector<float>& x_in, int64_t budget_bytes)
         }
     }
     return e;
+}
+
+// Local state: u32 matrices; per matrix u64 rows, u64 cols of its warm start Q (0 x 0 before the
+// first Encode) and rows x cols fp32; then u64 n and the n fp32 values of the residual.
+std::string
+PowerSgdCompressor::SaveLocalState() const
+{
+    std::string out;
+    ByteWriter w(&out);
+    w.PutU32(static_cast<uint32_t>(m_q.size()));
+    for (const at::Tensor& q : m_q)
+    {
+        const bool set = q.defined();
+        w.PutU64(set ? static_cast<uint64_t>(q.size(0)) : 0);
+        w.PutU64(set ? static_cast<uint64_t>(q.size(1)) : 0);
+        if (set)
+        {
+            const at::Tensor c = q.contiguous();
+            w.PutFloats(c.data_ptr<float>(), static_cast<size_t>(c.numel()), ValueDtype::kFp32);
+        }
+    }
+    w.PutU64(m_residual.size());
+    w.PutFloats(m_residual.data(), m_residual.size(), ValueDtype::kFp32);
+    return out;
+}
+
+Status
+PowerSgdCompressor::RestoreLocalState(std::string_view state)
+{
+    ByteReader r(state);
+    uint32_t n = 0;
+    if (!r.GetU32(&n) || n != m_layout.size())
+    {
+        return Status::Corruption("powersgd: local state does not hold one warm start per matrix");
+    }
+    std::vector<at::Tensor> q(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        uint64_t rows = 0;
+        uint64_t cols = 0;
+        if (!r.GetU64(&rows) || !r.GetU64(&cols))
+        {
+            return Status::Corruption("powersgd: local state truncated");
+        }
+        if (rows == 0 && cols == 0)
+        {
+            continue;
+        }
+        const MatrixSpec& s = m_layout.matrix(i);
+        if (static_cast<int64_t>(rows) != s.cols || cols == 0 ||
+            static_cast<int64_t>(cols) > std::min(s.rows, s.cols))
+        {
+            return Status::Corruption("powersgd: local warm start " + std::to_string(i) +
+                                      " has the wrong shape");
+        }
+        q[i] = at::empty({static_cast<int64_t>(rows), static_cast<int64_t>(cols)}, at::kFloat);
+        if (!r.GetFloats(q[i].data_ptr<float>(), rows * cols, ValueDtype::kFp32))
+        {
+            return Status::Corruption("powersgd: local state truncated");
+        }
+    }
+    uint64_t residual = 0;
+    if (!r.GetU64(&residual) ||
+        (residual != 0 && residual != static_cast<uint64_t>(m_layout.numel())))
+    {
+        return Status::Corruption("powersgd: local residual has the wrong size");
+    }
+    std::vector<float> res(residual);
+    if (!r.GetFloats(res.data(), residual, ValueDtype::kFp32) || !r.empty())
+    {
+        return Status::Corruption("powersgd: local state truncated or too long");
+    }
+    m_q = std::move(q);
+    m_residual = std::move(res);
+    return Status::Ok();
 }
 
 Status

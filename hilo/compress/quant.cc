@@ -58,6 +58,24 @@ class QuantCompressor : public Compressor
     StatusOr<Encoded> Encode(const std::vector<float>& x, int64_t budget_bytes) override;
     Status Decode(std::string_view payload, std::vector<float>* out) const override;
 
+    std::string SaveLocalState() const override
+    {
+        std::string out;
+        ByteWriter(&out).PutU64(m_seeds.counter());
+        return out;
+    }
+    Status RestoreLocalState(std::string_view state) override
+    {
+        ByteReader r(state);
+        uint64_t counter = 0;
+        if (!r.GetU64(&counter) || !r.empty())
+        {
+            return Status::Corruption("quant: local state is not one 8-byte stream position");
+        }
+        m_seeds.set_counter(counter);
+        return Status::Ok();
+    }
+
   private:
     int64_t CodeBytes(int64_t n) const
     {

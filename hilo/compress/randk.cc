@@ -86,6 +86,24 @@ class RandKCompressor : public Compressor
         return e;
     }
 
+    std::string SaveLocalState() const override
+    {
+        std::string out;
+        ByteWriter(&out).PutU64(m_seeds.counter());
+        return out;
+    }
+    Status RestoreLocalState(std::string_view state) override
+    {
+        ByteReader r(state);
+        uint64_t counter = 0;
+        if (!r.GetU64(&counter) || !r.empty())
+        {
+            return Status::Corruption("randk: local state is not one 8-byte stream position");
+        }
+        m_seeds.set_counter(counter);
+        return Status::Ok();
+    }
+
     Status Decode(std::string_view payload, std::vector<float>* out) const override
     {
         const int64_t n = m_layout.numel();

@@ -53,6 +53,15 @@ class FullStrategy : public SyncStrategy
         return enc;
     }
 
+    std::string SaveLearnerLocal() const override
+    {
+        return SaveLearnerLocalState(nullptr, *m_compressor);
+    }
+    Status RestoreLearnerLocal(std::string_view state) override
+    {
+        return RestoreLearnerLocalState(state, nullptr, m_compressor.get());
+    }
+
     Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
                         ReplicatedState* out) override
     {

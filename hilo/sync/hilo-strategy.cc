@@ -56,6 +56,15 @@ class HiloStrategy : public SyncStrategy
         return enc;
     }
 
+    std::string SaveLearnerLocal() const override
+    {
+        return SaveLearnerLocalState(&m_ef, *m_compressor);
+    }
+    Status RestoreLearnerLocal(std::string_view state) override
+    {
+        return RestoreLearnerLocalState(state, &m_ef, m_compressor.get());
+    }
+
     Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
                         ReplicatedState* out) override
     {

@@ -141,7 +141,7 @@ Publisher::LatestSnapshotFrame() const
 }
 
 StatusOr<CatchUpPlan>
-Publisher::CatchUpFrom(uint64_t from_version) const
+Publisher::CatchUpFrom(uint64_t from_version, bool with_snapshot) const
 {
     if (!m_failed.ok())
     {
@@ -156,7 +156,7 @@ Publisher::CatchUpFrom(uint64_t from_version) const
     const uint64_t ring_first = now - m_ring.size() + 1; // oldest version in the ring
     CatchUpPlan plan;
     uint64_t start = from_version;
-    if (from_version + 1 < ring_first)
+    if (with_snapshot || from_version + 1 < ring_first)
     {
         const uint64_t snap = m_snapshot.adapter.version;
         if (snap + 1 < ring_first)

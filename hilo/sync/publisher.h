@@ -1,6 +1,7 @@
 // Publisher: the learner side of HiLo. Holds the learner's state, the sync strategy (compressor and
 // error-feedback residual inside), a ring of the last K update frames and a snapshot every S
-// versions, so that any replica that fell behind can catch up.
+// versions, so that any replica that fell behind can catch up. A checkpoint of all of it lets a
+// restarted learner continue bit-identically (publisher-checkpoint.cc).
 #ifndef HILO_SYNC_PUBLISHER_H
 #define HILO_SYNC_PUBLISHER_H
 
@@ -11,6 +12,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hilo
@@ -73,12 +75,30 @@ class Publisher
     /// Learner parameters vs replica parameters (zero for full-fp32 and hilo).
     DriftStats drift() const;
 
-    /// Frames that bring a replica at `from_version` to version(). kNotFound when the ring and
-    /// the latest snapshot cannot cover it (cannot happen with valid options).
-    StatusOr<CatchUpPlan> CatchUpFrom(uint64_t from_version) const;
+    /// Frames that bring a replica at `from_version` to version(): the ring alone when it
+    /// reaches back far enough, else the latest snapshot and the ring after it. With
+    /// `with_snapshot` the plan always starts from the latest snapshot (a replica whose state
+    /// cannot be trusted, or that has none). kNotFound when the ring and the latest snapshot
+    /// cannot cover it (cannot happen with valid options).
+    StatusOr<CatchUpPlan> CatchUpFrom(uint64_t from_version, bool with_snapshot = false) const;
     /// The latest snapshot, framed (version <= version()).
     StatusOr<std::string> LatestSnapshotFrame() const;
     uint64_t latest_snapshot_version() const { return m_snapshot.adapter.version; }
+
+    /// Everything a restarted learner needs to continue exactly where this one is: its state,
+    /// the strategy's learner-local state (error-feedback residual, compressor warm starts and
+    /// stream positions), the ring and the latest snapshot, under a CRC-32C.
+    std::string Checkpoint() const;
+    /// A publisher continuing from `checkpoint`, built from the spec, layout, optimizer and options
+    /// the checkpointed one was built from: its Step calls give the frames, bit for bit, that the
+    /// checkpointed publisher's would have. kCorruption for damaged or truncated bytes,
+    /// kConfigMismatch for a checkpoint of another configuration, kInvalidArgument for other
+    /// options.
+    static StatusOr<std::unique_ptr<Publisher>> Restore(const SyncSpec& spec,
+                                                        const AdapterLayout& layout,
+                                                        const OptimizerConfig& optimizer,
+                                                        std::string_view checkpoint,
+                                                        PublisherOptions options = {});
 
   private:
     Publisher(const AdapterLayout& layout, const OptimizerConfig& optimizer,

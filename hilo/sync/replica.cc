@@ -3,6 +3,7 @@
 #include "hilo/optim/replay.h"
 #include "hilo/wire/messages.h"
 
+#include <cstring>
 #include <sstream>
 
 namespace hilo
@@ -112,6 +113,15 @@ Replica::ApplyChecked(std::string_view frame)
     if (static_cast<int64_t>(m_next.adapter.theta.size()) != m_layout.numel())
     {
         return Status::Corruption("decoded state has the wrong size");
+    }
+    if (m_diverge_next && !m_next.adapter.theta.empty())
+    {
+        m_diverge_next = false;
+        float& value = m_next.adapter.theta[m_next.adapter.theta.size() / 2];
+        uint32_t bits = 0;
+        std::memcpy(&bits, &value, sizeof(bits));
+        bits ^= 1u;
+        std::memcpy(&value, &bits, sizeof(bits));
     }
     const uint64_t hash = m_next.adapter.Hash();
     if (hash != u.state_hash())

@@ -53,6 +53,11 @@ class Replica
     /// then holds the last version it reached, never a partial one.
     Status CatchUp(std::string_view snapshot_frame, const std::vector<std::string>& update_frames);
 
+    /// Fault injection: the next Apply that replays an update perturbs the replayed state (the
+    /// lowest bit of one parameter) before its hash check, as a replay that diverged from the
+    /// learner's would. The check then fails (kHashMismatch) and the state stays as it was.
+    void DivergeNextReplay() { m_diverge_next = true; }
+
     uint64_t version() const { return m_state.adapter.version; }
     const ReplicatedState& state() const { return m_state; }
     uint64_t config_hash() const { return m_config_hash; }
@@ -73,6 +78,7 @@ class Replica
     ReplicatedState m_state;
     ReplicatedState m_next; // scratch: the candidate next state, swapped in on success
     ReplicaStats m_stats;
+    bool m_diverge_next{false};
 };
 
 } // namespace hilo

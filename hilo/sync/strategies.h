@@ -20,6 +20,12 @@ std::unique_ptr<SyncStrategy> NewDeltaStrategy(std::unique_ptr<Compressor> compr
 /// independent).
 void AddVectors(const std::vector<float>& a, const std::vector<float>& b, std::vector<float>* out);
 
+/// A strategy's learner-local state: the error-feedback residual (`ef` may be null: none) and the
+/// compressor's local state. Layout: u64 n, n fp32 residual values, u64 m, m compressor bytes.
+std::string SaveLearnerLocalState(const ErrorFeedback* ef, const Compressor& compressor);
+/// The inverse; changes nothing unless every part is valid.
+Status RestoreLearnerLocalState(std::string_view state, ErrorFeedback* ef, Compressor* compressor);
+
 /// Seconds on a steady clock since `start` (for LearnerStepTimes).
 double SecondsSince(int64_t start_ns);
 int64_t NowNs();

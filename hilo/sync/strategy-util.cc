@@ -1,5 +1,7 @@
 #include "hilo/sync/strategies.h"
 
+#include "hilo/core/coding.h"
+
 #include <ATen/Parallel.h>
 
 #include <chrono>
@@ -22,6 +24,48 @@ AddVectors(const std::vector<float>& a, const std::vector<float>& b, std::vector
                              po[i] = pa[i] + pb[i];
                          }
                      });
+}
+
+std::string
+SaveLearnerLocalState(const ErrorFeedback* ef, const Compressor& compressor)
+{
+    std::string out;
+    ByteWriter w(&out);
+    const std::vector<float> none;
+    const std::vector<float>& residual = ef ? ef->residual() : none;
+    w.PutU64(residual.size());
+    w.PutFloats(residual.data(), residual.size(), ValueDtype::kFp32);
+    const std::string local = compressor.SaveLocalState();
+    w.PutU64(local.size());
+    w.PutBytes(local.data(), local.size());
+    return out;
+}
+
+Status
+RestoreLearnerLocalState(std::string_view state, ErrorFeedback* ef, Compressor* compressor)
+{
+    ByteReader r(state);
+    uint64_t n = 0;
+    const uint64_t expected = ef ? ef->residual().size() : 0;
+    if (!r.GetU64(&n) || n != expected)
+    {
+        return Status::Corruption("learner-local state: residual of " + std::to_string(n) +
+                                  " values, expected " + std::to_string(expected));
+    }
+    std::vector<float> residual(n);
+    uint64_t m = 0;
+    std::string_view local;
+    if (!r.GetFloats(residual.data(), n, ValueDtype::kFp32) || !r.GetU64(&m) ||
+        !r.GetBytes(m, &local) || !r.empty())
+    {
+        return Status::Corruption("learner-local state truncated or too long");
+    }
+    HILO_RETURN_IF_ERROR(compressor->RestoreLocalState(local));
+    if (ef)
+    {
+        ef->set_residual(std::move(residual));
+    }
+    return Status::Ok();
 }
 
 int64_t

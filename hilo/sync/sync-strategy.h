@@ -81,6 +81,13 @@ class SyncStrategy
     virtual Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
                                 ReplicatedState* out) = 0;
 
+    /// The learner-local state beyond LearnerState that later LearnerStep calls depend on (the
+    /// error-feedback residual, the compressor's local state), serialized for a checkpoint.
+    virtual std::string SaveLearnerLocal() const = 0;
+    /// Restores SaveLearnerLocal()'s bytes into a strategy built from an equal spec. kCorruption
+    /// for bytes it cannot use.
+    virtual Status RestoreLearnerLocal(std::string_view state) = 0;
+
     /// Digest of layout, optimizer, strategy and compressor name + params.
     uint64_t ConfigHash(const OptimizerConfig& optimizer) const;
 };

@@ -1,6 +1,7 @@
 #include "sim/net/frame-header.h"
 
 #include "hilo/core/coding.h"
+#include "hilo/core/crc32c.h"
 
 namespace hilosim
 {
@@ -14,6 +15,8 @@ FrameHeader::AppendTo(std::string* out) const
     w.PutU64(payload_bytes);
     w.PutU64(wire_bytes);
     w.PutU64(static_cast<uint64_t>(sent_at_steps));
+    w.PutU32(payload_crc);
+    w.PutU32(hilo::Crc32c(out->data() + out->size() - (kBytes - 4), kBytes - 4));
 }
 
 hilo::StatusOr<FrameHeader>
@@ -23,14 +26,20 @@ FrameHeader::Parse(std::string_view in, uint64_t maxPayloadBytes)
     uint32_t magic = 0;
     FrameHeader h;
     uint64_t sentAt = 0;
+    uint32_t headerCrc = 0;
     if (in.size() != kBytes || !r.GetU32(&magic) || !r.GetU32(&h.type) ||
-        !r.GetU64(&h.payload_bytes) || !r.GetU64(&h.wire_bytes) || !r.GetU64(&sentAt))
+        !r.GetU64(&h.payload_bytes) || !r.GetU64(&h.wire_bytes) || !r.GetU64(&sentAt) ||
+        !r.GetU32(&h.payload_crc) || !r.GetU32(&headerCrc))
     {
-        return hilo::Status::Corruption("message frame header is not 32 bytes");
+        return hilo::Status::Corruption("message frame header is not 40 bytes");
     }
     if (magic != kMagic)
     {
         return hilo::Status::Corruption("message frame has bad magic (stream out of sync)");
+    }
+    if (headerCrc != hilo::Crc32c(in.data(), kBytes - 4))
+    {
+        return hilo::Status::Corruption("message frame header fails its CRC-32C");
     }
     if (h.wire_bytes < h.payload_bytes)
     {

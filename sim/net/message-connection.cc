@@ -1,6 +1,7 @@
 #include "sim/net/message-connection.h"
 
 #include "hilo/core/coding.h"
+#include "hilo/core/crc32c.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
@@ -110,6 +111,7 @@ MessageConnection::DoDispose()
         m_socket->SetConnectCallback(ns3::MakeNullCallback<void, ns3::Ptr<ns3::Socket>>(),
                                      ns3::MakeNullCallback<void, ns3::Ptr<ns3::Socket>>());
     }
+    m_heartbeatEvent.Cancel();
     m_socket = nullptr;
     m_hooks = Hooks();
     m_txQueue.clear();
@@ -126,9 +128,10 @@ MessageConnection::CheckMessage(uint32_t type, const std::shared_ptr<const std::
     {
         return hilo::Status::InvalidArgument("Send: null payload");
     }
-    if (type == FrameHeader::kHelloType)
+    if (type == FrameHeader::kHelloType || type == FrameHeader::kHeartbeatType)
     {
-        return hilo::Status::InvalidArgument("Send: message type 0xFFFFFFFF is reserved");
+        return hilo::Status::InvalidArgument("Send: message types 0xFFFFFFFE and 0xFFFFFFFF are "
+                                             "reserved");
     }
     if (wireBytes < payload->size())
     {
@@ -211,9 +214,10 @@ MessageConnection::StreamIncoming(uint64_t sequence, uint64_t chunkBytes)
 void
 MessageConnection::FrameStarted(const FrameHeader& header)
 {
-    if (header.type == FrameHeader::kHelloType || !m_peerKnown)
+    if (header.type == FrameHeader::kHelloType || header.type == FrameHeader::kHeartbeatType ||
+        !m_peerKnown)
     {
-        return; // Deliver handles (or rejects) it
+        return; // Deliver handles (or rejects or drops) it
     }
     m_rxFrameIsMessage = true;
     if (!m_hooks.started.IsNull())
@@ -264,6 +268,7 @@ MessageConnection::Enqueue(uint32_t type, std::shared_ptr<const std::string> pay
     header.payload_bytes = payload->size();
     header.wire_bytes = wireBytes;
     header.sent_at_steps = out.meta.sent_at.GetTimeStep();
+    header.payload_crc = hilo::Crc32c(payload->data(), payload->size());
     header.AppendTo(&out.header);
     out.payload = std::move(payload);
     out.frameBytes = FrameHeader::kBytes + wireBytes;
@@ -348,6 +353,7 @@ MessageConnection::TrySend()
             return;
         }
         out.handed += static_cast<uint64_t>(sent);
+        m_lastSent = ns3::Simulator::Now();
         m_unsentBytes -= static_cast<uint64_t>(sent);
         m_streamAccepted += static_cast<uint64_t>(sent);
         if (out.handed == out.frameBytes)
@@ -384,6 +390,64 @@ MessageConnection::Close()
         return;
     }
     TrySend();
+}
+
+void
+MessageConnection::SetHeartbeat(ns3::Time interval)
+{
+    m_heartbeat = interval;
+    if (m_heartbeat.IsStrictlyPositive())
+    {
+        m_lastSent = ns3::Simulator::Now();
+        m_heartbeatEvent = ns3::Simulator::Schedule(m_heartbeat, &MessageConnection::Heartbeat,
+                                                    ns3::Ptr<MessageConnection>(this));
+    }
+}
+
+void
+MessageConnection::Heartbeat()
+{
+    if (m_closed || m_closeWhenDrained || !m_socket)
+    {
+        return;
+    }
+    const ns3::Time idle = ns3::Simulator::Now() - m_lastSent;
+    if (m_connected && m_txQueue.empty() && idle >= m_heartbeat)
+    {
+        Enqueue(FrameHeader::kHeartbeatType, std::make_shared<const std::string>(), 0,
+                /*internal=*/true);
+        TrySend();
+    }
+    ns3::Time due = m_lastSent + m_heartbeat - ns3::Simulator::Now();
+    if (!due.IsStrictlyPositive())
+    {
+        due = m_heartbeat;
+    }
+    m_heartbeatEvent = ns3::Simulator::Schedule(due, &MessageConnection::Heartbeat,
+                                                ns3::Ptr<MessageConnection>(this));
+}
+
+void
+MessageConnection::Abort()
+{
+    if (m_aborted)
+    {
+        return;
+    }
+    ns3::Ptr<MessageConnection> self(this);
+    m_aborted = true;
+    m_hooks = Hooks();
+    m_txQueue.clear();
+    m_unsentBytes = 0;
+    AbortIncomingStream();
+    if (!m_closed)
+    {
+        m_closed = true;
+        if (m_socket)
+        {
+            m_socket->Close();
+        }
+    }
 }
 
 void
@@ -475,6 +539,10 @@ MessageConnection::HandleRead(ns3::Ptr<ns3::Socket> socket)
         {
             break;
         }
+        if (m_aborted)
+        {
+            continue; // the connection's process is gone: bytes are read and dropped
+        }
         hilo::Status status = m_rx.Consume(packet, deliver, this);
         if (!status.ok())
         {
@@ -513,6 +581,10 @@ MessageConnection::Deliver(Message&& message)
             m_hooks.connected(ns3::Ptr<MessageConnection>(this));
         }
         return;
+    }
+    if (message.type == FrameHeader::kHeartbeatType)
+    {
+        return; // it kept the path busy; nothing to deliver
     }
     if (!m_peerKnown)
     {

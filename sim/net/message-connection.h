@@ -8,6 +8,10 @@
 // "started" hook announces each message once its header is in, StreamIncoming feeds its bytes to
 // a MessageStream (message-stream.h) as they come, and SendStream on other connections sends that
 // stream's frame no faster than its bytes arrive.
+// Heartbeats: a connection that has sent nothing for the heartbeat interval sends an empty
+// internal frame. A connection whose path died silently then has data in flight, so TCP's own
+// retransmission limit ends it with an error, as it would any connection with data to send;
+// without the heartbeat an idle connection would never notice.
 //
 // Connections are made by a MessageEndpoint (message-endpoint.h), which owns them and reports
 // their events; applications normally talk to the endpoint, not to connections.
@@ -22,6 +26,8 @@
 #include "hilo/core/status.h"
 
 #include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 #include "ns3/socket.h"
@@ -72,7 +78,7 @@ class MessageConnection
     /// Queues a message: `payload` travels as real bytes, followed by wireBytes - payload->size()
     /// virtual bytes. The payload is shared, not copied, so one buffer can go to many peers.
     /// InvalidArgument if wireBytes < payload size, payload is null, the type is reserved
-    /// (FrameHeader::kHelloType), or the connection is closed.
+    /// (FrameHeader::kHelloType, kHeartbeatType), or the connection is closed.
     hilo::Status Send(uint32_t type, std::shared_ptr<const std::string> payload,
                       uint64_t wireBytes);
     /// Queues the frame of `stream`, whose bytes leave as they arrive (message-stream.h). An
@@ -88,8 +94,16 @@ class MessageConnection
                                      const std::shared_ptr<const std::string>& payload,
                                      uint64_t wireBytes);
 
+    /// Sends a heartbeat whenever nothing was sent for `interval` (zero: never). Call once, right
+    /// after Connect or Accept.
+    void SetHeartbeat(ns3::Time interval);
+
     /// Closes after every queued message has been handed to TCP (TCP then delivers them).
     void Close();
+    /// Closes now, as the process owning it dying would: queued messages are dropped, TCP sends
+    /// what it already holds (or a reset when received bytes were left unread), and the hooks
+    /// hear nothing more from this connection, including its close.
+    void Abort();
 
     uint32_t GetPeerId() const { return m_peerId; }
     bool HasPeerId() const { return m_peerKnown; }
@@ -140,6 +154,7 @@ class MessageConnection
     void HandlePeerClose(ns3::Ptr<ns3::Socket> socket);
     void HandleError(ns3::Ptr<ns3::Socket> socket);
     void Deliver(Message&& message);
+    void Heartbeat();
     // FrameObserver: the message now arriving.
     void FrameStarted(const FrameHeader& header) override;
     void FrameBytes(std::string_view payload, uint64_t padding) override;
@@ -154,6 +169,10 @@ class MessageConnection
     bool m_closed{false};
     bool m_closeWhenDrained{false};
     bool m_refillPending{false};
+    bool m_aborted{false};
+    ns3::Time m_heartbeat{0};
+    ns3::Time m_lastSent{0}; // when bytes were last handed to TCP
+    ns3::EventId m_heartbeatEvent;
 
     std::deque<Outgoing> m_txQueue;
     std::deque<Mark> m_marks; // frames accepted by TCP, awaiting first transmission

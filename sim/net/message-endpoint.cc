@@ -5,6 +5,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
+#include "ns3/nstime.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/type-id.h"
 #include "ns3/uinteger.h"
@@ -65,6 +66,13 @@ MessageEndpoint::GetTypeId()
                           ns3::UintegerValue(uint64_t{1} << 31),
                           ns3::MakeUintegerAccessor(&MessageEndpoint::m_maxPayloadBytes),
                           ns3::MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("HeartbeatInterval",
+                          "A connection that sent nothing for this long sends an empty internal "
+                          "frame, so that TCP notices a path that died under an idle connection "
+                          "(zero: never).",
+                          ns3::TimeValue(ns3::Seconds(10)),
+                          ns3::MakeTimeAccessor(&MessageEndpoint::m_heartbeat),
+                          ns3::MakeTimeChecker(ns3::Time(0)))
             .AddAttribute("ForwardChunkBytes",
                           "A message forwarded while it arrives (Forward) is handed on in chunks "
                           "of at least this many arrived bytes (and its last bytes at once): "
@@ -72,7 +80,11 @@ MessageEndpoint::GetTypeId()
                           "chunk's serialization more latency on the next link.",
                           ns3::UintegerValue(16384),
                           ns3::MakeUintegerAccessor(&MessageEndpoint::m_forwardChunkBytes),
-                          ns3::MakeUintegerChecker<uint64_t>(1));
+                          ns3::MakeUintegerChecker<uint64_t>(1))
+            .AddTraceSource("MessageDropped",
+                            "A message to a peer whose connection had ended was dropped.",
+                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_droppedTrace),
+                            "hilosim::MessageEndpoint::MessageDroppedTracedCallback");
     return tid;
 }
 
@@ -136,9 +148,8 @@ MessageEndpoint::Listen(uint16_t port, const SocketOptions& options)
     NS_ABORT_MSG_IF(bound != 0, "MessageEndpoint::Listen: port " << port << " on node "
                                                                  << m_node->GetId() << " is taken");
     listener->Listen();
-    listener->SetAcceptCallback(
-        ns3::MakeNullCallback<bool, ns3::Ptr<ns3::Socket>, const ns3::Address&>(),
-        ns3::MakeCallback(&MessageEndpoint::HandleAccept, this));
+    listener->SetAcceptCallback(ns3::MakeCallback(&MessageEndpoint::HandleConnectionRequest, this),
+                                ns3::MakeCallback(&MessageEndpoint::HandleAccept, this));
     m_listeners.push_back(listener);
 }
 
@@ -155,9 +166,45 @@ MessageEndpoint::Connect(uint32_t peerId, ns3::Ipv4Address address, uint16_t por
     NS_ABORT_MSG_IF(m_connections.count(peerId),
                     "MessageEndpoint::Connect: endpoint "
                         << m_localId << " already has a connection to peer " << peerId);
-    auto socket = NewSocket(options);
-    auto connection = MessageConnection::Connect(socket, ns3::InetSocketAddress(address, port),
-                                                 m_localId, peerId, m_maxPayloadBytes, MakeHooks());
+    m_dials[peerId] = DialPlan{address, port, options};
+    return Dial(peerId);
+}
+
+void
+MessageEndpoint::Redial(uint32_t peerId)
+{
+    NS_ABORT_MSG_IF(!m_dials.count(peerId), "MessageEndpoint::Redial: endpoint "
+                                                << m_localId << " never connected to peer "
+                                                << peerId);
+    auto old = m_connections.find(peerId);
+    if (old != m_connections.end())
+    {
+        old->second->Abort();
+        m_connections.erase(old);
+    }
+    Dial(peerId);
+}
+
+std::vector<uint32_t>
+MessageEndpoint::GetDialedPeers() const
+{
+    std::vector<uint32_t> peers;
+    for (const auto& [peer, dial] : m_dials)
+    {
+        peers.push_back(peer);
+    }
+    return peers;
+}
+
+ns3::Ptr<MessageConnection>
+MessageEndpoint::Dial(uint32_t peerId)
+{
+    const DialPlan& dial = m_dials.at(peerId);
+    auto socket = NewSocket(dial.options);
+    auto connection =
+        MessageConnection::Connect(socket, ns3::InetSocketAddress(dial.address, dial.port),
+                                   m_localId, peerId, m_maxPayloadBytes, MakeHooks());
+    connection->SetHeartbeat(m_heartbeat);
     m_connections[peerId] = connection;
     auto pending = m_pending.find(peerId);
     if (pending != m_pending.end())
@@ -172,14 +219,20 @@ hilo::Status
 MessageEndpoint::Send(uint32_t peerId, uint32_t type, std::shared_ptr<const std::string> payload,
                       uint64_t wireBytes)
 {
-    auto it = m_connections.find(peerId);
-    if (it != m_connections.end())
-    {
-        return it->second->Send(type, std::move(payload), wireBytes);
-    }
     // Same checks as the connection, so a bad message fails now, not when the peer arrives.
     HILO_RETURN_IF_ERROR(MessageConnection::CheckMessage(type, payload, wireBytes));
-    m_pending[peerId].push_back(Pending{type, std::move(payload), wireBytes});
+    auto it = m_connections.find(peerId);
+    if (it == m_connections.end())
+    {
+        m_pending[peerId].push_back(Pending{type, std::move(payload), wireBytes});
+        return hilo::Status::Ok();
+    }
+    if (it->second->IsClosed() || !it->second->Send(type, payload, wireBytes).ok())
+    {
+        NS_LOG_INFO("endpoint " << m_localId << ": dropping a message of type " << type
+                                << " to peer " << peerId << ", whose connection has ended");
+        m_droppedTrace(peerId, type, wireBytes);
+    }
     return hilo::Status::Ok();
 }
 
@@ -216,7 +269,11 @@ MessageEndpoint::Forward(uint32_t fromPeer, uint64_t sequence, const std::vector
         auto it = m_connections.find(peer);
         if (it != m_connections.end())
         {
-            HILO_RETURN_IF_ERROR(it->second->SendStream(stream));
+            if (it->second->IsClosed() || !it->second->SendStream(stream).ok())
+            {
+                // As Send: a peer whose connection has ended misses the message.
+                m_droppedTrace(peer, stream->GetHeader().type, stream->GetHeader().wire_bytes);
+            }
         }
         else
         {
@@ -262,11 +319,39 @@ MessageEndpoint::CloseAll()
 }
 
 void
+MessageEndpoint::Abort()
+{
+    for (auto& [peer, connection] : m_connections)
+    {
+        connection->Abort();
+    }
+    for (auto& connection : m_accepting)
+    {
+        connection->Abort();
+    }
+    m_accepting.clear();
+    m_pending.clear();
+}
+
+void
+MessageEndpoint::SetAccepting(bool accepting)
+{
+    m_acceptsConnections = accepting;
+}
+
+bool
+MessageEndpoint::HandleConnectionRequest(ns3::Ptr<ns3::Socket>, const ns3::Address&)
+{
+    return m_acceptsConnections;
+}
+
+void
 MessageEndpoint::HandleAccept(ns3::Ptr<ns3::Socket> socket, const ns3::Address& from)
 {
     NS_LOG_FUNCTION(this << m_localId << socket);
     m_accepting.push_back(
         MessageConnection::Accept(socket, m_localId, m_maxPayloadBytes, MakeHooks()));
+    m_accepting.back()->SetHeartbeat(m_heartbeat);
 }
 
 void
@@ -282,7 +367,7 @@ MessageEndpoint::HandleConnected(ns3::Ptr<MessageConnection> connection)
         {
             NS_LOG_WARN("endpoint " << m_localId << ": peer " << peer
                                     << " connected again; the new connection replaces the old");
-            existing->second->Close();
+            existing->second->Abort();
         }
         m_connections[peer] = connection;
         auto options = m_peerOptions.find(peer);
@@ -325,6 +410,13 @@ MessageEndpoint::HandleClosed(ns3::Ptr<MessageConnection> connection, bool error
     {
         m_accepting.erase(std::remove(m_accepting.begin(), m_accepting.end(), connection),
                           m_accepting.end());
+        return;
+    }
+    // A connection that another one to the same peer has already replaced says nothing about
+    // the peer: only the current connection's end is news.
+    auto current = m_connections.find(connection->GetPeerId());
+    if (current == m_connections.end() || current->second != connection)
+    {
         return;
     }
     NotifyPeerClosed(connection->GetPeerId(), error);

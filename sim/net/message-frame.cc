@@ -1,6 +1,9 @@
 #include "sim/net/message-frame.h"
 
+#include "sim/net/link-fault-model.h"
+
 #include "hilo/core/coding.h"
+#include "hilo/core/crc32c.h"
 
 #include "ns3/nstime.h"
 
@@ -50,6 +53,7 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
                     m_message.wire_bytes = m_frame.wire_bytes;
                     m_message.sent_at = ns3::TimeStep(static_cast<uint64_t>(m_frame.sent_at_steps));
                     m_message.payload.reserve(m_frame.payload_bytes);
+                    m_payloadCrc = 0;
                     m_paddingLeft = m_frame.wire_bytes - m_frame.payload_bytes;
                     m_stage = Stage::kPayload;
                     if (observer != nullptr)
@@ -66,6 +70,7 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
                     std::min<uint64_t>(available, m_frame.payload_bytes - before));
                 m_message.payload.resize(before + used);
                 packet->CopyData(reinterpret_cast<uint8_t*>(&m_message.payload[before]), used);
+                m_payloadCrc = hilo::Crc32c(&m_message.payload[before], used, m_payloadCrc);
                 if (observer != nullptr && used > 0)
                 {
                     observer->FrameBytes(std::string_view(m_message.payload).substr(before), 0);
@@ -74,6 +79,15 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
             }
             case Stage::kPadding:
                 used = static_cast<uint32_t>(std::min<uint64_t>(available, m_paddingLeft));
+                // Padding stands for real bytes that a CRC over the whole payload would cover;
+                // a byte a fault damaged there (sim/net/link-fault-model.h) fails it.
+                if (CorruptedByteTag::Within(*packet, used))
+                {
+                    m_error = hilo::Status::Corruption(
+                        "message of type " + std::to_string(m_frame.type) +
+                        " fails its CRC-32C (damage in its virtual bytes)");
+                    return m_error;
+                }
                 m_paddingLeft -= used;
                 if (observer != nullptr && used > 0)
                 {
@@ -86,6 +100,13 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
         // Advance through stages that are complete, including empty payload or padding.
         if (m_stage == Stage::kPayload && m_message.payload.size() == m_frame.payload_bytes)
         {
+            if (m_payloadCrc != m_frame.payload_crc)
+            {
+                m_error = hilo::Status::Corruption(
+                    "message of type " + std::to_string(m_frame.type) + " with " +
+                    std::to_string(m_frame.payload_bytes) + " real bytes fails its CRC-32C");
+                return m_error;
+            }
             m_stage = Stage::kPadding;
         }
         if (m_stage == Stage::kPadding && m_paddingLeft == 0)

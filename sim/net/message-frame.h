@@ -4,12 +4,15 @@
 //
 //   offset size  field
 //   0      4     magic 0x464D4C48 ("HLMF")
-//   4      4     type: application tag; 0xFFFFFFFF is reserved for the transport's hello
+//   4      4     type: application tag; 0xFFFFFFFF and 0xFFFFFFFE are reserved for the
+//                transport's hello and heartbeat
 //   8      8     payload_bytes: real bytes that follow the header
 //   16     8     wire_bytes: payload_bytes + virtual padding bytes that follow the payload
 //   24     8     sent_at: sender's time at Send, in ns-3 time steps (signed; nanoseconds by
 //                default) -- in processes, nanoseconds of the run's steady clock
-//   32     payload_bytes real bytes, then wire_bytes - payload_bytes padding bytes
+//   32     4     payload_crc: CRC-32C of the payload_bytes real bytes
+//   36     4     header_crc: CRC-32C of bytes 0..35
+//   40     payload_bytes real bytes, then wire_bytes - payload_bytes padding bytes
 //
 // The first frame on a connection is the connecting side's hello: type 0xFFFFFFFF, a 4-byte
 // payload holding its u32 peer id.
@@ -17,7 +20,12 @@
 // The header and the payload are real bytes in ns-3 packets; the padding is ns-3 "zero-area"
 // payload (Create<Packet>(n)), which costs no memory and which the receiver counts, never stores.
 // Between processes (sim/drivers/process/) the padding is real zero bytes, read and discarded.
-// The header's 32 bytes travel in addition to wire_bytes: they are the transport's own overhead.
+// The header's 40 bytes travel in addition to wire_bytes: they are the transport's own overhead.
+// The two CRCs catch bytes damaged after TCP (TCP's own checksum is weak, and off by default in
+// ns-3): the header's before its lengths are trusted, the payload's before it is delivered. A
+// stream that fails either cannot be trusted any further: the receiver closes the connection.
+// Padding is not stored, so a fault that damages it marks the byte instead (CorruptedByteTag,
+// link-fault-model.h), and the payload's check fails as it would over real bytes.
 #ifndef HILO_SIM_NET_MESSAGE_FRAME_H
 #define HILO_SIM_NET_MESSAGE_FRAME_H
 
@@ -60,9 +68,10 @@ class MessageReassembler
 
     /// Consumes every byte of `packet` (which it trims). For each message completed by these bytes,
     /// in stream order, calls `deliver` with its type, payload, wire_bytes and sent_at filled
-    /// (sequence and received_at are the caller's). A bad frame header returns Corruption, and
-    /// every later call returns it again. `observer`, if not null, hears of every frame's header
-    /// and bytes as they arrive (before `deliver` for the same frame).
+    /// (sequence and received_at are the caller's). A bad frame header or a payload that fails
+    /// its CRC returns Corruption, and every later call returns it again. `observer`, if not
+    /// null, hears of every frame's header and bytes as they arrive (before `deliver` for the same
+    /// frame; a frame's bytes reach it before its CRC is checked).
     hilo::Status Consume(ns3::Ptr<ns3::Packet> packet,
                          const std::function<void(Message&&)>& deliver,
                          FrameObserver* observer = nullptr);
@@ -91,9 +100,10 @@ class MessageReassembler
 
     uint64_t m_maxPayloadBytes;
     Stage m_stage{Stage::kHeader};
-    std::string m_header; // header bytes collected so far
-    FrameHeader m_frame;  // parsed header of the current frame
-    Message m_message;    // payload collected so far
+    std::string m_header;     // header bytes collected so far
+    FrameHeader m_frame;      // parsed header of the current frame
+    Message m_message;        // payload collected so far
+    uint32_t m_payloadCrc{0}; // CRC-32C of the payload collected so far
     uint64_t m_paddingLeft{0};
     uint64_t m_streamBytes{0};
     hilo::Status m_error;

@@ -1,5 +1,6 @@
 #include "sim/net/message-transport.h"
 
+#include "ns3/fatal-error.h"
 #include "ns3/trace-source-accessor.h"
 
 namespace hilosim
@@ -55,6 +56,30 @@ MessageTransport::Forward(uint32_t, uint64_t, const std::vector<uint32_t>&)
 {
     return hilo::Status::NotSupported("this network model does not forward messages while they "
                                       "arrive");
+}
+
+void
+MessageTransport::Abort()
+{
+    NS_FATAL_ERROR("this network model does not model node failures (faults need model packet)");
+}
+
+void
+MessageTransport::Redial(uint32_t)
+{
+    NS_FATAL_ERROR("this network model does not model node failures (faults need model packet)");
+}
+
+std::vector<uint32_t>
+MessageTransport::GetDialedPeers() const
+{
+    return {};
+}
+
+void
+MessageTransport::SetAccepting(bool)
+{
+    NS_FATAL_ERROR("this network model does not model node failures (faults need model packet)");
 }
 
 void

@@ -60,6 +60,15 @@ class MessageTransport : public ns3::Object
     virtual hilo::Status Forward(uint32_t fromPeer, uint64_t sequence,
                                  const std::vector<uint32_t>& toPeers);
 
+    /// Faults (a node's process dying and coming back): end every connection at once, dial a
+    /// peer this node connected to again, the peers it dials, and whether it accepts
+    /// connections. The packet model implements them; a network model that cannot aborts (the
+    /// scenario validator admits faults only under models that support them).
+    virtual void Abort();
+    virtual void Redial(uint32_t peerId);
+    virtual std::vector<uint32_t> GetDialedPeers() const;
+    virtual void SetAccepting(bool accepting);
+
     /// Peers with an established connection, ascending.
     virtual std::vector<uint32_t> GetConnectedPeers() const = 0;
     /// Closes every connection once what is queued on it has been handed to the network.

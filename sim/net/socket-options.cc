@@ -79,11 +79,22 @@ SocketOptions::ApplyTo(ns3::Ptr<ns3::Socket> socket) const
     tcp->SetPacingStatus(true);
 }
 
+SocketOptions
+SocketOptions::SafeBuffers() const
+{
+    SocketOptions safe = *this;
+    safe.send_buffer_bytes = std::min(send_buffer_bytes, receive_buffer_bytes);
+    safe.receive_buffer_bytes = std::max(
+        receive_buffer_bytes, ReceiveBufferFor(safe.send_buffer_bytes, safe.segment_bytes));
+    return safe;
+}
+
 void
 SocketOptions::ApplyBuffersTo(ns3::Ptr<ns3::Socket> socket) const
 {
-    socket->SetAttribute("SndBufSize", ns3::UintegerValue(send_buffer_bytes));
-    socket->SetAttribute("RcvBufSize", ns3::UintegerValue(receive_buffer_bytes));
+    const SocketOptions safe = SafeBuffers();
+    socket->SetAttribute("SndBufSize", ns3::UintegerValue(safe.send_buffer_bytes));
+    socket->SetAttribute("RcvBufSize", ns3::UintegerValue(safe.receive_buffer_bytes));
 }
 
 std::string

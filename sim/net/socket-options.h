@@ -1,11 +1,24 @@
 // TCP settings of one message connection, and how they are derived from a path.
 //
-// The send buffer is what bounds the data in flight (and so the simulation cost); the receive
-// buffer is always larger (ReceiveBufferFor), so that the receiver's window never binds. That is
-// deliberate: ns-3 3.37's TcpTxBuffer::NextSeg returns an empty segment when the data in the sent
-// list equals the peer's window while some of it is SACKed, and TcpSocketBase::SendDataPacket then
-// dereferences a null TcpTxItem (crash in TcpRateLinux::SkbSent; fixed in later ns-3 by a window
-// check in NextSeg). A window-limited sender with loss hits it within seconds.
+// The receive window never binds: whatever buffers a connection is given, the ones applied to its
+// socket (SocketOptions::SafeBuffers) keep the receive buffer at ReceiveBufferFor(send buffer),
+// lowering the send buffer to the receive buffer first where a smaller receive buffer was asked
+// for, so that the bound on data in flight -- min(send, receive), as in real TCP -- stays the one
+// asked for, but the sender's own buffer is what enforces it. The reason is a crash in ns-3 3.37
+// under loss. Its root cause (src/internet/model/tcp-tx-buffer.cc, TcpTxBuffer::NextSeg, rule 2):
+// with unsent data queued, NextSeg offers new data when `m_sentSize <= rWnd` and returns the range
+// [HighData, HighData + min(SMSS, rWnd - m_sentSize)). When the sender has filled the peer's
+// window exactly (m_sentSize == rWnd: a receive-window-limited sender) the range is empty, yet
+// TcpSocketBase::SendPendingData still asks for it, because it only checks AvailableWindow(),
+// which compares the window with the pipe (bytes in flight net of SACKed and lost-marked ones),
+// not with m_sentSize: after a loss the pipe is below m_sentSize. SendDataPacket(seq, 0) then gets
+// a null TcpTxItem from CopyFromSequence and TcpRateLinux::SkbSent dereferences it (a log of the
+// crash: "Sent size: 100000 ... bytesInFlight: 10224", then SendDataPacket(..., 0, ...)). ns-3
+// fixed it in 3.41 (`<` instead of `<=`; ns-3 bug 991, "TCP crashes due to sending zero-length
+// segment"). The trigger therefore needs loss, unsent data, and a peer window equal to the data
+// sent; the window the receiver advertises is its buffer minus the bytes it just released in order
+// (ns-3 acknowledges before the application reads), at least receive - send, so a receive buffer
+// of 2 x send + 4 segments keeps it above anything the sender can have outstanding.
 //
 // The send buffer is the window: the most bytes a connection has in flight. It comes from the
 // scenario's network.tcp_buffer. "auto" sizes it to bdp_multiple x the path's bandwidth-delay
@@ -71,8 +84,13 @@ struct SocketOptions
     /// size may not.
     /// REQUIRES: `socket` is an ns3::TcpSocketBase.
     void ApplyTo(ns3::Ptr<ns3::Socket> socket) const;
-    /// Only the buffer sizes (allowed on a connected socket).
+    /// Only the buffer sizes (allowed on a connected socket). Both apply the SafeBuffers.
     void ApplyBuffersTo(ns3::Ptr<ns3::Socket> socket) const;
+
+    /// These options with buffers the receive window cannot bind (see the file comment): send
+    /// lowered to min(send, receive), then receive raised to at least ReceiveBufferFor(send).
+    /// The same options when they already are (ForPath's always are).
+    SocketOptions SafeBuffers() const;
 
     /// "TcpCubic seg=8948 snd=2097152 rcv=2097152" for logs and metadata.
     std::string ToString() const;

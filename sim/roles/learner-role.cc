@@ -3,22 +3,40 @@
 #include "sim/roles/role-messages.h"
 #include "sim/roles/wall-timer.h"
 
+#include "hilo/core/coding.h"
+#include "hilo/core/crc32c.h"
 #include "models/cpu-timer.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace hilosim
 {
 
 LearnerRole::LearnerRole(std::shared_ptr<ArmContext> context, RolePort* port,
                          std::vector<uint32_t> update_peers, hilo::PublisherOptions options,
-                         LearnerHooks hooks)
+                         LearnerHooks hooks, LearnerRoleOptions role_options)
   : m_context(std::move(context))
   , m_port(port)
   , m_updatePeers(std::move(update_peers))
   , m_options(options)
   , m_hooks(std::move(hooks))
+  , m_roleOptions(std::move(role_options))
 {
+    if (m_roleOptions.members)
+    {
+        m_initial.insert(m_roleOptions.members->begin(), m_roleOptions.members->end());
+    }
+    else
+    {
+        for (uint32_t w = 0; w < m_context->workers; ++w)
+        {
+            m_initial.insert(w);
+        }
+    }
+    m_members = m_initial;
 }
 
 LearnerRole::~LearnerRole() = default;
@@ -26,6 +44,16 @@ LearnerRole::~LearnerRole() = default;
 void
 LearnerRole::Start()
 {
+    if (m_roleOptions.restore)
+    {
+        hilo::Status s = ReadCheckpoint();
+        if (!s.ok())
+        {
+            Fail(hilo::Status(s.code(), "learner restart from " + m_roleOptions.checkpoint_path +
+                                            ": " + s.message()));
+        }
+        return;
+    }
     auto publisher = hilo::Publisher::Create(m_context->sync, m_context->workload->layout(),
                                              m_context->optimizer, m_context->initial, m_options);
     if (!publisher.ok())
@@ -35,6 +63,111 @@ LearnerRole::Start()
     }
     m_publisher = std::move(*publisher);
     Evaluate(); // version 0
+}
+
+// The checkpoint file: u32 magic "HLLR", u32 n, n x u32 members, u32 CRC-32C of those bytes, then
+// the publisher's checkpoint (which has its own CRC).
+namespace
+{
+constexpr uint32_t kLearnerCheckpointMagic = 0x524C4C48;
+} // namespace
+
+hilo::Status
+LearnerRole::WriteCheckpoint() const
+{
+    std::string bytes;
+    hilo::ByteWriter w(&bytes);
+    w.PutU32(kLearnerCheckpointMagic);
+    w.PutU32(static_cast<uint32_t>(m_members.size()));
+    for (uint32_t member : m_members)
+    {
+        w.PutU32(member);
+    }
+    w.PutU32(hilo::Crc32c(bytes.data(), bytes.size()));
+    bytes += m_publisher->Checkpoint();
+    const std::string& path = m_roleOptions.checkpoint_path;
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        if (!f.flush())
+        {
+            return hilo::Status::Internal("cannot write the learner checkpoint " + tmp);
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec)
+    {
+        return hilo::Status::Internal("cannot rename " + tmp + ": " + ec.message());
+    }
+    return hilo::Status::Ok();
+}
+
+hilo::Status
+LearnerRole::ReadCheckpoint()
+{
+    std::ifstream f(m_roleOptions.checkpoint_path, std::ios::binary);
+    if (!f)
+    {
+        return hilo::Status::NotFound("no checkpoint file");
+    }
+    std::ostringstream text;
+    text << f.rdbuf();
+    const std::string bytes = text.str();
+    hilo::ByteReader r(bytes);
+    uint32_t magic = 0;
+    uint32_t n = 0;
+    if (!r.GetU32(&magic) || magic != kLearnerCheckpointMagic || !r.GetU32(&n) ||
+        n > m_context->workers)
+    {
+        return hilo::Status::Corruption("not a learner checkpoint");
+    }
+    std::set<uint32_t> members;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        uint32_t member = 0;
+        if (!r.GetU32(&member))
+        {
+            return hilo::Status::Corruption("learner checkpoint truncated");
+        }
+        members.insert(member);
+    }
+    const size_t head = 8 + 4 * static_cast<size_t>(n);
+    uint32_t crc = 0;
+    if (!r.GetU32(&crc) || crc != hilo::Crc32c(bytes.data(), head))
+    {
+        return hilo::Status::Corruption("learner checkpoint fails its CRC-32C");
+    }
+    auto publisher = hilo::Publisher::Restore(m_context->sync, m_context->workload->layout(),
+                                              m_context->optimizer,
+                                              std::string_view(bytes).substr(head + 4), m_options);
+    if (!publisher.ok())
+    {
+        return publisher.status();
+    }
+    m_publisher = std::move(*publisher);
+    m_members = std::move(members);
+    return hilo::Status::Ok();
+}
+
+std::vector<uint32_t>
+LearnerRole::MissingBatches() const
+{
+    std::vector<uint32_t> missing;
+    if (!m_publisher || m_busy || m_publisher->version() >= m_context->steps)
+    {
+        return missing;
+    }
+    auto it = m_batches.find(m_publisher->version() + 1);
+    for (uint32_t w : m_members)
+    {
+        if (it == m_batches.end() || it->second.count(w) == 0)
+        {
+            missing.push_back(w);
+        }
+    }
+    return missing;
 }
 
 void
@@ -65,12 +198,39 @@ LearnerRole::NextRoundFor(uint32_t worker) const
 void
 LearnerRole::HandlePeerConnected(uint32_t peer)
 {
-    const bool again = !m_seen.insert(peer).second;
-    if (!m_failure.ok() || !m_publisher || peer >= m_context->workers)
+    const bool again = !m_seen.insert(peer).second || m_roleOptions.restore;
+    if (!m_failure.ok() || !m_publisher)
     {
-        return; // relays need nothing: they hold no state
+        return;
     }
-    if (!again && m_publisher->version() == 0)
+    if (!IsWorker(peer))
+    {
+        // A relay holds no state, but the update its workers missed while it was away would
+        // never reach them: the latest one again shows them the gap.
+        if (again && m_publisher->version() > 0)
+        {
+            if (!m_lastBroadcast)
+            {
+                auto plan = m_publisher->CatchUpFrom(m_publisher->version() - 1);
+                if (!plan.ok() || plan->update_frames.empty())
+                {
+                    Fail(plan.ok() ? hilo::Status::Internal("empty ring") : plan.status());
+                    return;
+                }
+                m_lastBroadcast = std::make_shared<const std::string>(plan->update_frames.back());
+                m_lastBroadcastWire =
+                    ArmContext::WireBytes(m_lastBroadcast->size(), m_context->adapter_scale);
+            }
+            hilo::Status s = m_port->Send(peer, kUpdate, m_lastBroadcast, m_lastBroadcastWire);
+            if (!s.ok())
+            {
+                Fail(s);
+            }
+        }
+        return;
+    }
+    m_members.insert(peer);
+    if (!again && m_initial.count(peer) != 0 && m_publisher->version() == 0)
     {
         return; // a worker at the start of the run is where the learner is
     }
@@ -89,9 +249,14 @@ LearnerRole::HandlePeerConnected(uint32_t peer)
 void
 LearnerRole::HandlePeerClosed(uint32_t peer, bool error)
 {
-    // Nothing to undo: batches already received stay valid, and a worker that comes back is
-    // welcomed again (HandlePeerConnected). A worker that never comes back stalls the round it
-    // owes; bounding that wait is the driver's job.
+    (void) error;
+    // Batches already received stay valid; the learner just stops waiting for this worker. One
+    // that comes back is welcomed again (HandlePeerConnected) and told which round to send.
+    if (!IsWorker(peer) || m_members.erase(peer) == 0 || !m_failure.ok() || !m_publisher)
+    {
+        return;
+    }
+    MaybeTrain();
 }
 
 hilo::Status
@@ -124,12 +289,12 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
     }
     if (message.type == kResyncRequest)
     {
-        auto from = DecodeResyncRequest(message.payload);
-        if (!from.ok())
+        auto request = DecodeResyncRequest(message.payload);
+        if (!request.ok())
         {
-            return from.status();
+            return request.status();
         }
-        auto plan = m_publisher->CatchUpFrom(*from);
+        auto plan = m_publisher->CatchUpFrom(request->version, request->with_snapshot);
         if (!plan.ok())
         {
             Fail(plan.status());
@@ -138,7 +303,7 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         auto bytes = std::make_shared<const std::string>(EncodeCatchUp(*plan));
         if (m_hooks.resync_served)
         {
-            m_hooks.resync_served(peer, *from);
+            m_hooks.resync_served(peer, request->version);
         }
         hilo::Status s = m_port->Send(
             peer, kCatchUp, bytes, ArmContext::WireBytes(bytes->size(), m_context->adapter_scale));
@@ -177,9 +342,16 @@ LearnerRole::MaybeTrain()
         return;
     }
     auto it = m_batches.find(next);
-    if (it == m_batches.end() || it->second.size() < m_context->workers)
+    if (it == m_batches.end())
     {
         return;
+    }
+    for (uint32_t w : m_members)
+    {
+        if (it->second.count(w) == 0)
+        {
+            return;
+        }
     }
     m_busy = true;
     std::vector<std::string> batches;
@@ -211,7 +383,7 @@ LearnerRole::MaybeTrain()
     int64_t tokens = info.tokens;
     if (m_context->modelled_gen_tokens > 0)
     {
-        const int64_t sequences = m_context->workers *
+        const int64_t sequences = static_cast<int64_t>(batches.size()) *
                                   m_context->workload->config().prompts_per_worker *
                                   m_context->workload->config().group_size;
         tokens = sequences * (m_context->modelled_prompt_tokens + m_context->modelled_gen_tokens);
@@ -248,6 +420,7 @@ LearnerRole::FinishTraining()
     m_pending.cpu_encode_s = timer.Seconds();
     m_pending.cpu_apply_s = update->times.apply_s;
     m_pending.payload_bytes = update->payload_bytes;
+    m_pending.state_hash = update->state_hash;
     m_pending.frame_bytes = static_cast<int64_t>(update->frame.size());
     m_pending.wire_bytes = ArmContext::WireBytes(update->frame.size(), m_context->adapter_scale);
     m_pending.kept_per_matrix = std::move(update->kept_per_matrix);
@@ -318,17 +491,35 @@ LearnerRole::FinishTraining()
 void
 LearnerRole::Broadcast()
 {
+    // On disk before it leaves: a restarted learner never has less than any worker saw, and
+    // never a version no worker could have seen (a crash during encode loses that step).
+    if (!m_roleOptions.checkpoint_path.empty())
+    {
+        hilo::Status written = WriteCheckpoint();
+        if (!written.ok())
+        {
+            Fail(written);
+            return;
+        }
+    }
     m_pending.published_s = m_port->Now();
+    m_pending.copies = 0;
     for (uint32_t peer : m_updatePeers)
     {
+        if (IsWorker(peer) && m_members.count(peer) == 0)
+        {
+            continue; // away: it catches up when it comes back
+        }
         hilo::Status s = m_port->Send(peer, kUpdate, m_frame, m_pending.wire_bytes);
         if (!s.ok())
         {
             Fail(s);
             return;
         }
+        ++m_pending.copies;
     }
-    m_pending.copies = m_updatePeers.size();
+    m_lastBroadcast = m_frame;
+    m_lastBroadcastWire = m_pending.wire_bytes;
     if (m_hooks.published)
     {
         m_hooks.published(m_pending);

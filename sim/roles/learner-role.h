@@ -1,9 +1,21 @@
-// LearnerRole: what the learner does, whoever runs it. Collects one trajectory batch per worker and
-// round, trains on them (real LibTorch gradient, modelled GPU time), publishes the next version
-// through a hilo Publisher (real encode, modelled encode time) and sends the framed update to
-// every update peer (the workers, or the relays that fan out). Serves catch-up requests from its
-// ring and snapshots, and welcomes a worker that (re)connects after the run has moved on with the
-// learner's version and the round the learner expects from it next.
+// LearnerRole: what the learner does, whoever runs it. Collects one trajectory batch per member
+// worker and round, trains on them (real LibTorch gradient, modelled GPU time), publishes the next
+// version through a hilo Publisher (real encode, modelled encode time) and sends the framed update
+// to every update peer (the member workers, or the relays that fan out). Serves catch-up requests
+// from its ring and snapshots, and welcomes a worker that (re)connects after the run has moved on
+// with the learner's version and the round the learner expects from it next.
+//
+// Membership: the learner waits for a round's batch from every member. The members are the
+// workers expected from the start; a worker whose connection ends stops being one (the learner
+// does not wait for the dead), and one that connects (again, or for the first time as a late
+// joiner) becomes one. A relay that reconnects is sent the latest update again, so that workers
+// behind it that missed versions see the gap and catch up.
+//
+// Restart: with a checkpoint path the learner writes its publisher (hilo Publisher::Checkpoint)
+// and its members to that file as it publishes each version, before the update leaves; a learner
+// started with `restore` continues from the file, bit-identically, and welcomes every worker that
+// reconnects. A step that was trained but not yet published when the learner stopped is lost and
+// trained again from new batches: no worker can have seen it.
 #ifndef HILOSIM_ROLES_LEARNER_ROLE_H
 #define HILOSIM_ROLES_LEARNER_ROLE_H
 
@@ -16,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,6 +47,17 @@ struct LearnerHooks
     std::function<void(uint32_t worker, uint64_t version, uint64_t state_hash)> worker_done;
 };
 
+struct LearnerRoleOptions
+{
+    /// The workers the learner waits for from the start; absent: every worker of the arm.
+    std::optional<std::vector<uint32_t>> members;
+    /// Where to write the learner's checkpoint after every version (written to a temporary
+    /// file, then renamed); empty: no checkpoints.
+    std::string checkpoint_path;
+    /// Start from the checkpoint at checkpoint_path instead of version 0.
+    bool restore{false};
+};
+
 class LearnerRole
 {
   public:
@@ -41,19 +65,23 @@ class LearnerRole
     /// topology). `port` must outlive the role.
     LearnerRole(std::shared_ptr<ArmContext> context, RolePort* port,
                 std::vector<uint32_t> update_peers, hilo::PublisherOptions options,
-                LearnerHooks hooks);
+                LearnerHooks hooks, LearnerRoleOptions role_options = {});
     ~LearnerRole();
 
-    /// Builds the publisher and evaluates version 0. On error the role has failed (failure()).
+    /// Builds the publisher (or restores it from the checkpoint) and evaluates version 0. On error
+    /// the role has failed (failure()).
     void Start();
 
     /// A message from `peer`. A message this role cannot use (corrupt, of an unknown type) is
     /// returned as an error and changes nothing: the driver decides what to do with the peer.
     hilo::Status HandleMessage(uint32_t peer, const RoleMessage& message);
-    /// `peer` connected. A worker that connects after version 0 was published, or for the second
-    /// time, is sent a welcome: the next round the learner needs from it and its version.
+    /// `peer` connected and is a member from now on. A worker is sent a welcome (the next round
+    /// the learner needs from it and its version) unless it is one of the members expected from
+    /// the start connecting for the first time at version 0. A relay that connects again is sent
+    /// the latest update.
     void HandlePeerConnected(uint32_t peer);
-    /// `peer`'s connection ended (error: a TCP error or a corrupt stream).
+    /// `peer`'s connection ended (error: a TCP error or a corrupt stream): it is no longer a
+    /// member, and a round that waited only for it goes ahead.
     void HandlePeerClosed(uint32_t peer, bool error);
 
     /// Records the first runtime failure and asks the driver to stop.
@@ -64,6 +92,10 @@ class LearnerRole
     bool started() const { return m_publisher != nullptr; }
     /// Workers that announced the last version, and whether their hash matched the learner's.
     const std::map<uint32_t, bool>& done_workers() const { return m_done; }
+    /// The workers the learner waits for, ascending.
+    const std::set<uint32_t>& members() const { return m_members; }
+    /// The members whose batch for the next round has not arrived (empty when training or done).
+    std::vector<uint32_t> MissingBatches() const;
 
   private:
     void MaybeTrain();
@@ -72,21 +104,29 @@ class LearnerRole
     void Evaluate();
     /// The oldest round the learner still needs from `worker`.
     uint64_t NextRoundFor(uint32_t worker) const;
+    hilo::Status WriteCheckpoint() const;
+    hilo::Status ReadCheckpoint();
+    bool IsWorker(uint32_t peer) const { return peer < m_context->workers; }
 
     std::shared_ptr<ArmContext> m_context;
     RolePort* m_port;
     std::vector<uint32_t> m_updatePeers;
     hilo::PublisherOptions m_options;
     LearnerHooks m_hooks;
+    LearnerRoleOptions m_roleOptions;
 
     std::unique_ptr<hilo::Publisher> m_publisher;
     std::map<uint64_t, std::map<uint32_t, std::string>> m_batches; // round -> worker -> batch
     std::set<uint32_t> m_seen;                                     // peers that ever connected
+    std::set<uint32_t> m_members;                                  // workers waited for
+    std::set<uint32_t> m_initial;                                  // members expected at start
     std::map<uint32_t, bool> m_done;                               // worker -> hash matched
     bool m_busy{false};
     std::vector<float> m_grad;
-    PublishEvent m_pending;                     // the version being produced
-    std::shared_ptr<const std::string> m_frame; // its framed update
+    PublishEvent m_pending;                             // the version being produced
+    std::shared_ptr<const std::string> m_frame;         // its framed update
+    std::shared_ptr<const std::string> m_lastBroadcast; // the latest update sent
+    uint64_t m_lastBroadcastWire{0};
     hilo::Status m_failure;
 };
 

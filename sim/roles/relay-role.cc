@@ -2,8 +2,7 @@
 
 #include "sim/roles/role-messages.h"
 
-#include <memory>
-#include <string>
+#include <algorithm>
 
 namespace hilosim
 {
@@ -15,12 +14,28 @@ RelayForwardingName(RelayForwarding forwarding)
 }
 
 RelayRole::RelayRole(RolePort* port, std::vector<uint32_t> worker_peers, RelayHooks hooks,
-                     RelayForwarding forwarding)
+                     RelayForwarding forwarding, RelayRoleOptions options)
   : m_port(port)
   , m_workers(std::move(worker_peers))
   , m_forwarding(forwarding)
   , m_hooks(std::move(hooks))
+  , m_learner(options.learner_peer)
+  , m_absent(options.late_workers.begin(), options.late_workers.end())
 {
+}
+
+std::vector<uint32_t>
+RelayRole::PresentWorkers() const
+{
+    std::vector<uint32_t> present;
+    for (uint32_t w : m_workers)
+    {
+        if (m_absent.count(w) == 0)
+        {
+            present.push_back(w);
+        }
+    }
+    return present;
 }
 
 hilo::Status
@@ -30,7 +45,7 @@ RelayRole::HandleMessageStart(uint32_t peer, const RoleMessageHead& head)
     {
         return hilo::Status::Ok();
     }
-    hilo::Status s = m_port->Forward(peer, head.sequence, m_workers);
+    hilo::Status s = m_port->Forward(peer, head.sequence, PresentWorkers());
     if (s.code() == hilo::StatusCode::kNotSupported)
     {
         return hilo::Status::Ok(); // HandleMessage sends it whole
@@ -52,6 +67,8 @@ RelayRole::HandleMessage(uint32_t peer, const RoleMessage& message)
                                           std::to_string(message.type) + " from " +
                                           std::to_string(peer));
     }
+    const std::vector<uint32_t> present = PresentWorkers();
+    auto bytes = std::make_shared<const std::string>(message.payload);
     auto streaming = m_streaming.find(peer);
     if (streaming != m_streaming.end() && streaming->second == message.sequence)
     {
@@ -59,8 +76,7 @@ RelayRole::HandleMessage(uint32_t peer, const RoleMessage& message)
     }
     else
     {
-        auto bytes = std::make_shared<const std::string>(message.payload);
-        for (uint32_t w : m_workers)
+        for (uint32_t w : present)
         {
             hilo::Status s = m_port->Send(w, kUpdate, bytes, message.wire_bytes);
             if (!s.ok())
@@ -69,12 +85,43 @@ RelayRole::HandleMessage(uint32_t peer, const RoleMessage& message)
             }
         }
     }
+    m_latest = bytes;
+    m_latestWire = message.wire_bytes;
     if (m_hooks.forwarded)
     {
-        m_hooks.forwarded(message.type, message.wire_bytes,
-                          static_cast<uint32_t>(m_workers.size()));
+        m_hooks.forwarded(message.type, message.wire_bytes, static_cast<uint32_t>(present.size()));
     }
     return hilo::Status::Ok();
+}
+
+void
+RelayRole::HandlePeerConnected(uint32_t peer)
+{
+    if (peer == m_learner)
+    {
+        m_backoff.Reset();
+        return;
+    }
+    m_absent.erase(peer);
+    const bool again = !m_seen.insert(peer).second;
+    if (again && m_latest && std::find(m_workers.begin(), m_workers.end(), peer) != m_workers.end())
+    {
+        // Whatever was forwarded while the worker was away is lost; the latest update shows it
+        // the gap (or is stale and skipped).
+        m_port->Send(peer, kUpdate, m_latest, m_latestWire);
+    }
+}
+
+void
+RelayRole::HandlePeerClosed(uint32_t peer, bool error)
+{
+    (void) error;
+    if (peer != m_learner)
+    {
+        return; // workers dial the relay again themselves
+    }
+    m_port->After(m_backoff.Next(), ComputePhase::kTransport, 0.0,
+                  [this]() { m_port->Reconnect(m_learner); });
 }
 
 } // namespace hilosim

@@ -5,14 +5,24 @@
 // a worker's copy completes one LAN delay after the relay's, as behind a router. Store and
 // forward waits for the whole update first, adding a LAN transfer per update; so does streaming
 // on a driver that cannot stream.
+//
+// Faults: a forward to a worker whose connection has ended is dropped by the transport; when that
+// worker connects again, the relay sends it the latest update it forwarded, so that a worker that
+// missed versions sees the gap and catches up from the learner. When the connection to the
+// learner ends, the relay dials it again after a backoff (the learner then sends the latest update
+// again, for the same reason).
 #ifndef HILOSIM_ROLES_RELAY_ROLE_H
 #define HILOSIM_ROLES_RELAY_ROLE_H
 
+#include "sim/roles/reconnect-backoff.h"
 #include "sim/roles/role-port.h"
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace hilosim
@@ -27,6 +37,16 @@ enum class RelayForwarding
 /// "stream", "store_and_forward".
 const char* RelayForwardingName(RelayForwarding forwarding);
 
+struct RelayRoleOptions
+{
+    static constexpr uint32_t kNoLearner = 0xFFFFFFFFu;
+    /// The learner's peer id: the relay dials it again when its connection ends.
+    uint32_t learner_peer{kNoLearner};
+    /// Workers absent at the start (late joiners): nothing is forwarded to them before they
+    /// connect for the first time.
+    std::vector<uint32_t> late_workers;
+};
+
 struct RelayHooks
 {
     /// An update was forwarded: message type, wire bytes, copies sent.
@@ -38,24 +58,36 @@ class RelayRole
   public:
     /// `worker_peers`: the region's workers. `port` must outlive the role.
     RelayRole(RolePort* port, std::vector<uint32_t> worker_peers, RelayHooks hooks,
-              RelayForwarding forwarding = RelayForwarding::kStream);
+              RelayForwarding forwarding = RelayForwarding::kStream, RelayRoleOptions options = {});
 
     /// A message's header arrived from `peer`. Streaming: an update starts to go out to every
-    /// worker of the region now. A failed forward is returned as the transport's error; other
-    /// message types are left to HandleMessage.
+    /// present worker of the region now. A failed forward is returned as the transport's error;
+    /// other message types are left to HandleMessage.
     hilo::Status HandleMessageStart(uint32_t peer, const RoleMessageHead& head);
     /// A whole message arrived from `peer`. An update that is not already streaming goes to every
-    /// worker of the region now. A message of another type is forwarded nowhere and returned as
-    /// NotSupported (the driver logs it and goes on); a failed forward is returned as the
-    /// transport's error.
+    /// present worker of the region now (not to late joiners that have not connected yet). A
+    /// message of another type is forwarded nowhere and returned as NotSupported (the driver logs
+    /// it and goes on); a failed forward is returned as the transport's error.
     hilo::Status HandleMessage(uint32_t peer, const RoleMessage& message);
+    /// `peer` connected: a worker connecting again is sent the latest update.
+    void HandlePeerConnected(uint32_t peer);
+    /// `peer`'s connection ended: the learner is dialled again after a backoff.
+    void HandlePeerClosed(uint32_t peer, bool error);
 
   private:
+    std::vector<uint32_t> PresentWorkers() const;
+
     RolePort* m_port;
     std::vector<uint32_t> m_workers;
     RelayForwarding m_forwarding;
     RelayHooks m_hooks;
     std::map<uint32_t, uint64_t> m_streaming; // peer -> sequence of the update it is streaming
+    uint32_t m_learner;
+    std::set<uint32_t> m_seen;   // workers that connected before
+    std::set<uint32_t> m_absent; // late joiners not connected yet
+    std::shared_ptr<const std::string> m_latest;
+    uint64_t m_latestWire{0};
+    ReconnectBackoff m_backoff;
 };
 
 } // namespace hilosim

@@ -25,7 +25,8 @@ struct PublishEvent
     int64_t payload_bytes{0}; // compressor payload, real
     int64_t frame_bytes{0};   // framed Update, real
     uint64_t wire_bytes{0};   // framed Update at the modelled scale (per receiver)
-    uint64_t copies{0};       // transport sends (workers, or relays)
+    uint64_t copies{0};       // transport sends (member workers, or relays)
+    uint64_t state_hash{0};   // hash of the replicated state at this version
     double drift_rel_l2{0};   // learner parameters vs replica view
     double drift_max_abs{0};
     std::vector<int64_t> kept_per_matrix; // compressor's local allocation (rank or entries)
@@ -47,17 +48,31 @@ struct EvalEvent
     double cpu_s{0};
 };
 
-/// A worker finished handling an update (applied, or rejected and resynchronising).
+/// A worker finished handling an update: applied it, or (hash_ok false) replayed it into a state
+/// whose hash differs from the learner's, rejected it and started a resync.
 struct ApplyEvent
 {
     uint32_t worker{0};
-    uint64_t version{0};  // the version the worker now holds
-    double received_s{0}; // whole update arrived
-    double ready_s{0};    // decoded + replayed (or loaded): ready to sample
-    bool hash_ok{true};
+    uint64_t version{0};    // the version the worker now holds (hash_ok false: the one rejected)
+    double received_s{0};   // whole update arrived
+    double ready_s{0};      // decoded + replayed (or loaded): ready to sample
+    bool hash_ok{true};     // false: the replayed state failed its hash check (version not held)
     bool via_resync{false}; // reached through a catch-up
     double overrun_s{0};    // real-time drivers: real decode + replay time past the modelled time
     double cpu_apply_s{0};  // real CPU seconds (not deterministic)
+};
+
+/// A worker finished applying a catch-up from the learner: a snapshot (when the learner sent one)
+/// and the ring's updates after it. Versions between from_version and snapshot_version were
+/// skipped through the snapshot; those after it were replayed (and reported as ApplyEvents).
+struct CatchUpEvent
+{
+    uint32_t worker{0};
+    uint64_t from_version{0};     // the version held before
+    int64_t snapshot_version{-1}; // the snapshot restored; -1: none
+    uint64_t to_version{0};       // the version held after
+    double done_s{0};
+    bool ok{true}; // false: an update of the catch-up failed its checks (another resync follows)
 };
 
 /// A worker finished a rollout and sent its trajectories.

@@ -31,23 +31,32 @@ DecodeTrajectories(std::string_view bytes)
 }
 
 std::string
-EncodeResyncRequest(uint64_t version)
+EncodeResyncRequest(uint64_t version, bool with_snapshot)
 {
     std::string out;
-    hilo::ByteWriter(&out).PutU64(version);
+    hilo::ByteWriter w(&out);
+    w.PutU64(version);
+    w.PutU8(with_snapshot ? 1 : 0);
     return out;
 }
 
-hilo::StatusOr<uint64_t>
+hilo::StatusOr<ResyncRequest>
 DecodeResyncRequest(std::string_view bytes)
 {
     hilo::ByteReader r(bytes);
-    uint64_t v = 0;
-    if (!r.GetU64(&v) || !r.empty())
+    ResyncRequest req;
+    uint8_t flags = 0;
+    if (!r.GetU64(&req.version) || !r.GetU8(&flags) || !r.empty())
     {
-        return hilo::Status::Corruption("resync request is not exactly 8 bytes");
+        return hilo::Status::Corruption("resync request is not exactly 9 bytes");
     }
-    return v;
+    if ((flags & ~1u) != 0)
+    {
+        return hilo::Status::Corruption("resync request has unknown flags " +
+                                        std::to_string(flags));
+    }
+    req.with_snapshot = (flags & 1u) != 0;
+    return req;
 }
 
 std::string

@@ -1,7 +1,8 @@
 // Role message types and their small binary envelopes (little-endian, hilo/core/coding.h).
 //   kTrajectories  worker -> learner: u64 round, u64 behaviour version, then the batch bytes
 //   kUpdate        learner -> worker (or relay): a framed hilo Update, as hilo/wire/FORMAT.md
-//   kResyncRequest worker -> learner: u64 version the worker holds
+//   kResyncRequest worker -> learner: u64 version the worker holds, u8 flags (bit 0: start from
+//                  a snapshot: the worker's state cannot be trusted, or it has none)
 //   kCatchUp       learner -> worker: u32 n; u64 snapshot length + snapshot frame (length 0: none);
 //                  then n x (u64 length + update frame)
 //   kWelcome       learner -> a worker that (re)connected after the run moved on: u64 next round
@@ -42,8 +43,13 @@ struct TrajectoryEnvelope
 std::string EncodeTrajectories(uint64_t round, uint64_t version, const std::string& batch);
 hilo::StatusOr<TrajectoryEnvelope> DecodeTrajectories(std::string_view bytes);
 
-std::string EncodeResyncRequest(uint64_t version);
-hilo::StatusOr<uint64_t> DecodeResyncRequest(std::string_view bytes);
+struct ResyncRequest
+{
+    uint64_t version{0};
+    bool with_snapshot{false};
+};
+std::string EncodeResyncRequest(uint64_t version, bool with_snapshot);
+hilo::StatusOr<ResyncRequest> DecodeResyncRequest(std::string_view bytes);
 
 std::string EncodeCatchUp(const hilo::CatchUpPlan& plan);
 hilo::StatusOr<hilo::CatchUpPlan> DecodeCatchUp(std::string_view bytes);

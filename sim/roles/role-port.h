@@ -88,6 +88,12 @@ class RolePort
 
     /// The role has failed (its failure() says why): end the run.
     virtual void Stop() = 0;
+
+    /// Opens the connection to `peer` again, after the role heard it close (HandlePeerClosed):
+    /// only for peers this node connects to (a worker to its learner and relay, a relay to the
+    /// learner). The attempt's outcome arrives as HandlePeerConnected or HandlePeerClosed. The
+    /// default does nothing: for a driver whose transport reconnects by itself.
+    virtual void Reconnect(uint32_t peer) { (void) peer; }
 };
 
 } // namespace hilosim

@@ -35,6 +35,8 @@ WorkerRole::Start()
         return;
     }
     m_replica = std::move(*replica);
+    m_needSnapshot = m_options.rejoining;
+    m_awaitWelcome = m_options.rejoining; // where the run is, only the learner can say
     NextGpuWork();
 }
 
@@ -51,7 +53,8 @@ WorkerRole::Fail(const hilo::Status& status)
 void
 WorkerRole::MaybeStartRound()
 {
-    if (GpuBusy() || m_resyncing || !m_failure.ok() || m_nextRound > m_context->steps)
+    if (GpuBusy() || m_resyncing || m_awaitWelcome || !m_failure.ok() ||
+        m_nextRound > m_context->steps)
     {
         return;
     }
@@ -62,6 +65,7 @@ WorkerRole::MaybeStartRound()
         return; // too stale: wait for updates
     }
     m_rollingOut = true;
+    m_rollingRound = round;
     ++m_nextRound;
 
     models::RolloutInfo info;
@@ -177,6 +181,10 @@ hilo::Status
 WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
 {
     const double now = m_port->Now();
+    if (!m_failure.ok())
+    {
+        return hilo::Status::Ok();
+    }
     if (message.type == kUpdate)
     {
         if (m_hooks.update_received)
@@ -207,12 +215,22 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         {
             return welcome.status();
         }
-        // The learner's view wins: a batch lost with the old connection is rolled out again (at
-        // worst one redundant rollout, which the learner overwrites or drops as stale).
+        m_awaitWelcome = false;
+        // The learner's view wins: a batch lost with the old connection (or by a restarted
+        // learner) is rolled out again; at worst one redundant rollout, which the learner
+        // overwrites or drops as stale.
         m_nextRound = welcome->next_round;
-        if (m_replica->version() < welcome->learner_version && !m_resyncing)
+        if (m_rollingOut && m_rollingRound == m_nextRound)
         {
-            RequestResync();
+            ++m_nextRound; // already on its way
+        }
+        // A welcome comes with a new connection: a resync request still pending went out on the
+        // old one and may be lost with it, so ask again (a second catch-up only repeats what the
+        // first did).
+        const bool behind = m_replica->version() < welcome->learner_version;
+        if ((behind || m_needSnapshot) && !m_catchingUp && !m_catchUp)
+        {
+            RequestResync(m_needSnapshot);
         }
         NextGpuWork();
         return hilo::Status::Ok();
@@ -222,7 +240,42 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
 }
 
 void
-WorkerRole::RequestResync()
+WorkerRole::HandlePeerConnected(uint32_t peer)
+{
+    m_backoff[peer].Reset();
+}
+
+void
+WorkerRole::HandlePeerClosed(uint32_t peer, bool error)
+{
+    (void) error;
+    if (!m_failure.ok())
+    {
+        return;
+    }
+    // Messages sent meanwhile are dropped by the transport; what they carried is recovered once
+    // the learner's welcome arrives on the new connection (a round again, a catch-up).
+    m_port->After(m_backoff[peer].Next(), ComputePhase::kTransport, 0.0,
+                  [this, peer]()
+                  {
+                      if (m_failure.ok())
+                      {
+                          m_port->Reconnect(peer);
+                      }
+                  });
+}
+
+void
+WorkerRole::DivergeNextReplay()
+{
+    if (m_replica)
+    {
+        m_replica->DivergeNextReplay();
+    }
+}
+
+void
+WorkerRole::RequestResync(bool with_snapshot)
 {
     const uint64_t from = m_replica->version();
     m_resyncing = true;
@@ -230,9 +283,8 @@ WorkerRole::RequestResync()
     {
         m_hooks.resync(m_worker, from);
     }
-    hilo::Status sent =
-        m_port->Send(m_learnerPeer, kResyncRequest,
-                     std::make_shared<const std::string>(EncodeResyncRequest(from)), 8);
+    auto bytes = std::make_shared<const std::string>(EncodeResyncRequest(from, with_snapshot));
+    hilo::Status sent = m_port->Send(m_learnerPeer, kResyncRequest, bytes, bytes->size());
     if (!sent.ok())
     {
         Fail(sent);
@@ -272,17 +324,31 @@ WorkerRole::StartApply()
                           }
                           VersionReached();
                       }
-                      else if (s.code() != hilo::StatusCode::kStale) // stale: a catch-up had it
+                      else if (s.code() == hilo::StatusCode::kHashMismatch)
                       {
-                          if (s.code() == hilo::StatusCode::kHashMismatch && m_hooks.hash_mismatch)
+                          // The replica's own check failed: recorded as such (hash_ok 0), and
+                          // the state, which may have diverged before this version's hash showed
+                          // it, is rebuilt from a snapshot.
+                          e.version = before + 1;
+                          e.hash_ok = false;
+                          if (m_hooks.applied)
+                          {
+                              m_hooks.applied(e);
+                          }
+                          if (m_hooks.hash_mismatch)
                           {
                               m_hooks.hash_mismatch(m_worker, before + 1);
                           }
-                          // Corrupt, gap or mismatch: ask for a catch-up; hold later updates
-                          // until it arrives.
+                          m_needSnapshot = true;
+                          RequestResync(/*with_snapshot=*/true);
+                      }
+                      else if (s.code() != hilo::StatusCode::kStale) // stale: a catch-up had it
+                      {
+                          // Corrupt or gap: ask for a catch-up; hold later updates until it
+                          // arrives.
                           if (!m_resyncing)
                           {
-                              RequestResync();
+                              RequestResync(m_needSnapshot);
                           }
                       }
                       NextGpuWork();
@@ -317,40 +383,100 @@ WorkerRole::StartCatchUp()
     busy_s += ApplySeconds() * static_cast<double>(pending.plan.update_frames.size());
     m_port->After(busy_s, ComputePhase::kCatchUp, 0.0,
                   [this, pending = std::move(pending)]()
-                  {
-                      m_catchingUp = false;
-                      const models::CpuTimer timer;
-                      const WallTimer wall;
-                      const uint64_t before = m_replica->version();
-                      hilo::Status s = m_replica->CatchUp(pending.plan.snapshot_frame,
-                                                          pending.plan.update_frames);
-                      if (!s.ok())
-                      {
-                          Fail(hilo::Status(s.code(), "catch-up failed: " + s.message()));
-                          return;
-                      }
-                      const double cpu = timer.Seconds();
-                      const double overrun = m_port->RealTime() ? wall.Seconds() : 0.0;
-                      // Report every version the catch-up delivered, all ready now.
-                      for (uint64_t v = before + 1; v <= m_replica->version(); ++v)
-                      {
-                          ApplyEvent e;
-                          e.worker = m_worker;
-                          e.version = v;
-                          e.received_s = pending.received_s;
-                          e.ready_s = m_port->Now();
-                          e.via_resync = true;
-                          e.cpu_apply_s = cpu;
-                          e.overrun_s = overrun;
-                          if (m_hooks.applied)
-                          {
-                              m_hooks.applied(e);
-                          }
-                      }
-                      m_resyncing = false;
-                      VersionReached();
-                      NextGpuWork();
-                  });
+                  { FinishCatchUp(pending.plan, pending.received_s); });
+}
+
+void
+WorkerRole::FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s)
+{
+    m_catchingUp = false;
+    const models::CpuTimer timer;
+    const WallTimer wall;
+    const uint64_t before = m_replica->version();
+    CatchUpEvent done;
+    done.worker = m_worker;
+    done.from_version = before;
+    // Snapshot, then the ring's updates in order (those at or below the version reached are
+    // skipped), as hilo::Replica::CatchUp does, one step at a time so that each version reached
+    // is reported: the snapshot's (when above the version held) and each one replayed. Versions
+    // in between were skipped through the snapshot (CatchUpEvent).
+    std::vector<ApplyEvent> reached;
+    auto reach = [&](bool hash_ok)
+    {
+        ApplyEvent e;
+        e.worker = m_worker;
+        e.version = hash_ok ? m_replica->version() : m_replica->version() + 1;
+        e.received_s = received_s;
+        e.ready_s = m_port->Now();
+        e.hash_ok = hash_ok;
+        e.via_resync = true;
+        reached.push_back(e);
+    };
+    hilo::Status s = hilo::Status::Ok();
+    if (!plan.snapshot_frame.empty())
+    {
+        s = m_replica->Restore(plan.snapshot_frame);
+        if (s.ok())
+        {
+            done.snapshot_version = static_cast<int64_t>(m_replica->version());
+            m_needSnapshot = false;
+            if (m_replica->version() > before)
+            {
+                reach(true);
+            }
+        }
+    }
+    for (size_t i = 0; s.ok() && i < plan.update_frames.size(); ++i)
+    {
+        s = m_replica->Apply(plan.update_frames[i]);
+        if (s.code() == hilo::StatusCode::kStale)
+        {
+            s = hilo::Status::Ok();
+            continue;
+        }
+        if (s.ok() && m_replica->version() > before)
+        {
+            reach(true);
+        }
+        else if (s.code() == hilo::StatusCode::kHashMismatch)
+        {
+            reach(false);
+            if (m_hooks.hash_mismatch)
+            {
+                m_hooks.hash_mismatch(m_worker, m_replica->version() + 1);
+            }
+        }
+    }
+    const double cpu = timer.Seconds();
+    const double overrun = m_port->RealTime() ? wall.Seconds() : 0.0;
+    for (ApplyEvent& e : reached)
+    {
+        e.cpu_apply_s = cpu;
+        e.overrun_s = overrun;
+        if (m_hooks.applied)
+        {
+            m_hooks.applied(e);
+        }
+    }
+    done.to_version = m_replica->version();
+    done.done_s = m_port->Now();
+    done.ok = s.ok();
+    if (m_hooks.caught_up)
+    {
+        m_hooks.caught_up(done);
+    }
+    if (!s.ok())
+    {
+        // A catch-up that does not apply leaves the worker where it got to; it asks again, from
+        // a snapshot, which rebuilds whatever state it holds.
+        m_needSnapshot = true;
+        RequestResync(/*with_snapshot=*/true);
+        NextGpuWork();
+        return;
+    }
+    m_resyncing = false;
+    VersionReached();
+    NextGpuWork();
 }
 
 void

@@ -2,9 +2,14 @@
 // Replica (real sampling, modelled GPU time), sends them to the learner, and applies every update
 // it receives in version order (modelled decode + replay or load time, then the real Replica::Apply
 // with its hash check). A rejected update (corrupt, gap, hash mismatch) starts a resync: the worker
-// asks the learner for a catch-up (snapshot + ring) and holds later updates until it is back in
-// step. A welcome from the learner (after a restart or reconnect) sets the next round to roll out
-// and, when the worker is behind, starts the same catch-up.
+// asks the learner for a catch-up (ring, or snapshot + ring) and holds later updates until it is
+// back in step. A hash mismatch means the worker's state can no longer be trusted, so that
+// catch-up starts from a snapshot; so does the first one of a worker that (re)starts empty, which
+// also rolls out nothing before the learner's welcome. A welcome from the learner (after a restart
+// or reconnect) sets the next round to roll out and, when the worker is behind, starts the same
+// catch-up (again, if one was pending: the closed connection may have lost it). When a connection
+// ends, the worker dials the peer again after a backoff (reconnect-backoff.h), unless the
+// driver's transport redials by itself.
 // Round s (the batch for learner step s) may start once the replica holds version >= s-1-k, with k
 // the arm's max staleness: k = 0 is synchronous on-policy.
 // The worker has one modelled GPU: a rollout, the decode + replay of an update and a catch-up
@@ -15,6 +20,7 @@
 #define HILOSIM_ROLES_WORKER_ROLE_H
 
 #include "sim/roles/arm-context.h"
+#include "sim/roles/reconnect-backoff.h"
 #include "sim/roles/role-events.h"
 #include "sim/roles/role-port.h"
 
@@ -23,6 +29,7 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,12 +48,16 @@ struct WorkerHooks
     std::function<void(uint32_t worker, uint64_t version)> hash_mismatch;
     /// The worker asked the learner for a catch-up from this version.
     std::function<void(uint32_t worker, uint64_t from_version)> resync;
+    /// A catch-up was applied (or failed part way).
+    std::function<void(const CatchUpEvent&)> caught_up;
 };
 
 struct WorkerRoleOptions
 {
     uint64_t corrupt_version{0}; // test hook: flip a byte of this version's update on arrival
     bool announce_done{false};   // send kDone to the learner on reaching the last version
+    bool rejoining{false};       // starts without the run's state (restart, late join): waits for
+                                 // the learner's welcome; its first catch-up starts from a snapshot
 };
 
 class WorkerRole
@@ -63,6 +74,15 @@ class WorkerRole
     /// A message from `peer`. A message this role cannot use (corrupt, of an unknown type) is
     /// returned as an error and changes nothing.
     hilo::Status HandleMessage(uint32_t peer, const RoleMessage& message);
+    /// The connection to `peer` is up (first time or again).
+    void HandlePeerConnected(uint32_t peer);
+    /// The connection to `peer` ended (`error`: a TCP error or a corrupt stream, else the peer
+    /// closed it). The worker reconnects after a backoff (RolePort::Reconnect).
+    void HandlePeerClosed(uint32_t peer, bool error);
+
+    /// Fault injection: the next update this worker replays yields a state that differs from
+    /// the learner's (hilo::Replica::DivergeNextReplay).
+    void DivergeNextReplay();
 
     void Fail(const hilo::Status& status);
     const hilo::Status& failure() const { return m_failure; }
@@ -80,10 +100,11 @@ class WorkerRole
                        RolloutEvent event);
     /// REQUIRES: the GPU is free, the queue is not empty and no resync is under way.
     void StartApply();
-    void RequestResync();
+    void RequestResync(bool with_snapshot);
     hilo::Status HandleCatchUp(std::string_view payload, double received_s);
     /// REQUIRES: the GPU is free and a catch-up is pending.
     void StartCatchUp();
+    void FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s);
     void VersionReached();
     double ApplySeconds() const;
 
@@ -97,6 +118,7 @@ class WorkerRole
     std::unique_ptr<hilo::Replica> m_replica;
     uint64_t m_nextRound{1};
     bool m_rollingOut{false};
+    uint64_t m_rollingRound{0}; // the round being rolled out (m_rollingOut)
     struct Queued
     {
         std::string frame;
@@ -112,6 +134,9 @@ class WorkerRole
     bool m_applying{false};                  // the GPU is decoding + replaying an update
     bool m_catchingUp{false};                // the GPU is restoring a catch-up
     bool m_resyncing{false};                 // asked for a catch-up; updates wait for it
+    bool m_needSnapshot{false};              // the next catch-up must start from a snapshot
+    bool m_awaitWelcome{false};              // rejoining: no rollout before the learner's welcome
+    std::map<uint32_t, ReconnectBackoff> m_backoff; // by peer
     bool m_doneSent{false};
     hilo::Status m_failure;
 };

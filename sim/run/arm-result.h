@@ -15,6 +15,27 @@
 namespace hilosim
 {
 
+/// One scenario fault as it happened in an arm's run. Workers are numbered as in workers.csv.
+struct FaultRecord
+{
+    std::string kind;   // "worker_crash", ... (FaultKindName)
+    std::string target; // as the scenario wrote it
+    double start_s{0};
+    // When the fault was over: a link fault's end, a crashed worker's restart, a join, the
+    // detection of a divergence, the learner's restart; -1 when it lasted to the end of the run.
+    double end_s{-1};
+    std::vector<uint32_t> workers; // the workers it affects
+    bool injected{false};          // it started before the run ended
+};
+
+/// A worker's state when the run ended.
+struct WorkerEnd
+{
+    bool alive{false}; // running (not crashed for good, not still waiting to join or restart)
+    uint64_t version{0};
+    uint64_t state_hash{0};
+};
+
 struct ArmResult
 {
     std::string name;
@@ -39,9 +60,14 @@ struct ArmResult
     std::vector<EvalEvent> evals;        // version 0, every eval_every, last
     std::vector<ApplyEvent> applies;     // in simulated-time order
     std::vector<RolloutEvent> rollouts;  // in simulated-time order
+    std::vector<CatchUpEvent> catch_ups; // in simulated-time order
+    std::vector<FaultRecord> faults;     // in scenario order
+    std::vector<WorkerEnd> worker_end;   // by worker
     uint64_t hash_mismatches{0};
     uint64_t resyncs{0};
-    double sim_time_s{0}; // when the last worker held the last version
+    uint64_t segments_corrupted{0}; // TCP data segments a corrupt fault damaged
+    uint64_t connections_closed{0}; // ends of a connection heard by learner, workers or relays
+    double sim_time_s{0};           // when the last live worker held the last version
     // Workers holding the learner's last version with the learner's state hash at the end
     // (the simulator reads the replicas; processes announce theirs to the learner).
     uint32_t workers_at_final_hash{0};

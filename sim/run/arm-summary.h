@@ -22,12 +22,32 @@ struct ArmSummary
     double final_quality{0};
     uint64_t steps{0};
     double drift_rel_l2_max{0}; // delta strategy: worst learner-replica distance
+
+    // Faults (zero without any).
+    uint64_t faults_injected{0};
+    // Versions 1..steps that a worker alive at the end neither applied (in any of its lives) nor
+    // skipped by restoring a snapshot at or above them: the protocol's promise is 0.
+    uint64_t versions_lost{0};
+    uint32_t workers_alive{0}; // (ArmResult::workers_at_final_hash: those at the learner's hash)
+    // Recovery of a worker affected by a fault: from the fault's end to the first moment it held
+    // the version the learner had published by then (for a divergence, the rejected version
+    // again); 0 when it already held it.
+    double recovery_p50_s{0};
+    double recovery_max_s{0};
+    uint64_t recoveries{0}; // (fault, worker) pairs measured
 };
 
 ArmSummary Summarize(const ArmResult& result);
 
-/// Latency of every (version, worker): ready time minus the version's gradient-ready time.
+/// Latency of every (version, worker): ready time minus the version's gradient-ready time (rows of
+/// a rejected replay excluded).
 std::vector<double> UpdateLatencies(const ArmResult& result);
+
+/// The recovery times of ArmSummary, one per (fault, worker) pair, in fault order.
+std::vector<double> RecoveryTimes(const ArmResult& result);
+
+/// ArmSummary::versions_lost.
+uint64_t VersionsLost(const ArmResult& result);
 
 } // namespace hilosim
 

@@ -139,10 +139,16 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("drift_rel_l2_max", FormatNumber(s.drift_rel_l2_max));
         kv("hash_mismatches", std::to_string(a.hash_mismatches));
         kv("resyncs", std::to_string(a.resyncs));
+        kv("faults_injected", std::to_string(s.faults_injected));
+        kv("versions_lost", std::to_string(s.versions_lost));
+        kv("workers_alive", std::to_string(s.workers_alive));
         kv("workers_at_final_hash", std::to_string(a.workers_at_final_hash));
         kv("network_model", JsonString(a.network_model));
         kv("window_limited", a.window_limited_connections > 0 ? "true" : "false");
         kv("window_limited_connections", std::to_string(a.window_limited_connections));
+        kv("recovery_s", "{\"p50\": " + FormatNumber(s.recovery_p50_s) +
+                             ", \"max\": " + FormatNumber(s.recovery_max_s) +
+                             ", \"n\": " + std::to_string(s.recoveries) + "}");
         kv("steps", std::to_string(s.steps));
         const LinkUsage* busiest = BusiestLink(a);
         kv("busiest_link",
@@ -192,7 +198,7 @@ StepsCsv(const std::vector<ArmResult>& arms)
         for (const ApplyEvent& e : a.applies)
         {
             apply_overrun[e.version] = std::max(apply_overrun[e.version], e.overrun_s);
-            if (e.version < 1 || e.version > a.publishes.size())
+            if (!e.hash_ok || e.version < 1 || e.version > a.publishes.size())
                 continue;
             const PublishEvent& p = a.publishes[e.version - 1];
             transfer[e.version] = std::max(transfer[e.version], e.received_s - p.published_s);

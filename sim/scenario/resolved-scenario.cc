@@ -29,4 +29,27 @@ NetworkModelName(NetworkModel model)
     return "?";
 }
 
+const char*
+FaultKindName(FaultKind kind)
+{
+    switch (kind)
+    {
+        case FaultKind::kWorkerCrash:
+            return "worker_crash";
+        case FaultKind::kWorkerJoin:
+            return "worker_join";
+        case FaultKind::kLinkDown:
+            return "link_down";
+        case FaultKind::kLossBurst:
+            return "loss_burst";
+        case FaultKind::kCorrupt:
+            return "corrupt";
+        case FaultKind::kReplayDivergence:
+            return "replay_divergence";
+        case FaultKind::kLearnerRestart:
+            return "learner_restart";
+    }
+    return "?";
+}
+
 } // namespace hilosim

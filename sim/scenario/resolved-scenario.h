@@ -118,6 +118,44 @@ struct ResolvedArm
     uint32_t training_rank{0}; // never 0: the workload's rank when the arm left it unset
 };
 
+enum class FaultKind
+{
+    kWorkerCrash,      // the worker loses all state; optionally restarts empty
+    kWorkerJoin,       // the worker is absent until the fault's time
+    kLinkDown,         // every packet on a link is lost
+    kLossBurst,        // a link loses packets at a rate
+    kCorrupt,          // a link flips a payload byte of data segments at a rate
+    kReplayDivergence, // a worker's next replay yields a different state
+    kLearnerRestart,   // the learner stops and restarts from its checkpoint
+};
+
+/// "worker_crash", "worker_join", "link_down", "loss_burst", "corrupt", "replay_divergence",
+/// "learner_restart" (the scenario's spelling).
+const char* FaultKindName(FaultKind kind);
+
+/// What a fault hits.
+enum class FaultTargetKind
+{
+    kWorker,     // a worker (worker kinds)
+    kWorkerLink, // a worker's access link (link kinds)
+    kRegionWan,  // a region's shared WAN link (link kinds)
+    kUplink,     // the learner uplink (link kinds)
+    kLearner,    // the learner (learner_restart)
+};
+
+struct ResolvedFault
+{
+    FaultKind kind{FaultKind::kLinkDown};
+    ns3::Time at; // start, >= 0
+    FaultTargetKind target{FaultTargetKind::kWorker};
+    uint32_t index{0};                      // worker index (kWorker, kWorkerLink) or region index
+    std::string target_text;                // as written: "worker:2", "region:eu", "uplink", ...
+    std::optional<ns3::Time> duration;      // link kinds; none: until the run ends
+    std::optional<ns3::Time> restart_after; // worker_crash (optional), learner_restart (set)
+    double rate{0};                         // loss_burst, corrupt: probability in (0, 1]
+    bool after_tcp{false};                  // corrupt: the flip passes TCP's checksum
+};
+
 struct ResolvedScenario
 {
     std::string name;
@@ -130,8 +168,10 @@ struct ResolvedScenario
     std::string learner_gpu;
     std::vector<ResolvedWorker> workers; // at least one
     ResolvedNetwork network;
-    uint32_t max_staleness{0};     // 0 = synchronous on-policy
-    std::vector<ResolvedArm> arms; // at least one, unique names
+    uint32_t max_staleness{0};         // 0 = synchronous on-policy
+    ns3::Time max_sim_time;            // bound on each arm's simulated time (> 0)
+    std::vector<ResolvedArm> arms;     // at least one, unique names
+    std::vector<ResolvedFault> faults; // in scenario order
 };
 
 } // namespace hilosim

@@ -134,6 +134,8 @@ FillDefaults(Scenario* scenario)
     {
         FillArmDefaults(&arm);
     }
+    if (scenario->mode().max_sim_time().empty())
+        scenario->mutable_mode()->set_max_sim_time("24h");
 }
 
 } // namespace hilosim

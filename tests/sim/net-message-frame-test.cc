@@ -1,6 +1,8 @@
-// Message framing (sim/net/message-frame.h): the header's golden bytes, and reassembly of real and
-// virtual bytes from packets split at arbitrary points.
+// Message framing (sim/net/message-frame.h): the header's golden bytes, reassembly of real and
+// virtual bytes from packets split at arbitrary points, and damaged bytes caught by the CRCs.
 #include "sim/net/message-frame.h"
+
+#include "hilo/core/crc32c.h"
 
 #include "ns3/packet.h"
 
@@ -20,14 +22,17 @@ TEST(NetMessageFrame, HeaderGoldenBytes)
     h.payload_bytes = 0x0102;
     h.wire_bytes = 0x0A0B0C;
     h.sent_at_steps = 1000000;
+    h.payload_crc = 0xDEADBEEF;
     std::string bytes;
     h.AppendTo(&bytes);
-    const std::string golden("\x48\x4C\x4D\x46"                  // magic "HLMF"
-                             "\x07\x00\x00\x00"                  // type
-                             "\x02\x01\x00\x00\x00\x00\x00\x00"  // payload_bytes
-                             "\x0C\x0B\x0A\x00\x00\x00\x00\x00"  // wire_bytes
-                             "\x40\x42\x0F\x00\x00\x00\x00\x00", // sent_at (time steps)
-                             32);
+    const std::string golden("\x48\x4C\x4D\x46"                 // magic "HLMF"
+                             "\x07\x00\x00\x00"                 // type
+                             "\x02\x01\x00\x00\x00\x00\x00\x00" // payload_bytes
+                             "\x0C\x0B\x0A\x00\x00\x00\x00\x00" // wire_bytes
+                             "\x40\x42\x0F\x00\x00\x00\x00\x00" // sent_at (time steps)
+                             "\xEF\xBE\xAD\xDE"                 // payload_crc
+                             "\x20\x61\x67\x74",                // header_crc of the 36 above
+                             40);
     EXPECT_EQ(bytes, golden);
     auto parsed = FrameHeader::Parse(bytes, 1 << 20);
     ASSERT_TRUE(parsed.ok());
@@ -35,6 +40,7 @@ TEST(NetMessageFrame, HeaderGoldenBytes)
     EXPECT_EQ(parsed->payload_bytes, 0x0102u);
     EXPECT_EQ(parsed->wire_bytes, 0x0A0B0Cu);
     EXPECT_EQ(parsed->sent_at_steps, 1000000);
+    EXPECT_EQ(parsed->payload_crc, 0xDEADBEEFu);
 }
 
 TEST(NetMessageFrame, BadHeadersAreCorruption)
@@ -50,8 +56,14 @@ TEST(NetMessageFrame, BadHeadersAreCorruption)
     h.AppendTo(&bytes);
     EXPECT_EQ(FrameHeader::Parse(bytes, 9).status().code(), hilo::StatusCode::kCorruption)
         << "limit";
-    bytes[0] = 'X';
-    EXPECT_EQ(FrameHeader::Parse(bytes, 100).status().code(), hilo::StatusCode::kCorruption);
+    // Any one flipped bit of the header: its CRC (or the magic) catches it.
+    for (size_t i = 0; i < FrameHeader::kBytes * 8; ++i)
+    {
+        std::string flipped = bytes;
+        flipped[i / 8] = static_cast<char>(flipped[i / 8] ^ (1 << (i % 8)));
+        EXPECT_EQ(FrameHeader::Parse(flipped, 100).status().code(), hilo::StatusCode::kCorruption)
+            << "bit " << i;
+    }
 }
 
 /// Builds the stream of `messages` as (real bytes, padding) pieces, cut into packets at random.
@@ -72,6 +84,7 @@ StreamPackets(const std::vector<std::pair<std::string, uint64_t>>& messages, std
         h.type = type++;
         h.payload_bytes = payload.size();
         h.wire_bytes = wire;
+        h.payload_crc = hilo::Crc32c(payload.data(), payload.size());
         Run run;
         h.AppendTo(&run.real);
         run.real += payload;
@@ -147,6 +160,47 @@ TEST(NetMessageFrame, ReassemblesAcrossArbitrarySplits)
     }
     EXPECT_EQ(rx.GetStreamBytes(), stream);
     EXPECT_FALSE(rx.IsMidFrame());
+}
+
+TEST(NetMessageFrame, DamagedPayloadIsCaughtByItsCrcAndNeverDelivered)
+{
+    std::mt19937 rng(5);
+    std::string payload(5000, '\0');
+    for (auto& c : payload)
+    {
+        c = static_cast<char>(rng());
+    }
+    for (size_t at : {size_t{0}, size_t{1234}, payload.size() - 1})
+    {
+        std::mt19937 cuts(static_cast<uint32_t>(at));
+        auto packets = StreamPackets({{payload, 9000}, {payload, 5000}}, cuts);
+        // Flip one bit of the first message's payload, wherever the packets cut it.
+        size_t offset = FrameHeader::kBytes + at;
+        for (auto& p : packets)
+        {
+            if (offset < p->GetSize())
+            {
+                std::string bytes(p->GetSize(), '\0');
+                p->CopyData(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size());
+                bytes[offset] = static_cast<char>(bytes[offset] ^ 0x08);
+                p = ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                             bytes.size());
+                break;
+            }
+            offset -= p->GetSize();
+        }
+        MessageReassembler rx(1 << 20);
+        int delivered = 0;
+        hilo::Status status;
+        for (auto& p : packets)
+        {
+            status = rx.Consume(p, [&](Message&&) { ++delivered; });
+            if (!status.ok())
+                break;
+        }
+        EXPECT_EQ(status.code(), hilo::StatusCode::kCorruption) << at;
+        EXPECT_EQ(delivered, 0) << "nothing after the damaged message either";
+    }
 }
 
 TEST(NetMessageFrame, CorruptStreamIsReportedNotDelivered)

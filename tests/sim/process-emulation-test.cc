@@ -4,6 +4,8 @@
 #include "sim/drivers/process/child-process.h"
 #include "sim/net/frame-header.h"
 
+#include "hilo/core/crc32c.h"
+
 #include "tests/sim/scenario-test-util.h"
 
 #include <boost/asio/io_context.hpp>
@@ -258,13 +260,15 @@ TEST(HiloNode, AWorkerKilledMidRunRejoinsCatchesUpAndEndsAtTheLearnersHash)
     EXPECT_EQ(box.LiveProcesses(), 0);
 }
 
+/// A frame header; `payload` is what the CRC covers (its size need not match `payload_bytes`).
 std::string
-GarbageHeader(uint32_t type, uint64_t payload, uint64_t wire)
+GarbageHeader(uint32_t type, uint64_t payload_bytes, uint64_t wire, const std::string& payload)
 {
     FrameHeader h;
     h.type = type;
-    h.payload_bytes = payload;
+    h.payload_bytes = payload_bytes;
     h.wire_bytes = wire;
+    h.payload_crc = hilo::Crc32c(payload.data(), payload.size());
     std::string out;
     h.AppendTo(&out);
     return out;
@@ -285,11 +289,11 @@ TEST(HiloNode, GarbageAndTruncatedFramesOnTheLearnersPortAreDroppedAndTheRunComp
     send(std::string(100, '\x01')); // not a frame at all
     auto hello = [](char id)
     {
-        return GarbageHeader(FrameHeader::kHelloType, 4, 4) + std::string(1, id) +
-               std::string(3, '\0');
+        const std::string payload = std::string(1, id) + std::string(3, '\0');
+        return GarbageHeader(FrameHeader::kHelloType, 4, 4, payload) + payload;
     };
-    send(hello(42) + GarbageHeader(1, 500, 500) + "cut short"); // truncated
-    send(hello(43) + GarbageHeader(1, 3, 3) + "abc");           // unusable trajectories
+    send(hello(42) + GarbageHeader(1, 500, 500, "") + "cut short"); // truncated
+    send(hello(43) + GarbageHeader(1, 3, 3, "abc") + "abc");          // unusable trajectories
     run.workers.push_back(run.StartWorker(0));
     run.workers.push_back(run.StartWorker(1));
     send(std::string(40, '\xff')); // and mid-run

@@ -7,6 +7,7 @@
 #include "sim/net/frame-header.h"
 
 #include "hilo/core/coding.h"
+#include "hilo/core/crc32c.h"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -175,12 +176,26 @@ Header(uint32_t type, uint64_t payload, uint64_t wire)
     return out;
 }
 
+/// A whole frame: header with the payload's CRC-32C, then the payload (no padding).
+std::string
+Framed(uint32_t type, const std::string& payload)
+{
+    FrameHeader h;
+    h.type = type;
+    h.payload_bytes = payload.size();
+    h.wire_bytes = payload.size();
+    h.payload_crc = hilo::Crc32c(payload.data(), payload.size());
+    std::string out;
+    h.AppendTo(&out);
+    return out + payload;
+}
+
 std::string
 Hello(uint32_t id)
 {
     std::string payload;
     hilo::ByteWriter(&payload).PutU32(id);
-    return Header(FrameHeader::kHelloType, 4, 4) + payload;
+    return Framed(FrameHeader::kHelloType, payload);
 }
 
 TEST(ProcessTransport, CorruptStreamsCloseOnlyTheirConnection)
@@ -198,7 +213,10 @@ TEST(ProcessTransport, CorruptStreamsCloseOnlyTheirConnection)
     RawSend(io, *port, Hello(9) + Header(5, 1000, 1000) + "truncated");  // ends mid-frame
     RawSend(io, *port, Hello(10) + Header(5, 2 << 20, 2 << 20) + "big"); // over the limit
     RawSend(io, *port, Hello(11) + Header(5, 10, 4));                    // wire < payload
-    RunUntil(io, [&]() { return server.log.size() >= 5; });
+    std::string flipped = Framed(5, "0123456789");
+    flipped.back() ^= 0x01;
+    RawSend(io, *port, Hello(12) + flipped); // payload bit flip
+    RunUntil(io, [&]() { return server.log.size() >= 6; });
     std::string all;
     for (const std::string& l : server.log)
         all += l + "\n";
@@ -207,6 +225,7 @@ TEST(ProcessTransport, CorruptStreamsCloseOnlyTheirConnection)
     EXPECT_NE(all.find("truncated"), std::string::npos) << all;
     EXPECT_NE(all.find("exceeds the limit"), std::string::npos) << all;
     EXPECT_NE(all.find("wire_bytes"), std::string::npos) << all;
+    EXPECT_NE(all.find("fails its CRC-32C"), std::string::npos) << all;
     // The well-behaved peer is still connected and served.
     ASSERT_TRUE(good.transport->Send(100, 4, Bytes("still here"), 10).ok());
     RunUntil(io, [&]() { return !server.received.empty(); });

@@ -49,18 +49,19 @@ LearnerApp::~LearnerApp() = default;
 
 void
 LearnerApp::Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageTransport> endpoint,
-                  std::vector<uint32_t> update_peers)
+                  std::vector<uint32_t> update_peers, LearnerRoleOptions options)
 {
     NS_ABORT_MSG_IF(m_context, "LearnerApp::Setup called twice");
     m_context = std::move(context);
-    m_port = std::make_unique<Ns3RolePort>(endpoint);
+    m_endpoint = endpoint;
     m_updatePeers = std::move(update_peers);
+    m_options = std::move(options);
 }
 
 const hilo::Status&
 LearnerApp::failure() const
 {
-    return m_role ? m_role->failure() : m_setupFailure;
+    return m_role && !m_role->failure().ok() ? m_role->failure() : m_failure;
 }
 
 void
@@ -71,6 +72,8 @@ LearnerApp::DoDispose()
     {
         m_port->Dispose();
     }
+    m_port.reset();
+    m_endpoint = nullptr;
     m_context.reset();
     ns3::Application::DoDispose();
 }
@@ -78,20 +81,54 @@ LearnerApp::DoDispose()
 void
 LearnerApp::StartApplication()
 {
-    NS_ABORT_MSG_IF(!m_context || !m_port, "LearnerApp started without Setup");
+    NS_ABORT_MSG_IF(!m_context || !m_endpoint, "LearnerApp started without Setup");
+    m_endpoint->SetReceiveCallback(ns3::MakeCallback(&LearnerApp::HandleMessage, this));
+    m_endpoint->SetPeerConnectedCallback(ns3::MakeCallback(&LearnerApp::HandlePeerConnected, this));
+    m_endpoint->SetPeerClosedCallback(ns3::MakeCallback(&LearnerApp::HandlePeerClosed, this));
+    StartRole(/*restore=*/false);
+}
+
+void
+LearnerApp::StartRole(bool restore)
+{
     LearnerHooks hooks;
     hooks.trajectories = [this](uint32_t worker, uint64_t round, uint64_t wire_bytes)
     { m_trajectoriesTrace(worker, round, wire_bytes); };
     hooks.published = [this](const PublishEvent& e) { m_publishTrace(e); };
     hooks.evaluated = [this](const EvalEvent& e) { m_evalTrace(e); };
     hooks.resync_served = [this](uint32_t worker, uint64_t from) { m_resyncTrace(worker, from); };
+    LearnerRoleOptions options = m_options;
+    options.restore = restore;
+    m_port = std::make_unique<Ns3RolePort>(m_endpoint);
     m_role = std::make_unique<LearnerRole>(
         m_context, m_port.get(), m_updatePeers,
-        hilo::PublisherOptions{m_ringCapacity, m_snapshotInterval}, std::move(hooks));
-    m_port->endpoint()->SetReceiveCallback(ns3::MakeCallback(&LearnerApp::HandleMessage, this));
-    m_port->endpoint()->SetPeerConnectedCallback(
-        ns3::MakeCallback(&LearnerApp::HandlePeerConnected, this));
+        hilo::PublisherOptions{m_ringCapacity, m_snapshotInterval}, std::move(hooks), options);
     m_role->Start();
+}
+
+void
+LearnerApp::Crash()
+{
+    NS_ABORT_MSG_IF(!m_role, "LearnerApp::Crash: the learner is not running");
+    if (m_failure.ok() && !m_role->failure().ok())
+    {
+        m_failure = m_role->failure();
+    }
+    m_port->Dispose();
+    m_role.reset();
+    m_port.reset();
+    m_endpoint->Abort();
+    m_endpoint->SetAccepting(false);
+}
+
+void
+LearnerApp::Restart()
+{
+    NS_ABORT_MSG_IF(m_role, "LearnerApp::Restart: the learner is running");
+    NS_ABORT_MSG_IF(m_options.checkpoint_path.empty(),
+                    "LearnerApp::Restart: no checkpoint path to restart from");
+    m_endpoint->SetAccepting(true);
+    StartRole(/*restore=*/true);
 }
 
 void
@@ -102,17 +139,33 @@ LearnerApp::StopApplication()
 void
 LearnerApp::HandleMessage(uint32_t peer, const hilosim::Message& message)
 {
+    if (!m_role)
+    {
+        return;
+    }
     hilo::Status s = m_role->HandleMessage(peer, ToRoleMessage(message));
     if (!s.ok())
     {
-        m_role->Fail(s); // TCP delivers what was sent: an unusable message is a bug
+        m_role->Fail(s); // the frame checks passed: an unusable message is a bug
     }
 }
 
 void
 LearnerApp::HandlePeerConnected(uint32_t peer)
 {
-    m_role->HandlePeerConnected(peer);
+    if (m_role)
+    {
+        m_role->HandlePeerConnected(peer);
+    }
+}
+
+void
+LearnerApp::HandlePeerClosed(uint32_t peer, bool error)
+{
+    if (m_role)
+    {
+        m_role->HandlePeerClosed(peer, error);
+    }
 }
 
 } // namespace hilosim

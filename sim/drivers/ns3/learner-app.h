@@ -2,6 +2,10 @@
 // (sim/roles/learner-role.h), which holds the behaviour: the application gives it simulated time
 // and the node's MessageTransport (Ns3RolePort), exposes its tunables as attributes and its events
 // as trace sources.
+//
+// Faults: Crash() is the learner's process stopping (its role is gone, its connections end at once
+// and the node answers no connection attempt); Restart() starts a new role from the checkpoint the
+// old one wrote after every version (LearnerRoleOptions::checkpoint_path).
 #ifndef HILOSIM_DRIVERS_NS3_LEARNER_APP_H
 #define HILOSIM_DRIVERS_NS3_LEARNER_APP_H
 
@@ -32,11 +36,19 @@ class LearnerApp : public ns3::Application
     /// REQUIRES: called once before start. `update_peers`: the transport peers every update goes
     /// to (worker peer ids, or relay peer ids in a relay topology).
     void Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageTransport> endpoint,
-               std::vector<uint32_t> update_peers);
+               std::vector<uint32_t> update_peers, LearnerRoleOptions options = {});
+
+    /// Fault injection (see the file comment). Crash REQUIRES IsUp(); Restart REQUIRES a Crash
+    /// before, !IsUp() and a checkpoint path in the options.
+    void Crash();
+    void Restart();
+    bool IsUp() const { return m_role != nullptr; }
 
     /// The learner's publisher (state, ring, snapshots), for tests and metrics.
-    /// REQUIRES: the application started without failing.
+    /// REQUIRES: IsUp() and the application started without failing.
     const hilo::Publisher& publisher() const { return m_role->publisher(); }
+    /// REQUIRES: IsUp().
+    const LearnerRole& role() const { return *m_role; }
     /// Status of the first runtime failure, ok otherwise.
     const hilo::Status& failure() const;
 
@@ -52,18 +64,22 @@ class LearnerApp : public ns3::Application
   private:
     void StartApplication() override;
     void StopApplication() override;
+    void StartRole(bool restore);
     void HandleMessage(uint32_t peer, const hilosim::Message& message);
     void HandlePeerConnected(uint32_t peer);
+    void HandlePeerClosed(uint32_t peer, bool error);
 
     // Attributes.
     uint32_t m_ringCapacity;
     uint32_t m_snapshotInterval;
 
     std::shared_ptr<ArmContext> m_context;
+    ns3::Ptr<MessageTransport> m_endpoint;
     std::vector<uint32_t> m_updatePeers;
+    LearnerRoleOptions m_options;
     std::unique_ptr<Ns3RolePort> m_port;
     std::unique_ptr<LearnerRole> m_role;
-    hilo::Status m_setupFailure;
+    hilo::Status m_failure; // of roles already ended
 
     ns3::TracedCallback<uint32_t, uint64_t, uint64_t> m_trajectoriesTrace;
     ns3::TracedCallback<const PublishEvent&> m_publishTrace;

@@ -2,6 +2,8 @@
 
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace hilosim
 {
 
@@ -21,7 +23,14 @@ Ns3RolePort::Now() const
 void
 Ns3RolePort::After(double modelled_s, ComputePhase, double, std::function<void()> fn)
 {
-    ns3::Simulator::Schedule(ns3::Seconds(modelled_s), std::move(fn));
+    ns3::Simulator::Schedule(ns3::Seconds(modelled_s),
+                             [alive = m_alive, fn = std::move(fn)]()
+                             {
+                                 if (*alive)
+                                 {
+                                     fn();
+                                 }
+                             });
 }
 
 hilo::Status
@@ -44,8 +53,19 @@ Ns3RolePort::Stop()
 }
 
 void
+Ns3RolePort::Reconnect(uint32_t peer)
+{
+    const std::vector<uint32_t> dialed = m_endpoint->GetDialedPeers();
+    if (std::find(dialed.begin(), dialed.end(), peer) != dialed.end())
+    {
+        m_endpoint->Redial(peer);
+    }
+}
+
+void
 Ns3RolePort::Dispose()
 {
+    Kill();
     m_endpoint = nullptr;
 }
 

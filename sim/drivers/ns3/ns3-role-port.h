@@ -1,7 +1,8 @@
 // Ns3RolePort: the simulation driver's RolePort (sim/roles/role-port.h). Modelled time is ns-3's
 // simulated time, timers are simulator events, messages go through the node's MessageTransport
-// over ns-3 TCP, and a failed role stops the simulation. Real computation takes no simulated
-// time, so phases never overrun.
+// over ns-3 TCP (Reconnect redials the peer), and a failed role stops the simulation. Real
+// computation takes no simulated time, so phases never overrun. When the role's process dies
+// (a crash fault), Kill() makes every timer it still has pending a no-op.
 #ifndef HILOSIM_DRIVERS_NS3_NS3_ROLE_PORT_H
 #define HILOSIM_DRIVERS_NS3_NS3_ROLE_PORT_H
 
@@ -9,6 +10,8 @@
 #include "sim/roles/role-port.h"
 
 #include "ns3/ptr.h"
+
+#include <memory>
 
 namespace hilosim
 {
@@ -28,13 +31,17 @@ class Ns3RolePort : public RolePort
     hilo::Status Forward(uint32_t from_peer, uint64_t sequence,
                          const std::vector<uint32_t>& to_peers) override;
     void Stop() override;
+    void Reconnect(uint32_t peer) override;
 
     ns3::Ptr<MessageTransport> endpoint() const { return m_endpoint; }
-    /// Drops the endpoint (application disposal).
+    /// The role using this port is gone: its pending timers never fire.
+    void Kill() { *m_alive = false; }
+    /// Drops the endpoint (application disposal); pending timers never fire.
     void Dispose();
 
   private:
     ns3::Ptr<MessageTransport> m_endpoint;
+    std::shared_ptr<bool> m_alive{std::make_shared<bool>(true)};
 };
 
 /// The role's view of a message the endpoint delivered.

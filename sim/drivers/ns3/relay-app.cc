@@ -35,10 +35,12 @@ RelayApp::RelayApp() = default;
 RelayApp::~RelayApp() = default;
 
 void
-RelayApp::Setup(ns3::Ptr<hilosim::MessageTransport> endpoint, std::vector<uint32_t> worker_peers)
+RelayApp::Setup(ns3::Ptr<hilosim::MessageTransport> endpoint, std::vector<uint32_t> worker_peers,
+                RelayRoleOptions options)
 {
     m_port = std::make_unique<Ns3RolePort>(endpoint);
     m_workers = std::move(worker_peers);
+    m_options = std::move(options);
 }
 
 void
@@ -61,10 +63,14 @@ RelayApp::StartApplication()
     { m_forwardTrace(type, wire_bytes, copies); };
     m_role = std::make_unique<RelayRole>(m_port.get(), m_workers, std::move(hooks),
                                          m_storeAndForward ? RelayForwarding::kStoreAndForward
-                                                           : RelayForwarding::kStream);
+                                                           : RelayForwarding::kStream,
+                                         m_options);
     m_port->endpoint()->SetReceiveCallback(ns3::MakeCallback(&RelayApp::HandleMessage, this));
     m_port->endpoint()->SetMessageStartedCallback(
         ns3::MakeCallback(&RelayApp::HandleMessageStarted, this));
+    m_port->endpoint()->SetPeerConnectedCallback(
+        ns3::MakeCallback(&RelayApp::HandlePeerConnected, this));
+    m_port->endpoint()->SetPeerClosedCallback(ns3::MakeCallback(&RelayApp::HandlePeerClosed, this));
 }
 
 void
@@ -76,7 +82,20 @@ void
 RelayApp::HandleMessageStarted(uint32_t peer, const hilosim::MessageMeta& meta)
 {
     hilo::Status s = m_role->HandleMessageStart(peer, ToRoleMessageHead(meta));
-    NS_ABORT_MSG_IF(!s.ok(), s.ToString());
+    if (!s.ok())
+    {
+        Fail(s);
+    }
+}
+
+void
+RelayApp::Fail(const hilo::Status& status)
+{
+    if (m_failure.ok())
+    {
+        m_failure = status;
+        m_port->Stop();
+    }
 }
 
 void
@@ -88,7 +107,22 @@ RelayApp::HandleMessage(uint32_t peer, const hilosim::Message& message)
         NS_LOG_WARN(s.message());
         return;
     }
-    NS_ABORT_MSG_IF(!s.ok(), s.ToString());
+    if (!s.ok())
+    {
+        Fail(s);
+    }
+}
+
+void
+RelayApp::HandlePeerConnected(uint32_t peer)
+{
+    m_role->HandlePeerConnected(peer);
+}
+
+void
+RelayApp::HandlePeerClosed(uint32_t peer, bool error)
+{
+    m_role->HandlePeerClosed(peer, error);
 }
 
 } // namespace hilosim

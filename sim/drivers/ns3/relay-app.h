@@ -26,7 +26,10 @@ class RelayApp : public ns3::Application
     ~RelayApp() override;
 
     /// REQUIRES: called once before start. `worker_peers`: the region's workers.
-    void Setup(ns3::Ptr<hilosim::MessageTransport> endpoint, std::vector<uint32_t> worker_peers);
+    void Setup(ns3::Ptr<hilosim::MessageTransport> endpoint, std::vector<uint32_t> worker_peers,
+               RelayRoleOptions options = {});
+    /// The first runtime failure (an update the transport refused), ok otherwise.
+    const hilo::Status& failure() const { return m_failure; }
 
     typedef void (*ForwardTracedCallback)(uint32_t type, uint64_t wire_bytes, uint32_t copies);
 
@@ -38,9 +41,14 @@ class RelayApp : public ns3::Application
     void StopApplication() override;
     void HandleMessage(uint32_t peer, const hilosim::Message& message);
     void HandleMessageStarted(uint32_t peer, const hilosim::MessageMeta& meta);
+    void HandlePeerConnected(uint32_t peer);
+    void HandlePeerClosed(uint32_t peer, bool error);
+    void Fail(const hilo::Status& status);
 
     bool m_storeAndForward{false}; // attribute
     std::vector<uint32_t> m_workers;
+    RelayRoleOptions m_options;
+    hilo::Status m_failure;
     std::unique_ptr<Ns3RolePort> m_port;
     std::unique_ptr<RelayRole> m_role;
     ns3::TracedCallback<uint32_t, uint64_t, uint32_t> m_forwardTrace;

@@ -41,7 +41,11 @@ WorkerApp::GetTypeId()
             .AddTraceSource("Resync",
                             "The worker asked the learner for a catch-up from this version.",
                             ns3::MakeTraceSourceAccessor(&WorkerApp::m_resyncTrace),
-                            "hilosim::WorkerApp::VersionTracedCallback");
+                            "hilosim::WorkerApp::VersionTracedCallback")
+            .AddTraceSource("CaughtUp",
+                            "The worker applied a catch-up (snapshot and ring updates).",
+                            ns3::MakeTraceSourceAccessor(&WorkerApp::m_caughtUpTrace),
+                            "hilosim::WorkerApp::CatchUpTracedCallback");
     return tid;
 }
 
@@ -54,25 +58,30 @@ WorkerApp::Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageT
 {
     NS_ABORT_MSG_IF(m_context, "WorkerApp::Setup called twice");
     m_context = std::move(context);
-    m_port = std::make_unique<Ns3RolePort>(endpoint);
+    m_endpoint = endpoint;
     m_worker = worker;
     m_learnerPeer = learner_peer;
+}
+
+void
+WorkerApp::DeferStart()
+{
+    NS_ABORT_MSG_IF(!m_endpoint, "WorkerApp::DeferStart before Setup");
+    m_deferred = true;
+    m_endpoint->Abort(); // the connections TransportHelper opened never get going
 }
 
 const hilo::Status&
 WorkerApp::failure() const
 {
-    return m_role ? m_role->failure() : m_setupFailure;
+    return m_role && !m_role->failure().ok() ? m_role->failure() : m_failure;
 }
 
 void
 WorkerApp::DoDispose()
 {
-    m_role.reset();
-    if (m_port)
-    {
-        m_port->Dispose();
-    }
+    EndRole();
+    m_endpoint = nullptr;
     m_context.reset();
     ns3::Application::DoDispose();
 }
@@ -80,7 +89,19 @@ WorkerApp::DoDispose()
 void
 WorkerApp::StartApplication()
 {
-    NS_ABORT_MSG_IF(!m_context || !m_port, "WorkerApp started without Setup");
+    NS_ABORT_MSG_IF(!m_context || !m_endpoint, "WorkerApp started without Setup");
+    m_endpoint->SetReceiveCallback(ns3::MakeCallback(&WorkerApp::HandleMessage, this));
+    m_endpoint->SetPeerConnectedCallback(ns3::MakeCallback(&WorkerApp::HandlePeerConnected, this));
+    m_endpoint->SetPeerClosedCallback(ns3::MakeCallback(&WorkerApp::HandlePeerClosed, this));
+    if (!m_deferred)
+    {
+        StartRole(/*rejoining=*/false);
+    }
+}
+
+void
+WorkerApp::StartRole(bool rejoining)
+{
     WorkerHooks hooks;
     hooks.rollout_done = [this](const RolloutEvent& e) { m_rolloutTrace(e); };
     hooks.update_received = [this](uint32_t worker, uint64_t position)
@@ -89,12 +110,70 @@ WorkerApp::StartApplication()
     hooks.hash_mismatch = [this](uint32_t worker, uint64_t version)
     { m_hashMismatchTrace(worker, version); };
     hooks.resync = [this](uint32_t worker, uint64_t from) { m_resyncTrace(worker, from); };
+    hooks.caught_up = [this](const CatchUpEvent& e) { m_caughtUpTrace(e); };
     WorkerRoleOptions options;
     options.corrupt_version = m_corruptVersion;
+    options.rejoining = rejoining;
+    m_port = std::make_unique<Ns3RolePort>(m_endpoint);
     m_role = std::make_unique<WorkerRole>(m_context, m_port.get(), m_worker, m_learnerPeer, options,
                                           std::move(hooks));
-    m_port->endpoint()->SetReceiveCallback(ns3::MakeCallback(&WorkerApp::HandleMessage, this));
     m_role->Start();
+}
+
+void
+WorkerApp::EndRole()
+{
+    if (m_role && m_failure.ok() && !m_role->failure().ok())
+    {
+        m_failure = m_role->failure();
+    }
+    if (m_port)
+    {
+        m_port->Dispose();
+    }
+    m_role.reset();
+    m_port.reset();
+}
+
+void
+WorkerApp::Join()
+{
+    NS_ABORT_MSG_IF(!m_deferred || m_role,
+                    "WorkerApp::Join: worker " << m_worker << " is not waiting to join");
+    m_deferred = false;
+    for (uint32_t peer : m_endpoint->GetDialedPeers())
+    {
+        m_endpoint->Redial(peer);
+    }
+    StartRole(/*rejoining=*/true);
+}
+
+void
+WorkerApp::Crash()
+{
+    NS_ABORT_MSG_IF(!m_role, "WorkerApp::Crash: worker " << m_worker << " is not running");
+    EndRole();
+    m_endpoint->Abort();
+}
+
+void
+WorkerApp::Restart()
+{
+    NS_ABORT_MSG_IF(m_role || m_deferred,
+                    "WorkerApp::Restart: worker " << m_worker << " has not crashed");
+    for (uint32_t peer : m_endpoint->GetDialedPeers())
+    {
+        m_endpoint->Redial(peer);
+    }
+    StartRole(/*rejoining=*/true);
+}
+
+void
+WorkerApp::DivergeNextReplay()
+{
+    NS_ABORT_MSG_IF(!m_role,
+                    "WorkerApp::DivergeNextReplay: worker " << m_worker << " is not running");
+    m_role->DivergeNextReplay();
 }
 
 void
@@ -105,10 +184,32 @@ WorkerApp::StopApplication()
 void
 WorkerApp::HandleMessage(uint32_t peer, const hilosim::Message& message)
 {
+    if (!m_role)
+    {
+        return; // crashed or not joined: nobody reads
+    }
     hilo::Status s = m_role->HandleMessage(peer, ToRoleMessage(message));
     if (!s.ok())
     {
-        m_role->Fail(s); // TCP delivers what was sent: an unusable message is a bug
+        m_role->Fail(s); // the frame checks passed: an unusable message is a bug
+    }
+}
+
+void
+WorkerApp::HandlePeerConnected(uint32_t peer)
+{
+    if (m_role)
+    {
+        m_role->HandlePeerConnected(peer);
+    }
+}
+
+void
+WorkerApp::HandlePeerClosed(uint32_t peer, bool error)
+{
+    if (m_role)
+    {
+        m_role->HandlePeerClosed(peer, error);
     }
 }
 

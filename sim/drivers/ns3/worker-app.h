@@ -1,7 +1,12 @@
 // WorkerApp: a rollout worker node of a simulation. A thin ns-3 adapter over WorkerRole
 // (sim/roles/worker-role.h), which holds the behaviour: the application gives it simulated time
-// and the node's MessageTransport (Ns3RolePort), exposes its fault-injection hook as an attribute
-// and its events as trace sources.
+// and the node's MessageTransport (Ns3RolePort), exposes its fault-injection hooks as an attribute
+// and methods, and its events as trace sources.
+//
+// Faults: Crash() is the worker's process dying (its role and all its state are gone, its
+// connections end at once); Restart() starts a new, empty role that dials its peers again and
+// rejoins from a snapshot plus the ring. A worker set up with DeferStart() stays absent (no role,
+// no connections) until Join().
 #ifndef HILOSIM_DRIVERS_NS3_WORKER_APP_H
 #define HILOSIM_DRIVERS_NS3_WORKER_APP_H
 
@@ -31,14 +36,30 @@ class WorkerApp : public ns3::Application
     /// REQUIRES: called once before start; `learner_peer` is the learner's transport peer id.
     void Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageTransport> endpoint,
                uint32_t worker, uint32_t learner_peer);
+    /// REQUIRES: called before start. The worker is absent until Join(): its endpoint's
+    /// connections are ended before they open.
+    void DeferStart();
 
-    /// REQUIRES: the application started without failing.
+    /// Fault injection (see the file comment). Join REQUIRES DeferStart and no Join before;
+    /// Crash REQUIRES IsUp(); Restart REQUIRES a Crash before and !IsUp().
+    void Join();
+    void Crash();
+    void Restart();
+    /// The next update this worker replays diverges from the learner's (a hash mismatch).
+    /// REQUIRES: IsUp().
+    void DivergeNextReplay();
+
+    /// True while the worker's process runs (started, not crashed).
+    bool IsUp() const { return m_role != nullptr; }
+    /// REQUIRES: IsUp() and the role started without failing.
     const hilo::Replica& replica() const { return m_role->replica(); }
+    /// The first runtime failure of the worker's roles (a crash is not a failure).
     const hilo::Status& failure() const;
 
     typedef void (*RolloutTracedCallback)(const RolloutEvent& event);
     typedef void (*ApplyTracedCallback)(const ApplyEvent& event);
     typedef void (*VersionTracedCallback)(uint32_t worker, uint64_t version);
+    typedef void (*CatchUpTracedCallback)(const CatchUpEvent& event);
 
   protected:
     void DoDispose() override;
@@ -46,23 +67,30 @@ class WorkerApp : public ns3::Application
   private:
     void StartApplication() override;
     void StopApplication() override;
+    void StartRole(bool rejoining);
+    void EndRole();
     void HandleMessage(uint32_t peer, const hilosim::Message& message);
+    void HandlePeerConnected(uint32_t peer);
+    void HandlePeerClosed(uint32_t peer, bool error);
 
     // Attributes.
     uint64_t m_corruptVersion; // test hook: flip a byte of this version's update on arrival
 
     std::shared_ptr<ArmContext> m_context;
+    ns3::Ptr<MessageTransport> m_endpoint;
     uint32_t m_worker{0};
     uint32_t m_learnerPeer{0};
+    bool m_deferred{false};
     std::unique_ptr<Ns3RolePort> m_port;
     std::unique_ptr<WorkerRole> m_role;
-    hilo::Status m_setupFailure;
+    hilo::Status m_failure; // of roles already ended
 
     ns3::TracedCallback<const RolloutEvent&> m_rolloutTrace;
     ns3::TracedCallback<uint32_t, uint64_t> m_updateReceivedTrace;
     ns3::TracedCallback<const ApplyEvent&> m_appliedTrace;
     ns3::TracedCallback<uint32_t, uint64_t> m_hashMismatchTrace;
     ns3::TracedCallback<uint32_t, uint64_t> m_resyncTrace;
+    ns3::TracedCallback<const CatchUpEvent&> m_caughtUpTrace;
 };
 
 } // namespace hilosim

@@ -3,6 +3,7 @@
 #include "sim/net/frame-header.h"
 
 #include "hilo/core/coding.h"
+#include "hilo/core/crc32c.h"
 
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
@@ -71,6 +72,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         h.payload_bytes = payload->size();
         h.wire_bytes = wire_bytes;
         h.sent_at_steps = sent_at_ns;
+        h.payload_crc = hilo::Crc32c(payload->data(), payload->size());
         Out out;
         h.AppendTo(&out.header);
         out.payload = std::move(payload);
@@ -248,6 +250,13 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     {
         if (m_closed || !m_owner)
         {
+            return;
+        }
+        if (hilo::Crc32c(m_payload.data(), m_payload.size()) != m_frame.payload_crc)
+        {
+            Close(/*error=*/true, "message of type " + std::to_string(m_frame.type) + " with " +
+                                      std::to_string(m_frame.payload_bytes) +
+                                      " real bytes fails its CRC-32C");
             return;
         }
         if (m_awaitingHello)
