@@ -127,6 +127,21 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("hash_mismatches", std::to_string(a.hash_mismatches));
         kv("resyncs", std::to_string(a.resyncs));
         kv("workers_at_final_hash", std::to_string(a.workers_at_final_hash));
+        if (a.emulation)
+        {
+            const EmulationHealth& e = *a.emulation;
+            kv("emulation_lag_s", "{\"mean\": " + FormatNumber(e.lag_mean_s) +
+                                      ", \"p99\": " + FormatNumber(e.lag_p99_s) +
+                                      ", \"max\": " + FormatNumber(e.lag_max_s) +
+                                      ", \"samples\": " + std::to_string(e.lag_samples) + "}");
+            kv("emulation_link_traffic_bps",
+               "{\"capacity\": " + FormatNumber(e.peak_link_traffic_bps) +
+                   ", \"carried_peak\": " + FormatNumber(e.carried_peak_bps) + "}");
+            std::string warnings = "[";
+            for (size_t w = 0; w < e.warnings.size(); ++w)
+                warnings += (w ? ", " : "") + JsonString(e.warnings[w]);
+            kv("emulation_warnings", warnings + "]");
+        }
         kv("steps", std::to_string(s.steps), /*last=*/true);
         o << "    }";
     }
