@@ -250,6 +250,7 @@ class Ns3Network : public NodeNetwork
                                 {"net.ipv4.conf.default.rp_filter", "0"},
                                 {"net.ipv4.ip_forward", host.forwards ? "1" : "0"},
                             });
+            settings.insert(settings.end(), m_options.sysctls.begin(), m_options.sysctls.end());
             HILO_RETURN_IF_ERROR(WriteSysctls(host.netns, settings));
         }
         return hilo::Status::Ok();

@@ -44,6 +44,9 @@ struct Ns3NetworkOptions
     double lag_warning_p99_s{0.001}; // warn when the emulator's p99 lag exceeds this
     double setup_timeout_s{60};      // hilo-netem must have created its taps by then
     bool quiet{false};               // no progress lines (warnings still go to `err`)
+    // Extra sysctls for every process's namespace ("net.ipv4.tcp_slow_start_after_idle", "0"),
+    // set after the defaults above: to measure what a kernel setting changes.
+    std::vector<std::pair<std::string, std::string>> sysctls;
 };
 
 /// REQUIRES: `scenario` and `err` outlive the network.

@@ -52,6 +52,7 @@ main(int argc, char** argv)
     hilosim::Ns3NetworkOptions ns3;
     std::string command, scenario, network, sustained;
     std::vector<std::string> overrides;
+    std::vector<std::string> sysctls;
     po::options_description desc("hilo-emu run options");
     desc.add_options()("help,h",
                        "this text")("set", po::value(&overrides)->composing(),
@@ -64,6 +65,9 @@ main(int argc, char** argv)
         "--network ns3: the hilo-netem binary (default: next to hilo-emu)")(
         "netem-priority", po::value(&ns3.netem_priority)->default_value(10),
         "--network ns3: SCHED_RR priority of hilo-netem, 1-99 (0: ordinary scheduling)")(
+        "sysctl", po::value(&sysctls)->composing(),
+        "--network ns3: set KEY=VALUE in every process's namespace, after hilo-emu's own TCP "
+        "settings (repeatable; e.g. net.ipv4.tcp_slow_start_after_idle=0)")(
         "sustained-rate", po::value(&sustained)->default_value("100Mbps"),
         "--network ns3: link traffic (all links summed) this machine's emulator sustains; "
         "scenarios whose links can carry more get a warning (README, \"Emulated links\")")(
@@ -107,6 +111,17 @@ main(int argc, char** argv)
     {
         std::cerr << "hilo-emu: --sustained-rate: " << sustained_rate.status().message() << "\n";
         return 2;
+    }
+    for (const std::string& kv : sysctls)
+    {
+        const size_t eq = kv.find('=');
+        if (eq == 0 || eq == std::string::npos || kv.rfind("net.", 0) != 0)
+        {
+            std::cerr << "hilo-emu: --sysctl " << kv
+                      << ": expected KEY=VALUE with a network key (net.*)\n";
+            return 2;
+        }
+        ns3.sysctls.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
     }
     if (command != "run" || scenario.empty())
     {
