@@ -14,8 +14,9 @@ namespaces, the scenario's links in ns-3 real time; needs root), then prints per
     isolates the network from the modelled compute both modes wait out;
   - wire bytes per update in both (equal: the same real payloads, the same padding);
   - final quality in both ("same" when bit-identical, as synchronous mode must be);
-  - the emulation's own health: its lag p99 and the largest compute overrun of the processes
-    (real computation slower than modelled time lengthens the emulated latencies).
+  - the emulation's own health: its lag p99, the link traffic it carried in its busiest second,
+    and the largest compute overrun of the processes (real computation slower than modelled
+    time lengthens the emulated latencies).
 --csv appends one row per arm to FILE (header written when FILE is new), with --label and the
 overrides in front: scripts/validate_emulation.sh builds results/validation/ from these rows.
 --reuse skips a mode whose DIR/<mode>/summary.json exists. Extra --emu-arg values go to hilo-emu.
@@ -36,7 +37,8 @@ CSV_FIELDS = [
     "sim_latency_p99_s", "emu_latency_p99_s", "latency_p99_ratio", "sim_step_s", "emu_step_s",
     "step_ratio", "sim_transfer_p50_s", "emu_transfer_p50_s", "transfer_p50_ratio",
     "sim_wire_bytes", "emu_wire_bytes", "sim_quality", "emu_quality", "quality_same",
-    "emu_lag_mean_s", "emu_lag_p99_s", "emu_lag_max_s", "emu_overrun_max_s", "emu_warnings",
+    "emu_lag_mean_s", "emu_lag_p99_s", "emu_lag_max_s", "emu_link_capacity_bps",
+    "emu_carried_peak_bps", "emu_overrun_max_s", "emu_warnings",
 ]
 
 
@@ -148,6 +150,7 @@ def main():
         sim_tr = transfers(os.path.join(out, "sim"), arm)
         emu_tr = transfers(os.path.join(out, "emu"), arm)
         lag = emu_arm.get("emulation_lag_s", {})
+        traffic = emu_arm.get("emulation_link_traffic_bps", {})
         row = {
             "label": args.label,
             "overrides": " ".join(args.overrides),
@@ -168,6 +171,8 @@ def main():
             "emu_lag_mean_s": lag.get("mean", float("nan")),
             "emu_lag_p99_s": lag.get("p99", float("nan")),
             "emu_lag_max_s": lag.get("max", float("nan")),
+            "emu_link_capacity_bps": traffic.get("capacity", float("nan")),
+            "emu_carried_peak_bps": traffic.get("carried_peak", float("nan")),
             "emu_overrun_max_s": overrun_max(os.path.join(out, "emu"), arm),
             "emu_warnings": " | ".join(emu_arm.get("emulation_warnings", [])),
         }
@@ -181,7 +186,7 @@ def main():
     print(f"{'arm':14} {'lat p50 sim':>11} {'emu':>7} {'ratio':>6}  {'lat p99 sim':>11} "
           f"{'emu':>7} {'ratio':>6}  {'step sim':>8} {'emu':>7} {'ratio':>6}  "
           f"{'xfer p50 sim':>12} {'emu':>7} {'ratio':>6}  {'wire B sim':>10} {'emu':>10}  "
-          f"{'quality sim':>11} {'emu':>9}  {'lag p99':>8} {'overrun':>7}")
+          f"{'quality sim':>11} {'emu':>9}  {'lag p99':>8} {'carried':>9} {'overrun':>7}")
     for r in rows:
         same = "same" if r["quality_same"] else f"{r['emu_quality']:.6g}"
         print(f"{r['arm'][:14]:14} {r['sim_latency_p50_s']:11.3f} {r['emu_latency_p50_s']:7.3f} "
@@ -191,7 +196,8 @@ def main():
               f"{r['sim_transfer_p50_s']:12.3f} {r['emu_transfer_p50_s']:7.3f} "
               f"{r['transfer_p50_ratio']:6.3f}  {r['sim_wire_bytes']:10.0f} "
               f"{r['emu_wire_bytes']:10.0f}  {r['sim_quality']:11.6g} {same:>9}  "
-              f"{r['emu_lag_p99_s'] * 1e3:6.2f}ms {r['emu_overrun_max_s']:6.3f}s")
+              f"{r['emu_lag_p99_s'] * 1e3:6.2f}ms {r['emu_carried_peak_bps'] / 1e6:5.0f}Mbps "
+              f"{r['emu_overrun_max_s']:6.3f}s")
         if r["emu_warnings"]:
             print(f"  warnings: {r['emu_warnings']}")
     if args.csv:

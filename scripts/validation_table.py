@@ -29,10 +29,11 @@ def main():
         print()
     print("Ratios are simulator / emulation. Goals: update latency p50 within 10% (0.90-1.10), "
           "p99 within 20% (0.80-1.20); `!` marks a miss. `xfer` is the updates' transfer time "
-          "alone (published to received), `lag p99` the emulator's own lag behind real time.\n")
+          "alone (published to received), `lag p99` the emulator's own lag behind real time, "
+          "`carried` the link traffic (all links summed) it carried in its busiest second.\n")
     print("| scenario | arm | lat p50 sim | emu | ratio | lat p99 sim | emu | ratio | step sim | emu "
-          "| ratio | xfer p50 ratio | quality | lag p99 ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| ratio | xfer p50 ratio | quality | lag p99 ms | carried Mbps |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     misses = 0
     for r in rows:
         p50 = float(r["latency_p50_ratio"])
@@ -46,7 +47,8 @@ def main():
               f"{float(r['sim_latency_p99_s']):.3f} | {float(r['emu_latency_p99_s']):.3f} | "
               f"{p99:.3f}{mark99} | {float(r['sim_step_s']):.3f} | {float(r['emu_step_s']):.3f} | "
               f"{float(r['step_ratio']):.3f} | {float(r['transfer_p50_ratio']):.3f} | {quality} | "
-              f"{float(r['emu_lag_p99_s']) * 1e3:.2f} |")
+              f"{float(r['emu_lag_p99_s']) * 1e3:.2f} | "
+              f"{float(r.get('emu_carried_peak_bps') or 'nan') / 1e6:.0f} |")
     print(f"\n{len(rows) - misses} of {len(rows)} rows meet both goals.")
     return 0
 
