@@ -65,6 +65,23 @@ hilo::StatusOr<std::string>
 LmWorkload::Rollout(const std::vector<float>& theta, uint64_t step, uint32_t worker,
                     RolloutInfo* info)
 {
+    std::vector<RolloutInfo> infos;
+    auto batches = RolloutMany(theta, step, {worker}, info ? &infos : nullptr);
+    if (!batches.ok())
+    {
+        return batches.status();
+    }
+    if (info != nullptr)
+    {
+        *info = infos[0];
+    }
+    return std::move((*batches)[0]);
+}
+
+hilo::StatusOr<std::vector<std::string>>
+LmWorkload::RolloutMany(const std::vector<float>& theta, uint64_t step,
+                        const std::vector<uint32_t>& workers, std::vector<RolloutInfo>* infos)
+{
     CpuTimer timer;
     if (static_cast<int64_t>(theta.size()) != layout().numel())
     {
@@ -73,39 +90,62 @@ LmWorkload::Rollout(const std::vector<float>& theta, uint64_t step, uint32_t wor
                                              std::to_string(layout().numel()));
     }
     const int64_t g = m_config.group_size;
-    at::Tensor prompts = Prompts(SeededRng::Mix({m_config.seed, kStreamPrompts, step, worker}),
-                                 m_config.prompts_per_worker)
-                             .repeat_interleave(g, /*dim=*/0);
-    Generation gen = m_student.Generate(
-        prompts, m_config.gen_tokens, m_config.temperature, m_student.LoraTensor(theta),
-        SeededRng::Mix({m_config.seed, kStreamSampling, step, worker}));
-    TrajectoryBatch b;
-    b.kind = m_kind;
-    b.step = step;
-    b.worker = worker;
-    b.sequences = static_cast<uint32_t>(prompts.size(0));
-    b.prompt_len = static_cast<uint32_t>(m_config.prompt_tokens);
-    b.gen_len = static_cast<uint32_t>(m_config.gen_tokens);
-    b.group_size = static_cast<uint32_t>(g);
-    b.vocab = static_cast<uint32_t>(m_config.vocab);
-    const int64_t* tok = gen.tokens.data_ptr<int64_t>();
-    b.tokens.assign(tok, tok + gen.tokens.numel());
-    const float* lp = gen.logp.data_ptr<float>();
-    b.behaviour_logp.assign(lp, lp + gen.logp.numel());
-    b.rewards.assign(b.sequences, 0.0f);
-    Score(gen.tokens, &b.rewards);
-    if (info != nullptr)
+    const int64_t rows = m_config.prompts_per_worker * g;
+    // Every worker's own prompt and sampling streams, one batched generation.
+    std::vector<at::Tensor> prompts;
+    std::vector<SampleStream> streams;
+    for (uint32_t worker : workers)
     {
-        info->sequences = b.sequences;
-        info->prompt_tokens = int64_t(b.sequences) * b.prompt_len;
-        info->generated_tokens = int64_t(b.sequences) * b.gen_len;
+        prompts.push_back(Prompts(SeededRng::Mix({m_config.seed, kStreamPrompts, step, worker}),
+                                  m_config.prompts_per_worker)
+                              .repeat_interleave(g, /*dim=*/0));
+        streams.push_back(
+            SampleStream{rows, SeededRng::Mix({m_config.seed, kStreamSampling, step, worker})});
     }
-    std::string bytes = b.Serialize();
-    if (info != nullptr)
+    Generation gen =
+        m_student.GenerateStreams(at::cat(prompts, /*dim=*/0), m_config.gen_tokens,
+                                  m_config.temperature, m_student.LoraTensor(theta), streams);
+    std::vector<std::string> out;
+    if (infos != nullptr)
     {
-        info->cpu_s = timer.Seconds();
+        infos->assign(workers.size(), RolloutInfo());
     }
-    return bytes;
+    for (size_t i = 0; i < workers.size(); ++i)
+    {
+        const at::Tensor tokens = gen.tokens.narrow(0, int64_t(i) * rows, rows).contiguous();
+        const at::Tensor logp = gen.logp.narrow(0, int64_t(i) * rows, rows).contiguous();
+        TrajectoryBatch b;
+        b.kind = m_kind;
+        b.step = step;
+        b.worker = workers[i];
+        b.sequences = static_cast<uint32_t>(rows);
+        b.prompt_len = static_cast<uint32_t>(m_config.prompt_tokens);
+        b.gen_len = static_cast<uint32_t>(m_config.gen_tokens);
+        b.group_size = static_cast<uint32_t>(g);
+        b.vocab = static_cast<uint32_t>(m_config.vocab);
+        const int64_t* tok = tokens.data_ptr<int64_t>();
+        b.tokens.assign(tok, tok + tokens.numel());
+        const float* lp = logp.data_ptr<float>();
+        b.behaviour_logp.assign(lp, lp + logp.numel());
+        b.rewards.assign(b.sequences, 0.0f);
+        Score(tokens, &b.rewards);
+        if (infos != nullptr)
+        {
+            (*infos)[i].sequences = b.sequences;
+            (*infos)[i].prompt_tokens = int64_t(b.sequences) * b.prompt_len;
+            (*infos)[i].generated_tokens = int64_t(b.sequences) * b.gen_len;
+        }
+        out.push_back(b.Serialize());
+    }
+    if (infos != nullptr)
+    {
+        const double cpu = timer.Seconds() / static_cast<double>(workers.size());
+        for (RolloutInfo& info : *infos)
+        {
+            info.cpu_s = cpu;
+        }
+    }
+    return out;
 }
 
 hilo::StatusOr<std::vector<float>>

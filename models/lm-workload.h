@@ -44,6 +44,10 @@ class LmWorkload : public Workload
     hilo::AdapterState InitialAdapter() const override;
     hilo::StatusOr<std::string> Rollout(const std::vector<float>& theta, uint64_t step,
                                         uint32_t worker, RolloutInfo* info) override;
+    hilo::StatusOr<std::vector<std::string>> RolloutMany(const std::vector<float>& theta,
+                                                         uint64_t step,
+                                                         const std::vector<uint32_t>& workers,
+                                                         std::vector<RolloutInfo>* infos) override;
     hilo::StatusOr<std::vector<float>> Gradient(const std::vector<float>& theta,
                                                 const std::vector<std::string>& batches,
                                                 GradientInfo* info) override;

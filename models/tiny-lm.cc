@@ -165,11 +165,52 @@ TinyLm::LoraTensor(const std::vector<float>& theta) const
         .clone();
 }
 
+// x W^T for every row group of `x` ([B, n, d_in], dim 0 split into `groups`) as one batched
+// product with one matrix per group, each of the shape a separate call for that group would
+// multiply: a group's result does not depend on how many groups there are, and one batched call
+// costs far less than one call per group. Groups of unequal size are multiplied one by one, with
+// the same batched kernel (a batch of one).
 at::Tensor
-TinyLm::Linear(const at::Tensor& x, int64_t layer, const std::string& name,
-               const at::Tensor& lora) const
+GroupedProduct(const at::Tensor& x, const at::Tensor& w, const std::vector<int64_t>& groups)
 {
-    at::Tensor y = at::linear(x, m_w[layer].at(name));
+    const int64_t n = x.size(1);
+    const int64_t d_in = x.size(2);
+    const int64_t d_out = w.size(0);
+    const at::Tensor wt = w.t().unsqueeze(0);
+    auto product = [&](const at::Tensor& part, int64_t g)
+    {
+        const int64_t rows = part.size(0) / g;
+        return at::bmm(part.reshape({g, rows * n, d_in}), wt.expand({g, d_in, d_out}))
+            .reshape({g * rows, n, d_out});
+    };
+    const bool equal =
+        std::all_of(groups.begin(), groups.end(), [&](int64_t r) { return r == groups.front(); });
+    if (equal)
+    {
+        return product(x, static_cast<int64_t>(groups.size()));
+    }
+    std::vector<at::Tensor> parts;
+    int64_t start = 0;
+    for (int64_t rows : groups)
+    {
+        parts.push_back(product(x.narrow(0, start, rows), 1));
+        start += rows;
+    }
+    return at::cat(parts, 0);
+}
+
+// x W^T, grouped when `groups` is given (GroupedProduct), else as one product (at::linear).
+at::Tensor
+Product(const at::Tensor& x, const at::Tensor& w, const std::vector<int64_t>* groups)
+{
+    return groups ? GroupedProduct(x, w, *groups) : at::linear(x, w);
+}
+
+at::Tensor
+TinyLm::Linear(const at::Tensor& x, int64_t layer, const std::string& name, const at::Tensor& lora,
+               const std::vector<int64_t>* groups) const
+{
+    at::Tensor y = Product(x, m_w[layer].at(name), groups);
     if (!lora.defined())
     {
         return y;
@@ -184,11 +225,12 @@ TinyLm::Linear(const at::Tensor& x, int64_t layer, const std::string& name,
     const hilo::MatrixSpec& sb = m_layout.matrix(ia + 1);
     at::Tensor a = lora.narrow(0, m_layout.offset(ia), sa.numel()).view({sa.rows, sa.cols});
     at::Tensor b = lora.narrow(0, m_layout.offset(ia + 1), sb.numel()).view({sb.rows, sb.cols});
-    return y + at::linear(at::linear(x, a), b) * m_lora_scale;
+    return y + Product(Product(x, a, groups), b, groups) * m_lora_scale;
 }
 
 at::Tensor
-TinyLm::Run(const at::Tensor& tokens, int64_t pos0, const at::Tensor& lora, Cache* cache) const
+TinyLm::Run(const at::Tensor& tokens, int64_t pos0, const at::Tensor& lora, Cache* cache,
+            const std::vector<int64_t>* groups) const
 {
     const int64_t batch = tokens.size(0);
     const int64_t n = tokens.size(1);
@@ -207,9 +249,9 @@ TinyLm::Run(const at::Tensor& tokens, int64_t pos0, const at::Tensor& lora, Cach
         {
             return t.view({batch, n, heads, dh}).transpose(1, 2); // [B, H, n, dh]
         };
-        at::Tensor q = split(Linear(h, l, "q", lora));
-        at::Tensor k = split(Linear(h, l, "k", lora));
-        at::Tensor v = split(Linear(h, l, "v", lora));
+        at::Tensor q = split(Linear(h, l, "q", lora, groups));
+        at::Tensor k = split(Linear(h, l, "k", lora, groups));
+        at::Tensor v = split(Linear(h, l, "v", lora, groups));
         if (cache != nullptr)
         {
             cache->k[l].narrow(2, pos0, n).copy_(k);
@@ -219,11 +261,11 @@ TinyLm::Run(const at::Tensor& tokens, int64_t pos0, const at::Tensor& lora, Cach
         }
         at::Tensor att = at::softmax(at::matmul(q, k.transpose(-2, -1)) * inv_sqrt_dh + mask, -1);
         at::Tensor o = at::matmul(att, v).transpose(1, 2).reshape({batch, n, d});
-        x = x + Linear(o, l, "o", lora);
+        x = x + Linear(o, l, "o", lora, groups);
         h = at::layer_norm(x, {d});
-        x = x + Linear(at::gelu(Linear(h, l, "up", lora)), l, "down", lora);
+        x = x + Linear(at::gelu(Linear(h, l, "up", lora, groups)), l, "down", lora, groups);
     }
-    return at::linear(at::layer_norm(x, {d}), m_unembed);
+    return Product(at::layer_norm(x, {d}), m_unembed, groups);
 }
 
 at::Tensor
@@ -235,6 +277,14 @@ TinyLm::Forward(const at::Tensor& tokens, const at::Tensor& lora) const
 Generation
 TinyLm::Generate(const at::Tensor& prompts, int64_t gen_tokens, double temperature,
                  const at::Tensor& lora, uint64_t rng_seed) const
+{
+    return GenerateStreams(prompts, gen_tokens, temperature, lora,
+                           {SampleStream{prompts.size(0), rng_seed}});
+}
+
+Generation
+TinyLm::GenerateStreams(const at::Tensor& prompts, int64_t gen_tokens, double temperature,
+                        const at::Tensor& lora, const std::vector<SampleStream>& streams) const
 {
     at::NoGradGuard no_grad;
     const int64_t batch = prompts.size(0);
@@ -254,9 +304,19 @@ TinyLm::Generate(const at::Tensor& prompts, int64_t gen_tokens, double temperatu
     auto tok = g.tokens.accessor<int64_t, 2>();
     auto out_lp = g.logp.accessor<float, 2>();
 
-    SeededRng rng(rng_seed);
+    std::vector<SeededRng> rngs;
+    std::vector<size_t> stream_of_row;
+    std::vector<int64_t> groups;
+    for (size_t i = 0; i < streams.size(); ++i)
+    {
+        rngs.emplace_back(streams[i].rng_seed);
+        stream_of_row.insert(stream_of_row.end(), static_cast<size_t>(streams[i].rows), i);
+        groups.push_back(streams[i].rows);
+    }
+    TORCH_CHECK(static_cast<int64_t>(stream_of_row.size()) == batch,
+                "GenerateStreams: the streams cover ", stream_of_row.size(), " rows of ", batch);
     std::vector<double> cdf(vocab);
-    at::Tensor logits = Run(prompts, /*pos0=*/0, lora, &cache).select(1, plen - 1);
+    at::Tensor logits = Run(prompts, /*pos0=*/0, lora, &cache, &groups).select(1, plen - 1);
     for (int64_t j = 0; j < gen_tokens; ++j)
     {
         at::Tensor lp = at::log_softmax(logits / temperature, -1).contiguous();
@@ -271,7 +331,7 @@ TinyLm::Generate(const at::Tensor& prompts, int64_t gen_tokens, double temperatu
                 total += std::exp(static_cast<double>(lpa[b][t]));
                 cdf[t] = total;
             }
-            const double u = rng.Uniform() * total;
+            const double u = rngs[stream_of_row[b]].Uniform() * total;
             int64_t pick = std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
             pick = std::min(pick, vocab - 1);
             nexta[b][0] = pick;
@@ -280,7 +340,7 @@ TinyLm::Generate(const at::Tensor& prompts, int64_t gen_tokens, double temperatu
         }
         if (j + 1 < gen_tokens)
         {
-            logits = Run(next, plen + j, lora, &cache).select(1, 0);
+            logits = Run(next, plen + j, lora, &cache, &groups).select(1, 0);
         }
     }
     return g;

@@ -44,6 +44,14 @@ struct TinyLmOptions
     hilo::Status Validate() const;
 };
 
+/// Rows of a batched generation that draw from one random stream: `rows` consecutive rows, sampled
+/// with SeededRng(rng_seed).
+struct SampleStream
+{
+    int64_t rows{0};
+    uint64_t rng_seed{0};
+};
+
 /// Tokens and behaviour log-probs of one batched generation.
 struct Generation
 {
@@ -75,6 +83,16 @@ class TinyLm
     Generation Generate(const at::Tensor& prompts, int64_t gen_tokens, double temperature,
                         const at::Tensor& lora, uint64_t rng_seed) const;
 
+    /// Generate for several random streams in one batch: the rows of `prompts` are split into
+    /// consecutive groups, one per stream, and each group draws from its own SeededRng in
+    /// row-major order within the group -- the draws Generate(that group's prompts, ..., its seed)
+    /// makes. The model computes every row independently of the others, so each group gets
+    /// exactly the tokens and log-probs of that separate call (tests/models check it bit for
+    /// bit). REQUIRES: the streams' rows sum to prompts.size(0).
+    Generation GenerateStreams(const at::Tensor& prompts, int64_t gen_tokens, double temperature,
+                               const at::Tensor& lora,
+                               const std::vector<SampleStream>& streams) const;
+
     /// A copy whose base has, on every adapted matrix W (d_out x d_in), W += U diag(s) V^T with
     /// random orthonormal U (d_out x k), V (d_in x k), k = min(rank, d_out, d_in) and
     /// s_j = scale * decay^j * ||W||_F / sqrt(min(d_out, d_in)) (so `scale` is relative to W's
@@ -87,10 +105,15 @@ class TinyLm
   private:
     struct Cache; // per-layer K/V buffers of one generation
     TinyLm() = default;
-    at::Tensor Run(const at::Tensor& tokens, int64_t pos0, const at::Tensor& lora,
-                   Cache* cache) const;
+    // `groups` (optional): row counts of consecutive row groups whose results must not depend on
+    // the other groups. A BLAS product's rounding can depend on how many rows it multiplies, so
+    // with groups every linear layer multiplies each group as its own matrix of a batched
+    // product; everything else is computed row by row anyway. Generation always passes groups
+    // (one for a single stream), so a group samples the same with or without company.
+    at::Tensor Run(const at::Tensor& tokens, int64_t pos0, const at::Tensor& lora, Cache* cache,
+                   const std::vector<int64_t>* groups = nullptr) const;
     at::Tensor Linear(const at::Tensor& x, int64_t layer, const std::string& name,
-                      const at::Tensor& lora) const;
+                      const at::Tensor& lora, const std::vector<int64_t>* groups) const;
 
     TinyLmOptions m_options;
     hilo::AdapterLayout m_layout;

@@ -108,4 +108,25 @@ Workload::Create(const WorkloadConfig& config)
     return NewGrpoWorkload(config);
 }
 
+hilo::StatusOr<std::vector<std::string>>
+Workload::RolloutMany(const std::vector<float>& theta, uint64_t step,
+                      const std::vector<uint32_t>& workers, std::vector<RolloutInfo>* infos)
+{
+    std::vector<std::string> out;
+    if (infos != nullptr)
+    {
+        infos->assign(workers.size(), RolloutInfo());
+    }
+    for (size_t i = 0; i < workers.size(); ++i)
+    {
+        auto batch = Rollout(theta, step, workers[i], infos ? &(*infos)[i] : nullptr);
+        if (!batch.ok())
+        {
+            return batch.status();
+        }
+        out.push_back(std::move(*batch));
+    }
+    return out;
+}
+
 } // namespace models

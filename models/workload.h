@@ -138,6 +138,14 @@ class Workload
     virtual hilo::StatusOr<std::string> Rollout(const std::vector<float>& theta, uint64_t step,
                                                 uint32_t worker, RolloutInfo* info) = 0;
 
+    /// Rollout of several workers that hold the same `theta`, in one batched call: element i is
+    /// exactly what Rollout(theta, step, workers[i]) returns, byte for byte (each worker keeps its
+    /// own prompt and sampling streams). `infos` (optional) gets one entry per worker; the CPU
+    /// time of the call is split evenly. The default calls Rollout once per worker.
+    virtual hilo::StatusOr<std::vector<std::string>> RolloutMany(
+        const std::vector<float>& theta, uint64_t step, const std::vector<uint32_t>& workers,
+        std::vector<RolloutInfo>* infos);
+
     /// Learner side: the flat gradient (layout order, global-norm clipped) of the loss on
     /// `batches` at parameters `theta`. Errors: kCorruption for malformed batch bytes (naming the
     /// batch index), kInvalidArgument for wrong theta size, no batches, or batches made under

@@ -8,16 +8,17 @@ over seeds, e.g.
       --out results/paper/fig5
   /usr/bin/python3 scripts/plot_ablations.py results/paper/fig5/sweep.csv \
       --out results/paper/fig5-ablations
-Bars are the mean over the sweep's combinations (e.g. seeds), error bars one standard deviation
-when there are several. Panel (a) shows each arm's final quality minus that of the reference arm
-(--paired, default: the first arm of strategy `full`) in the same combination: seeds change the
-teacher and so the absolute quality, and the paired difference removes that. --paired '' plots
-absolute quality with the `full` arms as reference lines.
+Bars are the mean over the sweep's combinations (e.g. seeds), error bars the 95% t-interval of
+that mean when there are several. Panel (a) shows each arm's final quality minus that of the
+reference arm (--paired, default: the first arm of strategy `full`) in the same combination:
+seeds change the teacher and so the absolute quality, and the paired difference removes that.
+--paired '' plots absolute quality with the `full` arms as reference lines.
 """
 import argparse
 
+import math
+
 import plot_common as pc
-from plot_common import plt
 
 
 def main():
@@ -26,7 +27,7 @@ def main():
     p.add_argument("--arms", default="", help="arms to draw, in order (default all)")
     p.add_argument("--paired", default=None,
                    help="reference arm of panel (a) (default: first `full` arm; '' = absolute)")
-    p.add_argument("--title", default="HiLo + Spar ablations at a fixed byte budget")
+    p.add_argument("--title", default="", help="figure title (default none)")
     pc.add_output_args(p)
     args = p.parse_args()
 
@@ -47,54 +48,65 @@ def main():
         q = [pc.num(r["final_quality"]) - (ref[r.get("combo", "")] if paired else 0.0)
              for r in rs]
         f = [100 * pc.num(r["fraction_of_adapter_bytes"]) for r in rs]
-        stats.append((arm, rs[0]["strategy"], pc.mean(q), pc.stdev(q), pc.mean(f), pc.stdev(f),
-                      rs[0].get("compressor_params", ""), rs[0].get("budget", "")))
+        qm, qci, _ = pc.mean_ci(q)
+        fm, fci, _ = pc.mean_ci(f)
+        stats.append(dict(arm=arm, strategy=rs[0]["strategy"], q=qm, qci=qci, f=fm, fci=fci,
+                          params=rs[0].get("compressor_params", ""),
+                          budget=rs[0].get("budget", ""), style=pc.row_style(rs[0])))
 
-    fig, (axq, axb) = plt.subplots(1, 2, figsize=(12, 4.8))
-    bars = [s for s in stats if s[1] != "full"]
+    fig, (axq, axb), legend_ax = pc.new_figure(args.width, 2, full_cols=2,
+                                               legend_rows=1 if not paired else 0)
+    bars = [s for s in stats if s["strategy"] != "full"]
     xs = list(range(len(bars)))
-    colours = [pc.style(s[0], i)[0] for i, s in enumerate(bars)]
-    axq.bar(xs, [s[2] for s in bars], yerr=[s[3] for s in bars] if ncombo > 1 else None,
-            color=colours, capsize=4)
-    axb.bar(xs, [s[4] for s in bars], yerr=[s[5] for s in bars] if ncombo > 1 else None,
-            color=colours, capsize=4)
+    colours = [s["style"]["color"] for s in bars]
+
+    def err(key):
+        e = [0 if math.isnan(s[key]) else s[key] for s in bars]
+        return e if ncombo > 1 and any(e) else None
+
+    axq.bar(xs, [s["q"] for s in bars], yerr=err("qci"), color=colours, capsize=3,
+            error_kw=dict(elinewidth=0.8))
+    axb.bar(xs, [s["f"] for s in bars], yerr=err("fci"), color=colours, capsize=3,
+            error_kw=dict(elinewidth=0.8))
+    handles = []
     for s in stats:
-        if s[1] == "full":
+        if s["strategy"] == "full":
             if not paired:
-                axq.axhline(s[2], color="black", linestyle="--", linewidth=1,
-                            label=f"{s[0]} (full sync)")
-            axb.axhline(s[4], color="black", linestyle="--", linewidth=1,
-                        label=f"{s[0]} (full sync)")
+                handles.append(axq.axhline(s["q"], color="black", linestyle="--", linewidth=1))
+            axb.axhline(s["f"], color="black", linestyle="--", linewidth=1)
+            axb.text(0.02, s["f"], f" {s['arm']} (full sync)", color="black", va="top",
+                     fontsize="small", transform=axb.get_yaxis_transform(), in_layout=False)
     for ax in (axq, axb):
         ax.set_xticks(xs)
-        ax.set_xticklabels([s[0] for s in bars], rotation=30, ha="right", fontsize=8)
+        ax.set_xticklabels([s["arm"] for s in bars], rotation=35, ha="right")
         ax.grid(alpha=0.3, axis="y")
     if paired:
-        axq.axhline(0, color="black", linewidth=0.8)
-        axq.set_ylabel(f"final quality − '{paired}' on the same seed\n"
-                       f"({pc.quality_label(rows)})")
+        axq.axhline(0, color="black", linewidth=0.6)
+        axq.set_ylabel(f"final quality minus {paired}'s\n" + pc.quality_label(rows, short=True))
     else:
-        qs = [s[2] for s in stats]
+        qs = [s["q"] for s in stats]
         lo, hi = min(qs), max(qs)
         axq.set_ylim(lo - 0.15 * (hi - lo + 1e-9), hi + 0.15 * (hi - lo + 1e-9))
-        axq.set_ylabel("final " + pc.quality_label(rows))
-    axq.set_title(("(a) final quality vs " + paired if paired else "(a) final quality") +
-                  (f" (mean ± sd of {ncombo})" if ncombo > 1 else ""))
+        axq.set_ylabel("final " + pc.quality_label(rows, short=True))
+    pc.panel_title(axq, "a", ("final quality vs " + paired if paired else "final quality") +
+                   (f" (mean, 95% CI, n={ncombo})" if ncombo > 1 else ""))
     axb.set_yscale("log")
-    pc.log_axis(axb.yaxis)
-    axb.set_ylabel("wire bytes per update (% of adapter bf16 bytes, log scale)")
-    axb.set_title("(b) bytes per update")
-    if any(s[1] == "full" for s in stats) and not paired:
-        axq.legend(fontsize=7)
-    axb.legend(fontsize=7)
-    fig.suptitle(args.title)
-    fig.tight_layout(rect=(0, 0.02, 1, 1))
+    lo, hi = axb.get_ylim()
+    pc.thin_log_axis(axb.yaxis, lo, hi)
+    axb.set_ylabel("wire bytes (% of adapter)")
+    pc.panel_title(axb, "b", "bytes per update")
+    if handles:
+        pc.put_legend(legend_ax, args.width, handles,
+                      [f"{s['arm']} (full sync)" for s in stats if s["strategy"] == "full"])
+    if args.title:
+        fig.suptitle(args.title)
     if paired:
         print(f"quality column: final quality minus {paired}'s on the same combination")
-    print(f"{'arm':<22}{'strategy':>9}{'quality':>11}{'sd':>9}{'% adapter':>11}  params")
+    print(f"{'arm':<22}{'strategy':>9}{'quality':>11}{'95% CI +-':>11}{'% adapter':>11}  params")
     for s in stats:
-        print(f"{s[0]:<22}{s[1]:>9}{s[2]:>11.5g}{s[3]:>9.2g}{s[4]:>11.4g}  {s[6]} {s[7]}")
-    pc.save(fig, args.out)
+        print(f"{s['arm']:<22}{s['strategy']:>9}{s['q']:>11.5g}{s['qci']:>11.2g}{s['f']:>11.4g}"
+              f"  {s['params']} {s['budget']}")
+    pc.save(fig, args.out, note=not args.no_note)
 
 
 if __name__ == "__main__":

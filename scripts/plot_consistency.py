@@ -14,9 +14,9 @@ rounds the fp32 parameters (a constant, small drift). For `delta` the hash compa
 with the learner's shadow copy of what replicas hold, so it stays 100% while the drift grows.
 """
 import argparse
+import textwrap
 
 import plot_common as pc
-from plot_common import plt
 
 
 def main():
@@ -24,7 +24,9 @@ def main():
     p.add_argument("steps_csv", help="steps.csv or sweep_steps.csv")
     p.add_argument("workers_csv", help="workers.csv or sweep_workers.csv")
     p.add_argument("--arms", default="", help="arms to draw (comma-separated; default all)")
-    p.add_argument("--title", default="Replica consistency: HiLo replay vs parameter deltas")
+    p.add_argument("--ylabel", default="evaluated quality",
+                   help="quality axis label (default %(default)s)")
+    p.add_argument("--title", default="", help="figure title (default none)")
     pc.add_output_args(p)
     args = p.parse_args()
 
@@ -41,74 +43,82 @@ def main():
     positive = [pc.num(r["drift_rel_l2"]) for r in steps if (pc.num(r["drift_rel_l2"]) or 0) > 0]
     floor = min(positive) / 10 if positive else 1e-8
 
-    fig, (axd, axh, axq) = plt.subplots(1, 3, figsize=(17, 4.8))
+    series = [(c, a) for c in combos for a in arms
+              if any(r["arm"] == a and r.get("combo", "") == c for r in steps)]
+    labels = [pc.arm_label(a) if len(combos) == 1 else f"{pc.arm_label(a)} [{c}]"
+              for c, a in series]
+    fig, (axd, axh, axq), legend_ax = pc.new_figure(
+        args.width, 3, legend_rows=pc.legend_rows_needed(args.width, labels))
     print(f"{'series':<34}{'versions':>9}{'drift max':>11}{'drift last':>11}"
           f"{'hash ok':>10}{'resyncs':>9}{'final q':>10}")
-    idx = 0
-    exact_zero, all_ok = [], []
-    for combo in combos:
-        for arm in arms:
-            rs = [r for r in steps if r["arm"] == arm and r.get("combo", "") == combo
-                  and pc.num(r["drift_rel_l2"]) is not None]
-            if not rs:
-                continue
-            label = arm if len(combos) == 1 else f"{arm} [{combo}]"
-            colour, marker = pc.style(arm, idx) if len(combos) == 1 else pc.style("", idx)
-            idx += 1
-            pts = sorted((int(r["version"]), pc.num(r["drift_rel_l2"])) for r in rs)
-            axd.plot([v for v, _ in pts], [max(d, floor) for _, d in pts], color=colour,
-                     marker=marker, markersize=3, label=label)
-            ws = [w for w in workers if w["arm"] == arm and w.get("combo", "") == combo]
-            per_version = {}
-            for w in ws:
-                per_version.setdefault(int(w["version"]), []).append(
-                    (int(w["hash_ok"]), int(w["resync"])))
-            vs = sorted(per_version)
-            ok = [sum(h for h, _ in per_version[v]) / len(per_version[v]) for v in vs]
-            resync = [sum(s for _, s in per_version[v]) for v in vs]
-            axh.plot(vs, [100 * o for o in ok], color=colour, marker=marker, markersize=3,
-                     label=label)
-            if any(resync):
-                axh.bar(vs, resync, color=colour, alpha=0.3)
-            q = sorted((int(r["version"]), pc.num(r["quality"])) for r in steps
-                       if r["arm"] == arm and r.get("combo", "") == combo
-                       and pc.num(r["quality"]) is not None)
-            axq.plot([v for v, _ in q], [y for _, y in q], color=colour, marker=marker,
-                     markersize=3, label=label)
-            total_ok = sum(h for v in vs for h, _ in per_version[v])
-            total = sum(len(per_version[v]) for v in vs)
-            if all(d == 0 for _, d in pts):
-                exact_zero.append(label)
-            if total and total_ok == total:
-                all_ok.append(label)
-            print(f"{label[:33]:<34}{len(pts):>9}{max(d for _, d in pts):>11.3g}"
-                  f"{pts[-1][1]:>11.3g}{(f'{total_ok}/{total}'):>10}{sum(resync):>9}"
-                  f"{(q[-1][1] if q else float('nan')):>10.4g}")
+    exact_zero, all_ok, handles = [], [], []
+    for idx, ((combo, arm), label) in enumerate(zip(series, labels)):
+        rs = [r for r in steps if r["arm"] == arm and r.get("combo", "") == combo
+              and pc.num(r["drift_rel_l2"]) is not None]
+        if not rs:
+            continue
+        kw = pc.arm_style(arm)
+        if len(combos) > 1 and len(arms) == 1:
+            colour, marker = pc.series_style(idx)
+            kw = dict(color=colour, marker=marker, linestyle="-", markerfacecolor=colour)
+        kw["markersize"] = 2.5
+        pts = sorted((int(r["version"]), pc.num(r["drift_rel_l2"])) for r in rs)
+        every = max(1, len(pts) // 12)  # markers on a dozen points, not on every version
+        h, = axd.plot([v for v, _ in pts], [max(d, floor) for _, d in pts], markevery=every,
+                      **kw)
+        handles.append(h)
+        ws = [w for w in workers if w["arm"] == arm and w.get("combo", "") == combo]
+        per_version = {}
+        for w in ws:
+            per_version.setdefault(int(w["version"]), []).append(
+                (int(w["hash_ok"]), int(w["resync"])))
+        vs = sorted(per_version)
+        ok = [sum(h for h, _ in per_version[v]) / len(per_version[v]) for v in vs]
+        resync = [sum(s for _, s in per_version[v]) for v in vs]
+        axh.plot(vs, [100 * o for o in ok], markevery=max(1, len(vs) // 12), **kw)
+        if any(resync):
+            axh.bar(vs, resync, color=kw["color"], alpha=0.3)
+        q = sorted((int(r["version"]), pc.num(r["quality"])) for r in steps
+                   if r["arm"] == arm and r.get("combo", "") == combo
+                   and pc.num(r["quality"]) is not None)
+        axq.plot([v for v, _ in q], [y for _, y in q], **kw)
+        total_ok = sum(h for v in vs for h, _ in per_version[v])
+        total = sum(len(per_version[v]) for v in vs)
+        if all(d == 0 for _, d in pts):
+            exact_zero.append(arm)
+        if total and total_ok == total:
+            all_ok.append(arm)
+        print(f"{label[:33]:<34}{len(pts):>9}{max(d for _, d in pts):>11.3g}"
+              f"{pts[-1][1]:>11.3g}{(f'{total_ok}/{total}'):>10}{sum(resync):>9}"
+              f"{(q[-1][1] if q else float('nan')):>10.4g}")
 
     axd.set_yscale("log")
-    axd.axhline(floor, color="gray", linestyle=":", linewidth=1)
-    axd.text(0.01, floor * 1.15, " exactly 0 (bit-identical) drawn here" +
-             (": " + ", ".join(exact_zero) if exact_zero else ""),
-             transform=axd.get_yaxis_transform(), fontsize=7, color="gray", va="bottom")
+    axd.axhline(floor, color="gray", linestyle=":", linewidth=0.8)
+    axd.text(0.01, floor * 1.3, "\n".join(textwrap.wrap(
+        "exactly 0 (bit-identical)" + (": " + ", ".join(exact_zero) if exact_zero else ""), 40)),
+             transform=axd.get_yaxis_transform(), fontsize="small", color="gray", va="bottom",
+             in_layout=False)
     if all_ok:
-        axh.text(0.02, 0.9, "100% at every version: " + ", ".join(all_ok), fontsize=7,
-                 transform=axh.transAxes, va="top", wrap=True)
+        axh.text(0.03, 0.06, "\n".join(textwrap.wrap("100% at every version: " +
+                                                     ", ".join(all_ok), 34)),
+                 fontsize="small", transform=axh.transAxes, va="bottom", in_layout=False)
     axd.set_xlabel("adapter version (optimizer step)")
-    axd.set_ylabel("worker drift ||θ_w − θ_learner|| / ||θ_learner|| (log scale)")
-    axd.set_title("(a) replica drift from the learner")
+    axd.set_ylabel("relative L2 drift (log scale)")
+    pc.panel_title(axd, "a",
+                   r"drift $\|\theta_{worker}-\theta_{learner}\|\,/\,\|\theta_{learner}\|$")
     axh.set_xlabel("adapter version (optimizer step)")
-    axh.set_ylabel("workers whose state hash matched (%); bars: resyncs")
+    axh.set_ylabel("workers with matching hash (%)")
     axh.set_ylim(-5, 105)
-    axh.set_title("(b) hash agreement")
+    pc.panel_title(axh, "b", "hash agreement (bars: resyncs)")
     axq.set_xlabel("adapter version (optimizer step)")
-    axq.set_ylabel("evaluated quality (distill: reverse KL, lower is better)")
-    axq.set_title("(c) quality")
+    axq.set_ylabel(args.ylabel)
+    pc.panel_title(axq, "c", "quality")
     for ax in (axd, axh, axq):
         ax.grid(alpha=0.3)
-    axd.legend(fontsize=7)
-    fig.suptitle(args.title)
-    fig.tight_layout(rect=(0, 0.02, 1, 1))
-    pc.save(fig, args.out)
+    pc.put_legend(legend_ax, args.width, handles, labels)
+    if args.title:
+        fig.suptitle(args.title)
+    pc.save(fig, args.out, note=not args.no_note)
 
 
 if __name__ == "__main__":

@@ -4,16 +4,17 @@
 Reads steps.csv of one `hilo-sim run` or sweep_steps.csv of scripts/sweep.py, e.g.
   /usr/bin/python3 scripts/plot_curves.py results/paper/fig3/sweep_steps.csv \
       --out results/paper/fig3-curves
-One line per arm (per arm and combination when the sweep has several). Only evaluated versions
-(non-empty `quality`) are drawn. Panel (a): quality vs step (= adapter version); panel (b): the
-same points vs the simulated time at which that version was published: the faster an arm's
-updates reach the workers, the further left its curve. With --loss a panel (c) shows the
-training loss of every step.
+One line per arm (per arm and combination when the sweep has several: colour by arm, line
+style by combination). Only evaluated versions (non-empty `quality`) are drawn. Panel (a):
+quality vs step (= adapter version); panel (b): the same points vs the simulated time at which
+that version was published: the faster an arm's updates reach the workers, the further left its
+curve. With --loss a panel (c) shows the training loss of every step.
 """
 import argparse
 
 import plot_common as pc
-from plot_common import plt
+
+LINESTYLES = ["-", "--", ":", "-."]
 
 
 def main():
@@ -24,9 +25,9 @@ def main():
                    help="x scale of the simulated-time panel (auto: log when the arms' end "
                         "times differ by more than 20x)")
     p.add_argument("--loss", action="store_true", help="add a training-loss panel")
-    p.add_argument("--ylabel", default="evaluated quality (distill: reverse KL in nats/token, "
-                   "lower is better; grpo: mean reward)", help="quality axis label")
-    p.add_argument("--title", default="Learning curves")
+    p.add_argument("--ylabel", default="evaluated quality",
+                   help="quality axis label (default %(default)s)")
+    p.add_argument("--title", default="", help="figure title (default none)")
     pc.add_output_args(p)
     args = p.parse_args()
 
@@ -36,9 +37,9 @@ def main():
     rows, arms = pc.select_arms(rows, args.arms)
     combos = list(dict.fromkeys(r.get("combo", "") for r in rows))
 
-    series = []  # (label, arm, index, [(version, time, quality)], [(version, loss)])
+    series = []  # (label, style kwargs, [(version, time, quality)], [(version, loss)])
     for ci, combo in enumerate(combos):
-        for ai, arm in enumerate(arms):
+        for arm in arms:
             rs = [r for r in rows if r["arm"] == arm and r.get("combo", "") == combo]
             if not rs:
                 continue
@@ -46,50 +47,58 @@ def main():
                        for r in rs if pc.num(r["quality"]) is not None)
             loss = sorted((int(r["version"]), pc.num(r["loss"]))
                           for r in rs if pc.num(r["loss"]) is not None)
-            label = arm if len(combos) == 1 else f"{arm} [{combo}]"
-            series.append((label, arm, ai + ci * len(arms), q, loss))
+            if len(arms) == 1 and len(combos) > 1:
+                colour, marker = pc.series_style(ci)
+                kw = dict(color=colour, marker=marker, linestyle="-", markerfacecolor=colour)
+                label = combo
+            else:
+                kw = pc.arm_style(arm)
+                if len(combos) > 1:
+                    kw["linestyle"] = LINESTYLES[ci % len(LINESTYLES)]
+                label = pc.arm_label(arm) + (f" [{combo}]" if len(combos) > 1 else "")
+            series.append((label, kw, q, loss))
 
-    ends = [s[3][-1][1] for s in series if s[3] and s[3][-1][1]]
+    ends = [s[2][-1][1] for s in series if s[2] and s[2][-1][1]]
     log_time = args.time_scale == "log" or (
         args.time_scale == "auto" and ends and max(ends) > 20 * min(ends))
 
-    ncols = 3 if args.loss else 2
-    fig, axes = plt.subplots(1, ncols, figsize=(6 * ncols, 4.6))
+    npanels = 3 if args.loss else 2
+    labels = [s[0] for s in series]
+    fig, axes, legend_ax = pc.new_figure(args.width, npanels,
+                                         legend_rows=pc.legend_rows_needed(args.width, labels))
     print(f"{'series':<40}{'steps':>7}{'first q':>11}{'final q':>11}{'sim time s':>12}")
-    for label, arm, idx, q, loss in series:
-        colour, marker = pc.style(arm, idx) if len(combos) == 1 else pc.style("", idx)
-        linestyle = "-"
-        axes[0].plot([v for v, _, _ in q], [y for _, _, y in q], color=colour, marker=marker,
-                     markersize=3, linestyle=linestyle, label=label)
+    handles = []
+    for label, kw, q, loss in series:
+        msize = 2.5
+        h, = axes[0].plot([v for v, _, _ in q], [y for _, _, y in q], markersize=msize, **kw)
+        handles.append(h)
         pts = [(t, y) for _, t, y in q if t is not None and (t > 0 or not log_time)]
-        axes[1].plot([t for t, _ in pts], [y for _, y in pts], color=colour, marker=marker,
-                     markersize=3, linestyle=linestyle, label=label)
+        axes[1].plot([t for t, _ in pts], [y for _, y in pts], markersize=msize, **kw)
         if args.loss:
-            axes[2].plot([v for v, _ in loss], [y for _, y in loss], color=colour,
-                         linewidth=1, label=label)
+            axes[2].plot([v for v, _ in loss], [y for _, y in loss], color=kw["color"],
+                         linestyle=kw["linestyle"], linewidth=0.8)
         if q:
             print(f"{label[:39]:<40}{q[-1][0]:>7}{q[0][2]:>11.5g}{q[-1][2]:>11.5g}"
                   f"{(q[-1][1] or 0):>12.5g}")
 
-    ylabel = args.ylabel
     axes[0].set_xlabel("optimizer step (adapter version)")
-    axes[0].set_ylabel(ylabel)
-    axes[0].set_title("(a) quality vs step")
+    axes[0].set_ylabel(args.ylabel)
+    pc.panel_title(axes[0], "a", "quality vs step")
     axes[1].set_xlabel("simulated time at publication (s" + (", log scale)" if log_time else ")"))
-    axes[1].set_ylabel(ylabel)
-    axes[1].set_title("(b) quality vs simulated time")
+    axes[1].set_ylabel(args.ylabel)
+    pc.panel_title(axes[1], "b", "quality vs simulated time")
     if log_time:
         axes[1].set_xscale("log")
     if args.loss:
         axes[2].set_xlabel("optimizer step (adapter version)")
         axes[2].set_ylabel("training loss on the step's rollouts")
-        axes[2].set_title("(c) training loss")
+        pc.panel_title(axes[2], "c", "training loss")
     for ax in axes:
-        ax.grid(alpha=0.3, which="both")
-    axes[0].legend(fontsize=7)
-    fig.suptitle(args.title)
-    fig.tight_layout(rect=(0, 0.02, 1, 1))
-    pc.save(fig, args.out)
+        ax.grid(alpha=0.3, which="major")
+    pc.put_legend(legend_ax, args.width, handles, labels)
+    if args.title:
+        fig.suptitle(args.title)
+    pc.save(fig, args.out, note=not args.no_note)
 
 
 if __name__ == "__main__":

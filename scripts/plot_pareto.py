@@ -1,71 +1,233 @@
 #!/usr/bin/python3
-"""Final learning quality vs bytes per update (% of the adapter's bytes), per compressor (figure 2).
+"""Final learning quality vs bytes per update (% of the adapter's bytes), per arm (figure 2).
 
-Reads a sweep.csv written by scripts/sweep.py over budgets (and compressors), e.g.
+Reads one or more sweep.csv files written by scripts/sweep.py over budgets (and seeds), e.g.
   scripts/sweep.py scenarios/paper/fig2-pareto.textproto --zip \
-      --grid arms[hilo-spar].budget=0.5%,1.6%,5% --grid arms[hilo-topk].budget=0.5%,1.6%,5% \
-      --out results/paper/fig2
-  /usr/bin/python3 scripts/plot_pareto.py results/paper/fig2/sweep.csv --out results/paper/fig2-pareto
-One point per (combination, arm) at x = measured wire bytes per update as % of the adapter's
-bf16 bytes (log scale), y = final quality; points of one arm are joined in order of bytes.
-Arms of strategy `full` are drawn as horizontal lines (their mean over combinations) instead.
-With --steps sweep_steps.csv the untrained quality (version 0) is drawn as a dotted line.
+      --grid arms[hilo-spar].budget=0.5%,1.6%,5% --grid arms[delta-spar].budget=0.5%,1.6%,5% \
+      --cross seed=1,2,3 --out results/paper/fig2
+  /usr/bin/python3 scripts/plot_pareto.py results/paper/fig2/sweep.csv \
+      --steps results/paper/fig2/sweep_steps.csv --out results/paper/fig2-pareto
+Rows are pooled over all files. One point per (arm, budget as written): x = mean measured wire
+bytes per update as % of the adapter's bf16 bytes (log scale), y = mean final quality over the
+rows of that point (e.g. seeds), with the 95% t-interval as an error bar when there are several.
+Arms of strategy `full` are horizontal lines (mean over seeds, one value per seed) with their
+interval as a band. Colours and markers follow plot_common.arm_style: HiLo arms solid and
+filled, `delta` arms dashed and hollow, one colour per compressor. Each arm is drawn shifted
+along x by a small fixed factor (a few %) so that error bars at equal bytes stay apart; the
+printed table has the measured values.
+
+Workloads side by side: rows are split into panels by their quality metric (reverse_kl:
+distillation, lower is better; mean_reward: GRPO, higher is better), so a distillation sweep and
+a GRPO sweep given together are drawn next to each other.
+
+--steps (one sweep_steps.csv per sweep.csv, same order): draws the untrained quality (version 0)
+as a dotted line, and enables --normalize: y = share of full sync's progress, (q - q0) /
+(q_full - q0) with q0 the untrained quality and q_full full sync's final quality on the same
+combination (seed), so 1 = as good as full sync on both workloads.
+
+Drift (shown when any arm drifts, e.g. `delta` arms): a panel under each quality panel with
+each arm's largest relative L2 distance between a worker's adapter and the learner's over the
+run (drift_rel_l2_max of summary.json; HiLo's is exactly 0 and drawn on the floor line).
 """
 import argparse
+import math
+import sys
 
 import plot_common as pc
-from plot_common import plt
+
+
+def quality_rows(paths, steps_paths):
+    """Pooled rows of every sweep.csv, each tagged with `_src` (file index); and version-0
+    qualities {(src, combo): q0} from the steps files."""
+    rows, q0 = [], {}
+    for i, path in enumerate(paths):
+        rs = pc.read_csv(path)
+        pc.require(rs, ["arm", "strategy", "compressor", "fraction_of_adapter_bytes",
+                        "final_quality"], path)
+        for r in rs:
+            r["_src"] = i
+        rows += rs
+    for i, path in enumerate(steps_paths):
+        for r in pc.read_csv(path):
+            if r.get("version") == "0" and pc.num(r.get("quality")) is not None:
+                q0.setdefault((i, r.get("combo", "")), pc.num(r["quality"]))
+    return rows, q0
+
+
+def seed_of(r):
+    return r.get("seed", r.get("summary.seed", ""))
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("sweep_csv", help="sweep.csv")
-    p.add_argument("--steps", help="sweep_steps.csv: draw the version-0 (untrained) quality")
+    p.add_argument("sweep_csv", nargs="+", help="sweep.csv file(s); rows are pooled")
+    p.add_argument("--steps", action="append", default=[],
+                   help="sweep_steps.csv of each sweep.csv, same order: untrained quality line "
+                        "and --normalize")
     p.add_argument("--arms", default="", help="arms to draw (comma-separated; default all)")
-    p.add_argument("--title", default="Learning quality vs bytes per update")
+    p.add_argument("--normalize", action="store_true",
+                   help="plot the share of full sync's progress (needs --steps)")
+    p.add_argument("--no-drift", action="store_true", help="no drift panel")
+    p.add_argument("--titles", default="",
+                   help="panel titles separated by ';' (default: workload and metric)")
+    p.add_argument("--title", default="", help="figure title (default none)")
     pc.add_output_args(p)
     args = p.parse_args()
+    if args.steps and len(args.steps) != len(args.sweep_csv):
+        sys.exit(f"{sys.argv[0]}: give one --steps per sweep.csv ({len(args.sweep_csv)}), "
+                 f"got {len(args.steps)}")
+    if args.normalize and not args.steps:
+        sys.exit(f"{sys.argv[0]}: --normalize needs --steps (the untrained quality)")
 
-    rows = pc.read_csv(args.sweep_csv)
-    pc.require(rows, ["arm", "strategy", "compressor", "fraction_of_adapter_bytes",
-                      "final_quality"], args.sweep_csv)
+    rows, q0 = quality_rows(args.sweep_csv, args.steps)
     rows = pc.filter_rows(rows, args.where)
     rows, arms = pc.select_arms(rows, args.arms)
+    if not arms:
+        sys.exit(f"{sys.argv[0]}: no arm to plot")
+    metrics = list(dict.fromkeys(r.get("quality_metric", "") for r in rows))
+    titles = [t for t in args.titles.split(";")] if args.titles else []
 
-    fig, ax = plt.subplots(figsize=(7.5, 5))
-    print(f"{'arm':<18}{'% adapter':>11}{'final quality':>15}  combo")
-    for i, arm in enumerate(arms):
-        colour, marker = pc.style(arm, i)
-        rs = [r for r in rows if r["arm"] == arm]
-        if rs[0]["strategy"] == "full":
-            q = pc.mean([pc.num(r["final_quality"]) for r in rs])
-            frac = pc.mean([pc.num(r["fraction_of_adapter_bytes"]) for r in rs])
-            rank = rs[0].get("training_rank", "")
-            ax.axhline(q, color=colour, linestyle="--" if i else "-", linewidth=1.2,
-                       label=f"{arm}: full sync, rank {rank} ({100 * frac:.3g}% of adapter bytes)")
-            print(f"{arm:<18}{100 * frac:>11.4g}{q:>15.5g}  (mean of {len(rs)})")
-            continue
-        pts = sorted((100 * pc.num(r["fraction_of_adapter_bytes"]), pc.num(r["final_quality"]),
-                      r.get("combo", "")) for r in rs)
-        for x, y, c in pts:
-            print(f"{arm:<18}{x:>11.4g}{y:>15.5g}  {c}")
-        ax.plot([x for x, _, _ in pts], [y for _, y, _ in pts], color=colour, marker=marker,
-                label=f"{arm} ({rs[0]['strategy']} + {rs[0]['compressor']})")
+    # Per-combination references: full sync's final quality and the untrained quality.
+    full_q = {}
+    for r in rows:
+        if r["strategy"] == "full":
+            full_q.setdefault((r["_src"], r.get("combo", "")), pc.num(r["final_quality"]))
 
-    if args.steps:
-        steps = pc.read_csv(args.steps)
-        q0 = [pc.num(r["quality"]) for r in steps if r["version"] == "0" and r["quality"]]
-        if q0:
-            ax.axhline(pc.mean(q0), color="gray", linestyle=":", label="untrained (version 0)")
-    ax.set_xscale("log")
-    pc.log_axis(ax.xaxis)
-    ax.set_xlabel("wire bytes per update (% of the adapter's bf16 bytes, log scale)")
-    ax.set_ylabel("final " + pc.quality_label(rows))
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
-    ax.set_title(args.title)
-    fig.tight_layout(rect=(0, 0.02, 1, 1))
-    pc.save(fig, args.out)
+    def y_of(r):
+        q = pc.num(r["final_quality"])
+        if not args.normalize:
+            return q
+        key = (r["_src"], r.get("combo", ""))
+        if key not in q0 or key not in full_q or full_q[key] == q0[key]:
+            return None
+        return (q - q0[key]) / (full_q[key] - q0[key])
+
+    panels = []  # (metric, rows)
+    for m in metrics:
+        panels.append((m, [r for r in rows if r.get("quality_metric", "") == m]))
+    any_drift = not args.no_drift and any(
+        (pc.num(r.get("drift_rel_l2_max")) or 0) > 0 and r["strategy"] != "full" for r in rows)
+
+    labels = {a: pc.arm_label(a, *next((r["strategy"], r["compressor"]) for r in rows
+                                       if r["arm"] == a)) for a in arms}
+    legend_labels = [labels[a] for a in arms] + (["untrained (version 0)"] if args.steps
+                                                 and not args.normalize else [])
+    n = len(panels)
+    col = args.width == "column"
+    panel_h = 2.1 if col else 2.6
+    drift_h = 0.9 if any_drift else 0
+    body_h = (panel_h + drift_h) * (n if col else 1)
+    fig, body, legend_ax = pc.figure_with_legend(
+        args.width, body_h, pc.legend_rows_needed(args.width, legend_labels))
+    outer = body.subgridspec(n if col else 1, 1 if col else n, hspace=0.05, wspace=0.08)
+
+    print(f"{'panel':<14}{'arm':<18}{'budget':>9}{'n':>3}{'% adapter':>11}"
+          f"{'quality':>11}{'95% CI +-':>11}{'drift max':>11}")
+    handles = {}
+    for pi, (metric, prs) in enumerate(panels):
+        cell = outer[pi, 0] if col else outer[0, pi]
+        if any_drift:
+            sub = cell.subgridspec(2, 1, height_ratios=[panel_h, drift_h], hspace=0.04)
+            ax = fig.add_subplot(sub[0, 0])
+            axd = fig.add_subplot(sub[1, 0], sharex=ax)
+        else:
+            ax, axd = fig.add_subplot(cell), None
+        floor_drift = None
+        drift_pts = []
+        for arm in arms:
+            rs = [r for r in prs if r["arm"] == arm]
+            if not rs:
+                continue
+            kw = pc.row_style(rs[0])
+            if rs[0]["strategy"] == "full":
+                by_seed = {}
+                for r in rs:
+                    by_seed.setdefault((r["_src"], seed_of(r)), y_of(r))
+                m, ci, k = pc.mean_ci(list(by_seed.values()))
+                h = ax.axhline(m, color=kw["color"], linestyle="-", linewidth=1.0, zorder=1)
+                if not math.isnan(ci):
+                    ax.axhspan(m - ci, m + ci, color=kw["color"], alpha=0.12, linewidth=0)
+                handles.setdefault(arm, h)
+                frac = pc.mean([pc.num(r["fraction_of_adapter_bytes"]) for r in rs])
+                d = pc.mean([pc.num(r.get("drift_rel_l2_max")) for r in rs])
+                print(f"{metric[:13]:<14}{arm:<18}{'-':>9}{k:>3}{100 * frac:>11.4g}{m:>11.5g}"
+                      f"{ci:>11.3g}{d:>11.3g}")
+                continue
+            points = {}
+            for r in rs:
+                points.setdefault(r.get("budget", ""), []).append(r)
+            pts = []
+            for budget, group in points.items():
+                x = pc.mean([100 * pc.num(r["fraction_of_adapter_bytes"]) for r in group])
+                m, ci, k = pc.mean_ci([y_of(r) for r in group])
+                d = pc.mean([pc.num(r.get("drift_rel_l2_max")) for r in group])
+                pts.append((x, m, ci, k, budget, d))
+            pts.sort()
+            # Arms measured at the same bytes would hide each other's error bars: each arm is
+            # drawn shifted by a small fixed factor (at most +-4%, invisible on the log axis).
+            dodge = 1 + 0.02 * (arms.index(arm) - (len(arms) - 1) / 2) / max(1, len(arms) / 4)
+            xs = [t[0] * dodge for t in pts]
+            ys = [t[1] for t in pts]
+            errs = [0 if math.isnan(t[2]) else t[2] for t in pts]
+            h = ax.errorbar(xs, ys, yerr=errs if any(errs) else None, capsize=2,
+                            elinewidth=0.8, **kw)
+            handles.setdefault(arm, h.lines[0])
+            for x, m, ci, k, budget, d in pts:
+                print(f"{metric[:13]:<14}{arm:<18}{budget:>9}{k:>3}{x:>11.4g}{m:>11.5g}"
+                      f"{ci:>11.3g}{d:>11.3g}")
+            if axd is not None:
+                drift_pts.append((kw, xs, [t[5] for t in pts]))
+        if args.steps and not args.normalize:
+            v0 = pc.mean([q for (src, _), q in q0.items()
+                          if any(r["_src"] == src for r in prs)])
+            if not math.isnan(v0):
+                handles.setdefault("_untrained",
+                                   ax.axhline(v0, color="gray", linestyle=":", linewidth=1.0))
+        if args.normalize:
+            ax.axhline(1.0, color="black", linewidth=0.6)
+        ax.set_xscale("log")
+        hib = pc.higher_is_better(prs)
+        ylabel = ("share of full sync's progress" if args.normalize else
+                  "final " + pc.quality_label(prs, short=True).split(" (")[0])
+        ax.set_ylabel(ylabel)
+        title = titles[pi] if pi < len(titles) else (
+            f"{pc.workload_name(prs)}" + (f": {'higher' if hib else 'lower'} is better"
+                                          if hib is not None and not args.normalize else ""))
+        pc.panel_title(ax, "abcdefgh"[pi], title)
+        ax.grid(alpha=0.3, which="major")
+        if axd is not None:
+            positives = [d for _, _, ds in drift_pts for d in ds if d and d > 0]
+            floor_drift = min(positives) / 10 if positives else 1e-8
+            for kw, xs, ds in drift_pts:
+                ax_kw = dict(kw, markersize=max(kw.get("markersize", 3) - 1, 2)) \
+                    if "markersize" in kw else kw
+                axd.plot(xs, [max(d or 0, floor_drift) for d in ds], **ax_kw)
+            axd.set_yscale("log")
+            axd.axhline(floor_drift, color="gray", linestyle=":", linewidth=0.8)
+            axd.text(0.01, floor_drift * 1.4, "0 (bit-identical)", fontsize="small", color="gray",
+                     transform=axd.get_yaxis_transform(), va="bottom", in_layout=False)
+            axd.set_ylabel("max drift")
+            axd.grid(alpha=0.3, which="major")
+            lo, hi = axd.get_ylim()
+            pc.thin_log_axis(axd.yaxis, lo, hi, max_ticks=3)
+            ax.tick_params(labelbottom=False)
+            bottom = axd
+        else:
+            bottom = ax
+        bottom.set_xlabel("wire bytes per update (% of adapter bf16 bytes)")
+        lo, hi = ax.get_xlim()
+        pc.thin_log_axis(bottom.xaxis, lo, hi, max_ticks=8)
+
+    order = [a for a in arms if a in handles]
+    hl = [handles[a] for a in order]
+    ll = [labels[a] for a in order]
+    if "_untrained" in handles:
+        hl.append(handles["_untrained"])
+        ll.append("untrained (version 0)")
+    pc.put_legend(legend_ax, args.width, hl, ll)
+    if args.title:
+        fig.suptitle(args.title)
+    pc.save(fig, args.out, note=not args.no_note)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ Reads a sweep.csv written by scripts/sweep.py over a bandwidth grid, e.g.
   /usr/bin/python3 scripts/plot_speedup.py results/paper/fig1/sweep.csv \
       --out results/paper/fig1-speedup
 Panels: (a) update latency p50 per arm (bars to p99), (b) mean step time, (c) speed-up of the
-p50 update latency and of the step time over the `full` arm. Log-scaled bandwidth axis.
+p50 update latency (solid) and of the step time (dotted) over the `full` arm. Log-scaled axes.
 Step time: summary's step_time_s_mean, or with --steps sweep_steps.csv the steady-state step
 time, the mean gap between consecutive versions' publication times from version 2 on (the first
 step waits for no update, which biases a mean over few steps).
@@ -17,16 +17,9 @@ import argparse
 import sys
 
 import plot_common as pc
-from plot_common import plt
+from matplotlib.lines import Line2D
 
 DEFAULT_ARMS = "full,train-low,hilo-dense,hilo-powersgd,hilo-spar"
-LABELS = {
-    "full": "full sync (bf16 adapter)",
-    "train-low": "train low (full sync, rank 4)",
-    "hilo-dense": "HiLo + dense gradient",
-    "hilo-powersgd": "HiLo + PowerSGD",
-    "hilo-spar": "HiLo + Spar",
-}
 
 
 def main():
@@ -38,7 +31,7 @@ def main():
                    help="arms to draw, in legend order (default %(default)s; '' for all)")
     p.add_argument("--steps", help="sweep_steps.csv: use the steady-state step time")
     p.add_argument("--baseline", default="full", help="arm the speed-ups divide by")
-    p.add_argument("--title", default="Update latency and step time vs WAN bandwidth")
+    p.add_argument("--title", default="", help="figure title (default none)")
     pc.add_output_args(p)
     args = p.parse_args()
 
@@ -50,6 +43,7 @@ def main():
     rows, arms = pc.select_arms(rows, args.arms)
     if not arms:
         sys.exit(f"{sys.argv[0]}: no arm to plot")
+    meta = {r["arm"]: r for r in rows}
 
     step_col = "step_time_s_mean"
     if args.steps:
@@ -86,78 +80,68 @@ def main():
         return [x for x, _ in pts], [y for _, y in pts]
 
     base = {}
-    for (a, bw), rs in data.items():
-        if a == args.baseline:
-            base[bw] = rs
-    if not base:  # the baseline may be filtered out by --arms: look in all rows
-        for r in all_rows:
-            if r["arm"] == args.baseline:
-                base.setdefault(pc.parse_quantity(r[args.x]), []).append(r)
+    for r in all_rows:
+        if r["arm"] == args.baseline:
+            base.setdefault(pc.parse_quantity(r[args.x]), []).append(r)
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
+    labels = [pc.arm_label(a, meta[a].get("strategy"), meta[a].get("compressor")) for a in arms]
+    fig, axes, legend_ax = pc.new_figure(args.width, 3, legend_rows=pc.legend_rows_needed(
+        args.width, labels + ["latency p50", "step time"]))
     ax_lat, ax_step, ax_speed = axes
     print(f"{'arm':<16}{'bandwidth':>12}{'lat p50 s':>12}{'lat p99 s':>12}{'step s':>10}"
           f"{'x lat':>8}{'x step':>8}")
-    for i, arm in enumerate(arms):
-        colour, marker = pc.style(arm, i)
-        label = LABELS.get(arm, arm)
-        # full and hilo-dense ship the same bytes and overlap: full is drawn on top, hollow.
-        kw = dict(color=colour, marker=marker, zorder=3 if arm == args.baseline else 2,
-                  markerfacecolor="none" if arm == args.baseline else colour,
-                  markersize=8 if arm == args.baseline else 6,
-                  linestyle=":" if arm == args.baseline else "-")
+    handles = []
+    for arm, label in zip(arms, labels):
+        kw = pc.row_style(meta[arm])
+        if arm == args.baseline:  # full and hilo-dense ship the same bytes: full hollow, on top
+            kw.update(markerfacecolor="none", markersize=7, zorder=3)
         xs, p50 = series(arm, "update_latency_p50_s")
         _, p99 = series(arm, "update_latency_p99_s")
         _, step = series(arm, step_col)
-        ax_lat.errorbar(xs, p50, yerr=[[0] * len(xs), [max(b - a, 0) for a, b in zip(p50, p99)]],
-                        capsize=3, label=label, **kw)
-        ax_step.plot(xs, step, label=label, **kw)
+        h = ax_lat.errorbar(xs, p50, yerr=[[0] * len(xs),
+                                           [max(b - a, 0) for a, b in zip(p50, p99)]],
+                            capsize=2, elinewidth=0.8, **kw)
+        handles.append(h.lines[0])
+        ax_step.plot(xs, step, **kw)
         sx, s_lat, s_step = [], [], []
         for x, lat, st in zip(xs, p50, step):
+            b_lat = b_step = float("nan")
             if x in base:
                 b_lat = pc.mean([pc.num(r["update_latency_p50_s"]) for r in base[x]])
                 b_step = pc.mean([pc.num(r[step_col]) for r in base[x]])
                 sx.append(x)
                 s_lat.append(b_lat / lat if lat else float("nan"))
                 s_step.append(b_step / st if st else float("nan"))
-            else:
-                b_lat = b_step = float("nan")
             print(f"{arm:<16}{pc.format_bandwidth(x):>12}{lat:>12.4g}"
                   f"{p99[xs.index(x)]:>12.4g}{st:>10.4g}"
                   f"{(b_lat / lat if lat else float('nan')):>8.1f}"
                   f"{(b_step / st if st else float('nan')):>8.1f}")
         if arm != args.baseline and sx:
-            ax_speed.plot(sx, s_lat, color=colour, marker=marker, label=label + ": latency p50")
-            ax_speed.plot(sx, s_step, color=colour, marker=marker, linestyle="--",
-                          markerfacecolor="none", label=label + ": step time")
+            ax_speed.plot(sx, s_lat, **kw)
+            ax_speed.plot(sx, s_step, **dict(kw, linestyle=":", markerfacecolor="none"))
 
-    ticks = sorted({bw for (_, bw) in data})
+    ticks = [bw for (_, bw) in data]
     for ax in axes:
-        ax.set_xscale("log")
-        ax.set_xticks(ticks)
-        ax.set_xticklabels([pc.format_bandwidth(t) for t in ticks], fontsize=8)
-        ax.minorticks_off()
-        ax.set_xlabel("per-worker WAN link bandwidth (log scale)")
-        ax.grid(alpha=0.3, which="both")
-    ax_lat.set_yscale("log")
-    ax_lat.set_ylabel("update latency p50, bar to p99 (s, log scale)")
-    ax_lat.set_title("(a) update latency (gradient -> worker ready)")
-    ax_step.set_yscale("log")
-    for ax in (ax_lat, ax_step):
-        pc.log_axis(ax.yaxis)
-    ax_step.set_ylabel(("steady-state" if args.steps else "mean") +
-                       " step time (simulated s, log scale)")
-    ax_step.set_title("(b) RL step time")
-    ax_speed.set_yscale("log")
-    ax_speed.axhline(1.0, color="black", linewidth=0.8)
-    ax_speed.set_ylabel(f"speed-up over '{args.baseline}' (x, log scale)")
-    ax_speed.set_title("(c) speed-up (solid: latency, dashed: step)")
-    pc.log_axis(ax_speed.yaxis)
-    ax_lat.legend(fontsize=7)
-    # colours as in (a); the title says which line is which
-    fig.suptitle(args.title)
-    fig.tight_layout(rect=(0, 0.02, 1, 1))
-    pc.save(fig, args.out)
+        pc.bandwidth_axis(ax, ticks, args.width)
+        ax.grid(alpha=0.3, which="major")
+    for ax in (ax_lat, ax_step, ax_speed):
+        ax.set_yscale("log")
+        lo, hi = ax.get_ylim()
+        pc.thin_log_axis(ax.yaxis, lo, hi)
+    ax_lat.set_ylabel("update latency (s)")
+    pc.panel_title(ax_lat, "a", "update latency p50 (bar: p99)")
+    ax_step.set_ylabel(("steady-state" if args.steps else "mean") + " step time (s)")
+    pc.panel_title(ax_step, "b", "RL step time")
+    ax_speed.axhline(1.0, color="black", linewidth=0.6)
+    ax_speed.set_ylabel(f"speed-up over {pc.arm_label(args.baseline)} (x)")
+    pc.panel_title(ax_speed, "c", "speed-up")
+    handles += [Line2D([], [], color="gray", linestyle="-"),
+                Line2D([], [], color="gray", linestyle=":")]
+    pc.put_legend(legend_ax, args.width, handles,
+                  labels + ["(c) latency p50", "(c) step time"])
+    if args.title:
+        fig.suptitle(args.title)
+    pc.save(fig, args.out, note=not args.no_note)
 
 
 if __name__ == "__main__":

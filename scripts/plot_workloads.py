@@ -2,28 +2,19 @@
 """Plots the workload learning curves written by `workload-curves` (results/workloads/*.csv).
 
 Reads only CSV. Usage:
-  /usr/bin/python3 scripts/plot_workloads.py results/workloads/curves-*.csv \
-      --out results/workloads/learning-curves.png
+  /usr/bin/python3 scripts/plot_workloads.py results/workloads/curve-*.csv \
+      --out results/workloads/learning-curves
+Writes OUT.png and OUT.pdf (OUT may end in .png).
 """
 import argparse
-import csv
-import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import plot_common as pc
 
 
 def read_curve(path):
     """Returns (label, metric, steps, quality, step_cpu_s) for one CSV file."""
-    rows = []
-    with open(path, newline="") as f:
-        body = [line for line in f if not line.startswith("#")]
-    for row in csv.DictReader(body):
-        rows.append(row)
-    if not rows:
-        raise SystemExit(f"{path}: no rows")
+    rows = pc.read_csv(path)
+    pc.require(rows, ["kind", "preset", "metric", "step", "quality", "step_cpu_s"], path)
     label = f"{rows[0]['kind']} / {rows[0]['preset']}"
     metric = rows[0]["metric"]
     steps = [int(r["step"]) for r in rows if r["quality"]]
@@ -35,31 +26,30 @@ def read_curve(path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("csv", nargs="+", help="learning-curve CSVs")
-    parser.add_argument("--out", required=True, help="PNG to write")
+    pc.add_output_args(parser)
     args = parser.parse_args()
 
     curves = [read_curve(p) for p in args.csv]
     metrics = sorted({c[1] for c in curves})
-    fig, axes = plt.subplots(1, len(metrics), figsize=(6 * len(metrics), 4), squeeze=False)
-    for ax, metric in zip(axes[0], metrics):
-        for label, m, steps, quality, cpu in curves:
+    labels = [f"{c[0]} ({pc.mean(c[4]):.3f} CPU s/step)" for c in curves]
+    fig, axes, legend_ax = pc.new_figure(args.width, len(metrics), full_cols=2,
+                                         legend_rows=pc.legend_rows_needed(args.width, labels))
+    handles = []
+    for i, (ax, metric) in enumerate(zip(axes, metrics)):
+        for j, (label, m, steps, quality, cpu) in enumerate(curves):
             if m != metric:
                 continue
-            mean_cpu = sum(cpu) / len(cpu) if cpu else float("nan")
-            ax.plot(steps, quality, marker=".", label=f"{label} ({mean_cpu:.3f} CPU s/step)")
+            colour, marker = pc.series_style(j)
+            h, = ax.plot(steps, quality, color=colour, marker=marker, markersize=2.5)
+            handles.append((j, h))
         ax.set_xlabel("optimizer step (full-state sync)")
-        ax.set_ylabel(metric + (" (lower is better)" if metric == "reverse_kl" else ""))
-        ax.set_title(metric)
+        ax.set_ylabel(metric + (" (lower is better)" if metric == "reverse_kl" else
+                                " (higher is better)" if metric == "mean_reward" else ""))
+        pc.panel_title(ax, "abcdefgh"[i], metric)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    command = "/usr/bin/python3 scripts/plot_workloads.py " + " ".join(args.csv)
-    command += " --out " + args.out
-    wrapped = "\n".join(command[i:i + 150] for i in range(0, len(command), 150))
-    fig.suptitle("HiLo testbed workloads: learning curves (full-state sync)\nmade by: " + wrapped,
-                 fontsize=7)
-    fig.tight_layout()
-    fig.savefig(args.out, dpi=120)
-    print(f"wrote {args.out}", file=sys.stderr)
+    handles = [h for _, h in sorted(handles, key=lambda t: t[0])]
+    pc.put_legend(legend_ax, args.width, handles, labels)
+    pc.save(fig, args.out, note=not args.no_note)
 
 
 if __name__ == "__main__":

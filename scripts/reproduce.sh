@@ -5,22 +5,32 @@
 # each.
 #
 #   scripts/reproduce.sh [--quick] [--jobs N] [--only fig1,fig3] [--no-build] [--out DIR]
+#                        [--print-commands]
 #
 # --quick   fewer steps, points, seeds and workers, into results/paper-quick/ (not committed) so
-#           that the committed full-mode set in results/paper/ stays as it is: about 2.5 minutes
-#           wall on 2 cores. Full mode: about 12 minutes wall on 2 cores.
+#           that the committed full-mode set in results/paper/ stays as it is.
 # --jobs N  simulator runs in parallel (default 2).
-# --only    a comma-separated subset of fig1..fig6.
-# Sweeps are resumable: rerunning skips every run whose outputs match its resolved scenario.
+# --only    a comma-separated subset of fig1..fig8.
+# --print-commands  print every figure's commands (as the scenario files' headers show them),
+#           run nothing.
+# Figures: fig1 update latency and step time vs bandwidth; fig2 final quality vs bytes per update
+# over seeds 1,2,3 (HiLo and delta arms, drift; a GRPO panel next to distillation once
+# scenarios/paper/fig2-grpo.textproto exists, with the same arm names); fig3 learning curves;
+# fig4 Spar's rank allocation (+ gradient/update spectra); fig5 ablations; fig6 replica
+# consistency; fig7 time to a target quality vs bandwidth; fig8 the timeline of teaching
+# scenario 04 (stragglers), synchronous and with max_staleness 1.
+# Sweeps are resumable: rerunning skips every run whose outputs match its resolved scenario,
+# simulator binary and profile data.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 quick=0
 jobs=2
-only="fig1,fig2,fig3,fig4,fig5,fig6"
+only="fig1,fig2,fig3,fig4,fig5,fig6,fig7,fig8"
 build=1
 out=""
+print=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -28,7 +38,8 @@ while [ $# -gt 0 ]; do
     --only) only="$2"; shift ;;
     --no-build) build=0 ;;
     --out) out="$2"; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --print-commands) print=1 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "reproduce.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -37,15 +48,17 @@ done
 [ -n "$out" ] || out=$([ "$quick" = 1 ] && echo results/paper-quick || echo results/paper)
 PY=/usr/bin/python3
 SIM="${HILO_SIM:-$root/build/sim/hilo-sim}"
-if [ "$build" = 1 ]; then
-  echo "[reproduce] building hilo-sim (incremental)" >&2
-  "$root/scripts/build.sh" --target hilo-sim models-real-gradient-error >&2
+if [ "$print" = 0 ]; then
+  if [ "$build" = 1 ]; then
+    echo "[reproduce] building hilo-sim (incremental)" >&2
+    "$root/scripts/build.sh" --target hilo-sim models-real-gradient-error >&2
+  fi
+  [ -x "$SIM" ] || { echo "reproduce.sh: $SIM missing (build it or drop --no-build)" >&2; exit 1; }
+  mkdir -p "$out"
 fi
-[ -x "$SIM" ] || { echo "reproduce.sh: $SIM missing (build it or drop --no-build)" >&2; exit 1; }
-mkdir -p "$out"
 mode=$([ "$quick" = 1 ] && echo quick || echo full)
 readme_parts="$out/.readme-parts"
-mkdir -p "$readme_parts"
+[ "$print" = 1 ] || mkdir -p "$readme_parts"
 start_all=$(date +%s)
 failed=()
 
@@ -59,15 +72,34 @@ shquote() {
   done
 }
 
-# Runs one figure: $1 = figure id (fig1), $2 = title, then a sweep command line and, after a
-# literal "--plot", the plot command line. Both are echoed into the figure's README section.
+selected() { case ",$only," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+
+# The command lines of a figure as the scenario headers show them: `sweep` is spelled
+# scripts/sweep.py (reproduce.sh adds --jobs and --runner), paths relative to the checkout.
+show() {
+  if [ "$1" = sweep ]; then echo -n 'scripts/sweep.py '; shift; fi
+  shquote "$@"
+  echo
+}
+
+# Runs one figure: $1 = figure id (fig1), $2 = title, then a sweep command line and, after each
+# literal "--plot", a plot command line. All are echoed into the figure's README section.
 figure() {
   local id="$1" title="$2"; shift 2
-  local sweep=() plot=()
+  local sweep=() plots=() cur=()
   while [ $# -gt 0 ] && [ "$1" != "--plot" ]; do sweep+=("$1"); shift; done
-  shift
-  plot=("$@")
-  case ",$only," in *",$id,"*) ;; *) return 0 ;; esac
+  while [ $# -gt 0 ]; do  # plot command lines, kept as quoted strings
+    shift
+    cur=()
+    while [ $# -gt 0 ] && [ "$1" != "--plot" ]; do cur+=("$1"); shift; done
+    plots+=("$(shquote "${cur[@]}")")
+  done
+  selected "$id" || return 0
+  if [ "$print" = 1 ]; then
+    { show "${sweep[@]}"; for p in "${plots[@]}"; do echo "$p"; done; } |
+      sed "s|$root/||g; s|^|$id: |"
+    return 0
+  fi
   echo "[reproduce] $id: $title ($mode)" >&2
   local t0 rc=0
   t0=$(date +%s)
@@ -79,10 +111,13 @@ figure() {
     echo "[reproduce] $id: sweep exited $rc; plotting what finished" >&2
     failed+=("$id (sweep exit $rc)")
   fi
-  local table="$out/$id.txt"
-  if ! "${plot[@]}" > "$table"; then
-    failed+=("$id (plot)")
-  fi
+  local table="$out/$id.txt" p
+  : > "$table"
+  for p in "${plots[@]}"; do
+    if ! eval "$p" >> "$table"; then
+      failed+=("$id (plot)")
+    fi
+  done
   local t1 took
   t1=$(date +%s)
   took="$((t1 - t0)) s"
@@ -92,18 +127,24 @@ figure() {
   else
     echo "$took" > "$out/$id.walltime"
   fi
+  local sweep_dir="${sweep[-1]}"
   {
     echo "## $id: $title"
     echo
-    echo "Mode: $mode; wall time $took (sweep + plot, --jobs $jobs; runs: ${runs:-see $id.sweep.log})."
-    echo "Figure: \`$(basename "${plot[-1]}").png\` / \`.pdf\`; plotted numbers: \`$id.txt\`;"
-    echo "CSVs: \`$id/sweep.csv\`, \`$id/sweep_steps.csv\`, \`$id/sweep_workers.csv\`,"
-    echo "\`$id/sweep_allocation.csv\`; per-run outputs and logs under \`$id/runs/\`."
+    echo -n "Mode: $mode; wall time $took (sweep + plot, --jobs $jobs; "
+    echo "runs: ${runs:-see $id.sweep.log})."
+    echo -n "Figure(s):"
+    for p in "${plots[@]}"; do echo -n " \`$(basename "${p##* }").png\`"; done
+    echo " (and \`.pdf\`); plotted numbers: \`$id.txt\`;"
+    local rel="${sweep_dir#"$out"/}"
+    echo "CSVs: \`$rel/sweep*.csv\` (provenance: \`$rel/sweep.json\`); per-run outputs and"
+    echo "logs under \`$rel/runs/\`."
     echo
     echo '```sh'
-    { echo -n 'scripts/sweep.py '; shquote "${sweep[@]:1}"; echo " --jobs $jobs"; } |
-      sed "s|$root/||g"
-    { shquote "${plot[@]}"; echo; } | sed "s|$root/||g"
+    {
+      show "${sweep[@]}" | sed "s|\$| --jobs $jobs|"
+      for p in "${plots[@]}"; do echo "$p"; done
+    } | sed "s|$root/||g"
     echo '```'
     echo
     echo '```'
@@ -113,7 +154,7 @@ figure() {
   } > "$readme_parts/$id.md"
 }
 
-sweep() { "$PY" "$root/scripts/sweep.py" "$@" --jobs "$jobs" --hilo-sim "$SIM"; }
+sweep() { "$PY" "$root/scripts/sweep.py" "$@" --jobs "$jobs" --runner "$SIM"; }
 # Mode-dependent settings: Q (quick) vs F (full).
 pick() { if [ "$quick" = 1 ]; then echo "$1"; else echo "$2"; fi; }
 
@@ -125,34 +166,61 @@ figure fig1 "update latency and step time vs WAN bandwidth" \
     --set "workload.steps=$(pick 3 5)" --set "workload.eval_every=$(pick 3 5)" \
     --set "workers[0].count=$(pick 2 4)" --out "$out/fig1" \
   --plot "$PY" scripts/plot_speedup.py "$out/fig1/sweep.csv" --steps "$out/fig1/sweep_steps.csv" \
-    --title "Update latency and step time vs WAN bandwidth (Qwen2.5-7B, rank-64 LoRA)" \
     --out "$out/fig1-speedup"
 
-# Figure 2: final quality vs % of adapter bytes (real bytes, many steps).
+# Figure 2: final quality vs % of adapter bytes over seeds, HiLo and delta arms (real bytes, many
+# steps); with scenarios/paper/fig2-grpo.textproto (same arms) a GRPO panel beside it.
+fig2_budgets="$(pick 0.5%,1.6%,5% 0.25%,0.5%,1%,1.6%,5%,15%,30%,60%)"
+fig2_psgd="$(pick 2.5%,5%,15% 2.5%,3%,4%,6%,10%,20%,30%,50%)"
+fig2_grid=(--zip --grid "arms[hilo-spar].budget=$fig2_budgets"
+           --grid "arms[hilo-topk].budget=$fig2_budgets"
+           --grid "arms[hilo-powersgd].budget=$fig2_psgd"
+           --grid "arms[delta-spar].budget=$fig2_budgets"
+           --grid "arms[delta-topk].budget=$fig2_budgets"
+           --cross "seed=$(pick 1,2 1,2,3)" --set "workload.steps=$(pick 30 100)")
+fig2_csvs=("$out/fig2/sweep.csv")
+fig2_steps=(--steps "$out/fig2/sweep_steps.csv")
+if [ -f scenarios/paper/fig2-grpo.textproto ]; then
+  selected fig2 && only="$only,fig2-grpo"
+  figure fig2-grpo "GRPO: final mean reward vs bytes per update" \
+    sweep scenarios/paper/fig2-grpo.textproto "${fig2_grid[@]}" --out "$out/fig2-grpo" \
+    --plot "$PY" scripts/plot_pareto.py "$out/fig2-grpo/sweep.csv" \
+      --steps "$out/fig2-grpo/sweep_steps.csv" --out "$out/fig2-grpo-pareto"
+  fig2_csvs+=("$out/fig2-grpo/sweep.csv")
+  fig2_steps+=(--steps "$out/fig2-grpo/sweep_steps.csv")
+fi
 figure fig2 "final quality vs bytes per update" \
-  sweep scenarios/paper/fig2-pareto.textproto --zip \
-    --grid "arms[hilo-spar].budget=$(pick 0.5%,1.6%,5% 0.5%,1%,1.6%,5%,15%,30%,60%)" \
-    --grid "arms[hilo-topk].budget=$(pick 0.5%,1.6%,5% 0.5%,1%,1.6%,5%,15%,30%,60%)" \
-    --grid "arms[hilo-powersgd].budget=$(pick 2.5%,5%,15% 2.5%,4%,6%,10%,20%,30%,50%)" \
-    --set "workload.steps=$(pick 30 100)" --out "$out/fig2" \
-  --plot "$PY" scripts/plot_pareto.py "$out/fig2/sweep.csv" --steps "$out/fig2/sweep_steps.csv" \
-    --title "Final reverse KL vs bytes per update (distillation, LoRA rank 64)" \
-    --out "$out/fig2-pareto"
+  sweep scenarios/paper/fig2-pareto.textproto "${fig2_grid[@]}" --out "$out/fig2" \
+  --plot "$PY" scripts/plot_pareto.py "${fig2_csvs[@]}" "${fig2_steps[@]}" --normalize \
+    --out "$out/fig2-pareto" \
+  --plot "$PY" scripts/plot_pareto.py "${fig2_csvs[@]}" "${fig2_steps[@]}" \
+    --out "$out/fig2-pareto-absolute"
 
 # Figure 3: learning curves vs step and simulated time (Llama-3.2-1B scale).
 figure fig3 "learning curves vs step and simulated time" \
   sweep scenarios/paper/fig3-curves.textproto --set "workload.steps=$(pick 30 100)" \
     --out "$out/fig3" \
   --plot "$PY" scripts/plot_curves.py "$out/fig3/sweep_steps.csv" --loss \
-    --ylabel "reverse KL to teacher (nats/token, lower is better)" \
-    --title "Learning curves at Llama-3.2-1B scale over 100 Mbps links" --out "$out/fig3-curves"
+    --ylabel "reverse KL (lower is better)" --out "$out/fig3-curves"
 
 # Figure 4's second panel: energy in the top-k singular triplets of a real gradient and of the
-# AdamW update it produced (paper distillation workload, step 11).
-if [ -x "$root/build/tests/models-real-gradient-error" ]; then
-  (cd "$root" && build/tests/models-real-gradient-error 10 "$out/spectra.csv" \
-     > "$out/real-gradient-error.csv" 2> "$out/real-gradient-error.log") ||
-    echo "reproduce: models-real-gradient-error failed (see $out/real-gradient-error.log)" >&2
+# AdamW update it produced (paper distillation workload, step 11); the tool's '#' lines go to
+# the CSVs' sidecars.
+spectra_cmd=(build/tests/models-real-gradient-error 10 "$out/spectra.csv")
+spectra_workload="paper distillation workload (width 256, LoRA rank 64), step 11"
+if selected fig4; then
+  if [ "$print" = 1 ]; then
+    echo "fig4: $(shquote "${spectra_cmd[@]}") > $out/real-gradient-error.csv"
+    echo "fig4: $(shquote "$PY" scripts/csv_provenance.py "$out/spectra.csv" \
+      "$out/real-gradient-error.csv" --set "workload=$spectra_workload")"
+  elif [ -x "$root/build/tests/models-real-gradient-error" ]; then
+    if "${spectra_cmd[@]}" > "$out/real-gradient-error.csv" 2> "$out/real-gradient-error.log"; then
+      "$PY" scripts/csv_provenance.py "$out/spectra.csv" "$out/real-gradient-error.csv" \
+        --set "workload=$spectra_workload"
+    else
+      echo "reproduce: models-real-gradient-error failed (see $out/real-gradient-error.log)" >&2
+    fi
+  fi
 fi
 
 # Figure 4: Spar's rank allocation per matrix over training.
@@ -167,19 +235,41 @@ figure fig4 "Spar rank allocation per matrix" \
 figure fig5 "Spar ablations at 10% of adapter bytes" \
   sweep scenarios/paper/fig5-ablations.textproto --grid "seed=$(pick 1,2 1,2,3)" \
     --set "workload.steps=$(pick 30 100)" --out "$out/fig5" \
-  --plot "$PY" scripts/plot_ablations.py "$out/fig5/sweep.csv" \
-    --title "HiLo + Spar ablations at 10% of the adapter's bytes" --out "$out/fig5-ablations"
+  --plot "$PY" scripts/plot_ablations.py "$out/fig5/sweep.csv" --out "$out/fig5-ablations"
 
 # Figure 6: drift and hash agreement of delta vs HiLo.
 figure fig6 "replica consistency: drift and hash agreement" \
   sweep scenarios/paper/fig6-consistency.textproto --set "workload.steps=$(pick 30 60)" \
     --out "$out/fig6" \
   --plot "$PY" scripts/plot_consistency.py "$out/fig6/sweep_steps.csv" \
-    "$out/fig6/sweep_workers.csv" --out "$out/fig6-consistency"
+    "$out/fig6/sweep_workers.csv" --ylabel "reverse KL (lower is better)" \
+    --out "$out/fig6-consistency"
+
+# Figure 7: speed and quality at one operating point: simulated time to 80% of full sync's
+# progress (fig3's scenario) at three bandwidths.
+figure fig7 "time to a target quality vs bandwidth" \
+  sweep scenarios/paper/fig3-curves.textproto \
+    --grid "network.worker_link.bandwidth=10Mbps,100Mbps,1Gbps" \
+    --set "workload.steps=$(pick 10 100)" --set "workload.eval_every=2" --out "$out/fig7" \
+  --plot "$PY" scripts/plot_time_to_target.py "$out/fig7/sweep.csv" \
+    --target-share "$(pick 0.5 0.8)" --out "$out/fig7-time-to-target"
+
+# Figure 8: what stragglers and staleness look like: teaching scenario 04 as a timeline.
+figure fig8 "timeline of stragglers, synchronous vs max_staleness 1" \
+  sweep scenarios/teaching/04-stragglers.textproto --grid "mode.max_staleness=0,1" \
+    --out "$out/fig8" \
+  --plot "$PY" scripts/plot_timeline.py "$out/fig8/runs/max-staleness-0" \
+    "$out/fig8/runs/max-staleness-1" --labels "synchronous;max_staleness 1" \
+    --out "$out/fig8-timeline"
+
+[ "$print" = 1 ] && exit 0
 
 end_all=$(date +%s)
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$root" status --porcelain -- . ":(exclude)$out" 2>/dev/null | head -1)  # outputs aside
+out_abs="$(cd "$out" && pwd)"
+exclude=()  # the outputs themselves are not uncommitted changes
+case "$out_abs/" in "$root"/*) exclude=(":(exclude)${out_abs#"$root"/}") ;; esac
+dirty=$(git -C "$root" status --porcelain -- . "${exclude[@]}" 2>/dev/null | head -1 || true)
 {
   echo "# Paper-style figures"
   echo
@@ -193,7 +283,7 @@ dirty=$(git -C "$root" status --porcelain -- . ":(exclude)$out" 2>/dev/null | he
   echo "Every number comes from the simulator runs under each figure's folder; each figure's PNG"
   echo "also carries the plotting command in small print. Scenarios: \`scenarios/paper/\`."
   echo
-  for id in fig1 fig2 fig3 fig4 fig5 fig6; do
+  for id in fig1 fig2-grpo fig2 fig3 fig4 fig5 fig6 fig7 fig8; do
     [ -f "$readme_parts/$id.md" ] && cat "$readme_parts/$id.md"
   done
 } > "$out/README.md"

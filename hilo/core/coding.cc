@@ -187,6 +187,10 @@ ByteReader::GetFloats(float* out, size_t n, ValueDtype dtype)
     {
         return false;
     }
+    if (n == 0)
+    {
+        return true; // `out` may then be null (an empty vector's data()), which memcpy forbids
+    }
     size_t width = static_cast<size_t>(BytesPerValue(dtype));
     if (n > m_in.size() / width)
     {

@@ -25,6 +25,12 @@ Publisher::Create(const SyncSpec& spec, const AdapterLayout& layout,
                                        std::to_string(initial.theta.size()) +
                                        " values; the layout has " + std::to_string(layout.numel()));
     }
+    if (options.max_frame_body == 0 || options.max_frame_body > kMaxFrameBody)
+    {
+        return Status::InvalidArgument("publisher: max_frame_body " +
+                                       std::to_string(options.max_frame_body) + " is outside 1.." +
+                                       std::to_string(kMaxFrameBody));
+    }
     if (options.ring_capacity == 0 || options.snapshot_interval == 0 ||
         options.snapshot_interval > options.ring_capacity)
     {
@@ -41,12 +47,29 @@ Publisher::Create(const SyncSpec& spec, const AdapterLayout& layout,
     p->m_config_hash = p->m_strategy->ConfigHash(optimizer);
     p->m_strategy->InitLearner(initial, &p->m_state);
     p->m_snapshot = p->replica_view();
+    // Snapshot sizes never change after this point, so one check here covers every snapshot.
+    const ReplicatedState& view = p->m_snapshot;
+    const uint64_t bound = SnapshotBodyBytesBound(view.adapter.theta.size(),
+                                                  view.optimizer.m.size(), view.optimizer.v.size());
+    if (bound > options.max_frame_body)
+    {
+        return Status::InvalidArgument(
+            "publisher: a snapshot of this adapter (" + std::to_string(layout.numel()) +
+            " parameters" + (view.optimizer.m.empty() ? "" : " plus optimizer moments") +
+            ") needs up to " + std::to_string(bound) + " bytes, over the frame limit of " +
+            std::to_string(options.max_frame_body) +
+            " bytes; snapshots travel in one frame, so the adapter must be smaller");
+    }
     return p;
 }
 
 StatusOr<PublishedUpdate>
 Publisher::Step(const std::vector<float>& grad)
 {
+    if (!m_failed.ok())
+    {
+        return m_failed;
+    }
     if (static_cast<int64_t>(grad.size()) != m_layout.numel())
     {
         return Status::InvalidArgument("gradient holds " + std::to_string(grad.size()) +
@@ -75,7 +98,15 @@ Publisher::Step(const std::vector<float>& grad)
     u.set_state_hash(view.adapter.Hash());
     u.set_config_hash(m_config_hash);
 
-    out.frame = EncodeUpdateFrame(u);
+    StatusOr<std::string> frame = EncodeUpdateFrame(u, m_options.max_frame_body);
+    if (!frame.ok())
+    {
+        m_failed = Status(frame.status().code(),
+                          "publisher: version " + std::to_string(base + 1) +
+                              " was applied but cannot be published: " + frame.status().message());
+        return m_failed;
+    }
+    out.frame = std::move(*frame);
     out.version = base + 1;
     out.payload_bytes = static_cast<int64_t>(u.payload().size());
     out.state_hash = u.state_hash();
@@ -99,15 +130,23 @@ Publisher::drift() const
     return ComputeDrift(m_state.train.adapter.theta, replica_view().adapter.theta);
 }
 
-std::string
+StatusOr<std::string>
 Publisher::LatestSnapshotFrame() const
 {
-    return EncodeSnapshotFrame(m_snapshot, m_config_hash);
+    if (!m_failed.ok())
+    {
+        return m_failed;
+    }
+    return EncodeSnapshotFrame(m_snapshot, m_config_hash, m_options.max_frame_body);
 }
 
 StatusOr<CatchUpPlan>
 Publisher::CatchUpFrom(uint64_t from_version) const
 {
+    if (!m_failed.ok())
+    {
+        return m_failed;
+    }
     const uint64_t now = version();
     if (from_version > now)
     {
@@ -125,7 +164,12 @@ Publisher::CatchUpFrom(uint64_t from_version) const
             return Status::NotFound("versions " + std::to_string(snap + 1) + ".." +
                                     std::to_string(ring_first - 1) + " are no longer retained");
         }
-        plan.snapshot_frame = LatestSnapshotFrame();
+        StatusOr<std::string> snapshot = LatestSnapshotFrame();
+        if (!snapshot.ok())
+        {
+            return snapshot.status();
+        }
+        plan.snapshot_frame = std::move(*snapshot);
         start = snap;
     }
     for (uint64_t v = start + 1; v <= now; ++v)

@@ -6,6 +6,7 @@
 
 #include "hilo/sync/drift.h"
 #include "hilo/sync/sync-strategy.h"
+#include "hilo/wire/framing.h"
 
 #include <deque>
 #include <memory>
@@ -20,6 +21,7 @@ struct PublisherOptions
     size_t ring_capacity{64};       // update frames kept for catch-up
     uint64_t snapshot_interval{32}; // versions between snapshots; <= ring_capacity so the ring
                                     // always reaches back to the latest snapshot
+    uint64_t max_frame_body{kDefaultMaxFrameBody}; // largest frame body to send; 1..kMaxFrameBody
 };
 
 /// One published version: the frame every worker receives plus learner-local facts.
@@ -43,7 +45,9 @@ struct CatchUpPlan
 class Publisher
 {
   public:
-    /// REQUIRES: initial.theta.size() == layout.numel().
+    /// REQUIRES: initial.theta.size() == layout.numel(). kInvalidArgument when the options are
+    /// out of range or when a snapshot of this adapter cannot fit in one frame of
+    /// options.max_frame_body bytes (snapshots are never split).
     static StatusOr<std::unique_ptr<Publisher>> Create(const SyncSpec& spec,
                                                        const AdapterLayout& layout,
                                                        const OptimizerConfig& optimizer,
@@ -53,6 +57,9 @@ class Publisher
     /// Compresses (per strategy), applies to the learner's own state and publishes version+1.
     /// On error the learner's state is unchanged only if the error came before the apply
     /// (invalid gradient size, budget); encode errors never leave a half-applied state.
+    /// An update whose frame would exceed max_frame_body (a payload near the 2 GiB frame limit)
+    /// is refused after the apply: the learner has then advanced past what it published, so that
+    /// error is final and every later Step, CatchUpFrom and LatestSnapshotFrame returns it.
     StatusOr<PublishedUpdate> Step(const std::vector<float>& grad);
 
     uint64_t version() const { return m_state.train.adapter.version; }
@@ -70,7 +77,7 @@ class Publisher
     /// the latest snapshot cannot cover it (cannot happen with valid options).
     StatusOr<CatchUpPlan> CatchUpFrom(uint64_t from_version) const;
     /// The latest snapshot, framed (version <= version()).
-    std::string LatestSnapshotFrame() const;
+    StatusOr<std::string> LatestSnapshotFrame() const;
     uint64_t latest_snapshot_version() const { return m_snapshot.adapter.version; }
 
   private:
@@ -85,6 +92,7 @@ class Publisher
     LearnerState m_state;
     std::deque<std::string> m_ring; // frames for versions (version() - size() + 1) .. version()
     ReplicatedState m_snapshot;     // replica view at latest_snapshot_version()
+    Status m_failed;                // non-ok once an applied step could not be framed
 };
 
 } // namespace hilo

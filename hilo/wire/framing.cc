@@ -8,11 +8,25 @@ namespace hilo
 namespace
 {
 constexpr char kMagic[4] = {'H', 'L', 'O', '1'};
+
+uint64_t
+EffectiveLimit(uint64_t max_body)
+{
+    return max_body < kMaxFrameBody ? max_body : kMaxFrameBody;
+}
+
 } // namespace
 
-std::string
-EncodeFrame(FrameKind kind, std::string_view body)
+StatusOr<std::string>
+EncodeFrame(FrameKind kind, std::string_view body, uint64_t max_body)
 {
+    const uint64_t limit = EffectiveLimit(max_body);
+    if (body.size() > limit)
+    {
+        return Status::InvalidArgument("frame body of " + std::to_string(body.size()) +
+                                       " bytes exceeds the frame limit of " +
+                                       std::to_string(limit) + " bytes");
+    }
     std::string out;
     out.reserve(kFrameHeaderBytes + body.size());
     ByteWriter w(&out);
@@ -55,10 +69,11 @@ PeekFrameBodyLength(std::string_view header, uint64_t max_body)
     {
         return Status::Corruption("non-zero reserved bytes in frame header");
     }
-    if (length > max_body)
+    const uint64_t limit = EffectiveLimit(max_body);
+    if (length > limit)
     {
         return Status::Corruption("frame declares a " + std::to_string(length) +
-                                  "-byte body; the limit is " + std::to_string(max_body));
+                                  "-byte body; the limit is " + std::to_string(limit));
     }
     return length;
 }

@@ -6,6 +6,7 @@
 #include "hilo/core/status.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -19,8 +20,12 @@ enum class FrameKind : uint8_t
 };
 
 constexpr size_t kFrameHeaderBytes = 20;
-/// Default ceiling on a frame body: 4 GiB, far above any real adapter, far below a corrupt u64.
-constexpr uint64_t kDefaultMaxFrameBody = uint64_t{1} << 32;
+/// Hard ceiling on a frame body, INT_MAX bytes (2 GiB - 1): Protobuf serializes and parses at most
+/// that much in one message, so a longer body could be framed but never decoded. Every limit
+/// passed below is capped at this value.
+constexpr uint64_t kMaxFrameBody = static_cast<uint64_t>(std::numeric_limits<int>::max());
+/// Default ceiling on a frame body, for senders and receivers alike.
+constexpr uint64_t kDefaultMaxFrameBody = kMaxFrameBody;
 
 struct FrameView
 {
@@ -28,11 +33,14 @@ struct FrameView
     std::string_view body; // points into the parsed buffer
 };
 
-/// Wraps `body` in a frame of `kind`.
-std::string EncodeFrame(FrameKind kind, std::string_view body);
+/// Wraps `body` in a frame of `kind`. kInvalidArgument, naming both sizes, when `body` is longer
+/// than min(max_body, kMaxFrameBody); the body is not read then.
+StatusOr<std::string> EncodeFrame(FrameKind kind, std::string_view body,
+                                  uint64_t max_body = kDefaultMaxFrameBody);
 
-/// Checks the header of `frame` and returns the body length it declares. Needs only the first
-/// kFrameHeaderBytes bytes (for streaming receivers that must know how much to wait for).
+/// Checks the header of `frame` and returns the body length it declares, which is at most
+/// min(max_body, kMaxFrameBody). Needs only the first kFrameHeaderBytes bytes (for streaming
+/// receivers that must know how much to wait for).
 StatusOr<uint64_t> PeekFrameBodyLength(std::string_view header,
                                        uint64_t max_body = kDefaultMaxFrameBody);
 

@@ -14,6 +14,7 @@
 #include "models/gpu-profile.h"
 #include "models/llm-profile.h"
 #include "models/workload.h"
+#include "sim/roles/rollout-cache.h"
 
 #include <cstdint>
 #include <memory>
@@ -27,6 +28,9 @@ struct ArmContext
 {
     std::string arm;                            // arm name, for messages
     std::unique_ptr<models::Workload> workload; // the real model (shared by every node)
+    // Rollouts batched across the workers that share an adapter version (simulation: every role
+    // in one process). Null: every worker samples on its own (a process holds one worker).
+    std::shared_ptr<RolloutCache> rollout_cache;
     hilo::SyncSpec sync;
     hilo::OptimizerConfig optimizer;
     hilo::AdapterState initial; // version 0, identical everywhere

@@ -67,8 +67,12 @@ WorkerRole::MaybeStartRound()
     models::RolloutInfo info;
     const models::CpuTimer timer;
     const WallTimer wall;
-    auto batch =
-        m_context->workload->Rollout(m_replica->state().adapter.theta, round, m_worker, &info);
+    const std::vector<float>& theta = m_replica->state().adapter.theta;
+    auto batch = m_context->rollout_cache
+                     ? m_context->rollout_cache->Take(*m_context->workload, theta, version,
+                                                      m_replica->state().adapter.Hash(), round,
+                                                      m_worker, &info)
+                     : m_context->workload->Rollout(theta, round, m_worker, &info);
     if (!batch.ok())
     {
         Fail(batch.status());

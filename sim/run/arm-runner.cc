@@ -90,6 +90,10 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         return fail(built.status());
     }
     std::shared_ptr<ArmContext> context = std::move(*built);
+    if (options.batched_rollouts)
+    {
+        context->rollout_cache = std::make_shared<RolloutCache>(context->workers);
+    }
     ArmResult result = NewArmResult(sc, arm, *context);
 
     // The network.

@@ -18,6 +18,8 @@ using ProgressFn = std::function<void(size_t arm, uint64_t version, uint64_t ste
 struct ArmRunOptions
 {
     uint64_t corrupt_version_at_worker0{0}; // fault injection for tests (0: none)
+    bool batched_rollouts{true}; // workers with identical adapters share one batched rollout call
+                                 // (same samples; false: one call per worker, for tests)
 };
 
 /// Checks what only the real adapter can tell, without simulating: a budget below the smallest

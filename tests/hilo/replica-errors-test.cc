@@ -116,7 +116,7 @@ TEST_F(ReplicaErrors, AbsurdLengthInHeaderAllocatesNothing)
     EXPECT_EQ(s.code(), StatusCode::kCorruption);
     EXPECT_NE(s.message().find("limit"), std::string::npos) << s.message();
     // A length just under the limit but beyond the buffer is a truncation, not an allocation.
-    const uint64_t big = uint64_t{1} << 31;
+    const uint64_t big = kMaxFrameBody;
     std::memcpy(&bad[8], &big, 8);
     s = replica->Apply(bad);
     EXPECT_EQ(s.code(), StatusCode::kCorruption);
@@ -183,7 +183,7 @@ TEST_F(ReplicaErrors, ConfigMismatch)
     EXPECT_EQ(stranger->version(), 0u);
     EXPECT_EQ(stranger->state().adapter.Hash(), before.adapter.Hash());
     // A snapshot from another configuration is refused too.
-    EXPECT_EQ(stranger->Restore(publisher->LatestSnapshotFrame()).code(),
+    EXPECT_EQ(stranger->Restore(publisher->LatestSnapshotFrame().value()).code(),
               StatusCode::kConfigMismatch);
 
     SyncSpec bf16 = spec;
@@ -198,7 +198,7 @@ TEST_F(ReplicaErrors, HashMismatchDoesNotCommit)
     wire::Update parsed = DecodeUpdateFrame(u.frame).value();
     parsed.set_state_hash(parsed.state_hash() ^ 1);
     Seen before = Look();
-    Status s = replica->Apply(EncodeUpdateFrame(parsed));
+    Status s = replica->Apply(EncodeUpdateFrame(parsed).value());
     EXPECT_EQ(s.code(), StatusCode::kHashMismatch) << s.ToString();
     ExpectUnchanged(before);
     EXPECT_EQ(replica->stats().hash_mismatches, 1u);
@@ -214,26 +214,29 @@ TEST_F(ReplicaErrors, WrongBaseVersionAndBadPayload)
 
     wire::Update inconsistent = parsed;
     inconsistent.set_version(5); // base 0 -> 5: not a single step
-    EXPECT_EQ(replica->Apply(EncodeUpdateFrame(inconsistent)).code(), StatusCode::kCorruption);
+    EXPECT_EQ(replica->Apply(EncodeUpdateFrame(inconsistent).value()).code(),
+              StatusCode::kCorruption);
 
     wire::Update ahead = parsed;
     ahead.set_base_version(3);
     ahead.set_version(4);
-    EXPECT_EQ(replica->Apply(EncodeUpdateFrame(ahead)).code(), StatusCode::kGap);
+    EXPECT_EQ(replica->Apply(EncodeUpdateFrame(ahead).value()).code(), StatusCode::kGap);
 
     wire::Update short_payload = parsed;
     short_payload.mutable_payload()->resize(parsed.payload().size() - 4);
-    EXPECT_EQ(replica->Apply(EncodeUpdateFrame(short_payload)).code(), StatusCode::kCorruption);
+    EXPECT_EQ(replica->Apply(EncodeUpdateFrame(short_payload).value()).code(),
+              StatusCode::kCorruption);
 
     wire::Update future = parsed;
     future.set_format_version(2);
-    EXPECT_EQ(replica->Apply(EncodeUpdateFrame(future)).code(), StatusCode::kNotSupported);
+    EXPECT_EQ(replica->Apply(EncodeUpdateFrame(future).value()).code(), StatusCode::kNotSupported);
 
     // A body that is not a protobuf at all, with a valid frame around it.
-    EXPECT_EQ(replica->Apply(EncodeFrame(FrameKind::kUpdate, "\xff\xff\xff\xff")).code(),
+    EXPECT_EQ(replica->Apply(EncodeFrame(FrameKind::kUpdate, "\xff\xff\xff\xff").value()).code(),
               StatusCode::kCorruption);
     // A snapshot frame where an update is expected.
-    EXPECT_EQ(replica->Apply(publisher->LatestSnapshotFrame()).code(), StatusCode::kCorruption);
+    EXPECT_EQ(replica->Apply(publisher->LatestSnapshotFrame().value()).code(),
+              StatusCode::kCorruption);
     ExpectUnchanged(before);
 }
 
@@ -241,14 +244,15 @@ TEST_F(ReplicaErrors, CorruptSnapshotsAreRefused)
 {
     Publish();
     Seen before = Look();
-    const std::string frame = publisher->LatestSnapshotFrame();
+    const std::string frame = publisher->LatestSnapshotFrame().value();
     EXPECT_EQ(replica->Restore(frame.substr(0, frame.size() - 1)).code(), StatusCode::kCorruption);
     // Re-frame a snapshot whose theta has the wrong size.
     wire::Snapshot s;
     ASSERT_TRUE(s.ParseFromString(std::string(DecodeFrame(frame)->body)));
     s.mutable_theta()->resize(8);
-    EXPECT_EQ(replica->Restore(EncodeFrame(FrameKind::kSnapshot, s.SerializeAsString())).code(),
-              StatusCode::kCorruption);
+    EXPECT_EQ(
+        replica->Restore(EncodeFrame(FrameKind::kSnapshot, s.SerializeAsString()).value()).code(),
+        StatusCode::kCorruption);
     ExpectUnchanged(before);
 }
 

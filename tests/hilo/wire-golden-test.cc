@@ -58,7 +58,7 @@ TEST(WireGolden, Snapshot)
                  .value();
     ASSERT_TRUE(p->Step({1.0f, -2.0f, 0.5f, 0.125f}).ok());
     EXPECT_EQ(p->latest_snapshot_version(), 1u);
-    EXPECT_EQ(Hex(p->LatestSnapshotFrame()),
+    EXPECT_EQ(Hex(p->LatestSnapshotFrame().value()),
               "484c4f3102000000580000000000000001a0601a08011001194a462707493fc6042210ee7cff3e"
               "dbf97ebe6f1283ba6e1283ba2a10d0cccc3dd0cc4cbed0cc4c3dd0cc4c3c32100012833a0012"
               "833b00128339001283373801456666663f4d77be7f3f518c750ccf95706148");
@@ -71,7 +71,7 @@ TEST(WireGolden, SnapshotRoundTrip)
                                PublisherOptions{/*ring_capacity=*/4, /*snapshot_interval=*/1})
                  .value();
     ASSERT_TRUE(p->Step({1.0f, -2.0f, 0.5f, 0.125f}).ok());
-    auto snap = DecodeSnapshotFrame(p->LatestSnapshotFrame(), f.layout.numel()).value();
+    auto snap = DecodeSnapshotFrame(p->LatestSnapshotFrame().value(), f.layout.numel()).value();
     EXPECT_EQ(snap.config_hash, p->config_hash());
     EXPECT_EQ(snap.state.adapter.theta, p->train_state().adapter.theta);
     EXPECT_EQ(snap.state.optimizer.m, p->train_state().optimizer.m);

@@ -143,6 +143,30 @@ TEST(EndToEnd, SameScenarioGivesIdenticalCsvs)
     std::filesystem::remove_all(base);
 }
 
+TEST(EndToEnd, BatchedRolloutsChangeNoOutput)
+{
+    // Staleness 1: workers may roll out the same round at different versions too.
+    LoadedScenario loaded = Load(kTiny, {"mode.max_staleness=1"});
+    const std::filesystem::path base = std::filesystem::temp_directory_path() / "hilo-e2e-batched";
+    std::filesystem::remove_all(base);
+    RunRecord record;
+    record.scenario_name = "tiny";
+    record.resolved_text = loaded.resolved_text;
+    ArmRunOptions separate;
+    separate.batched_rollouts = false;
+    ASSERT_TRUE(WriteRunOutputs((base / "batched").string(), record, RunAll(loaded.resolved)).ok());
+    ASSERT_TRUE(
+        WriteRunOutputs((base / "separate").string(), record, RunAll(loaded.resolved, separate))
+            .ok());
+    for (const char* file : {"steps.csv", "workers.csv", "rollouts.csv", "summary.json"})
+    {
+        const std::string a = ReadFile(base / "batched" / file);
+        EXPECT_FALSE(a.empty()) << file;
+        EXPECT_EQ(a, ReadFile(base / "separate" / file)) << file;
+    }
+    std::filesystem::remove_all(base);
+}
+
 TEST(EndToEnd, CorruptUpdateIsRejectedAndRepairedByResync)
 {
     LoadedScenario loaded = Load(kTiny);

@@ -1,4 +1,4 @@
-import csv, statistics as st, sys
+import csv, statistics as st
 files = {'21 (fig2)': 'results/paper/fig2/sweep.csv', '2': 'results/paper/fig2-seeds/seed-2/sweep.csv',
          '3': 'results/paper/fig2-seeds/seed-3/sweep.csv'}
 budgets = {'hilo-spar': ['5%', '15%', '30%', '60%'], 'hilo-topk': ['5%', '15%', '30%', '60%'],
@@ -6,7 +6,7 @@ budgets = {'hilo-spar': ['5%', '15%', '30%', '60%'], 'hilo-topk': ['5%', '15%', 
 gap = {}
 print('seed        arm             budget  %bytes   final KL   full KL   gap to full')
 for seed, f in files.items():
-    rows = [r for r in csv.DictReader(l for l in open(f) if not l.startswith('#'))]
+    rows = list(csv.DictReader(open(f, newline='')))
     for r in rows:
         if r['arm'] == 'full':
             continue

@@ -1,0 +1,276 @@
+// Writes the seed corpora of the fuzz targets: `write-fuzz-seeds OUTDIR SOURCE_DIR`.
+// - fuzz-compressor-decode: every compressor configuration's payload for the input of the golden
+//   payload tests (tests/hilo/compressor-golden-test.cc) and for a second gradient, at a large
+//   and at the smallest budget;
+// - fuzz-frame and fuzz-replica: update frames, snapshots and catch-up plans of a real Publisher
+//   for every replica configuration (raw and with the fix-header bit);
+// - fuzz-scenario: the quickstart scenario with `--set` overrides of the documented forms (the
+//   scenario files themselves are copied by scripts/fuzz.sh), and fuzz-scenario.dict, a libFuzzer
+//   dictionary of every field and enum name of the scenario schema.
+// Deterministic: the same build writes the same files.
+#include "tests/fuzz/fuzz-fixture.h"
+
+#include "hilo/sync/publisher.h"
+#include "sim/scenario/scenario.pb.h"
+
+#include <google/protobuf/descriptor.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace
+{
+
+namespace fs = std::filesystem;
+using hilo::fuzz::Fail;
+
+void
+Write(const fs::path& dir, const std::string& name, const std::string& bytes)
+{
+    fs::create_directories(dir);
+    std::ofstream out(dir / name, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out)
+    {
+        Fail("cannot write " + (dir / name).string());
+    }
+}
+
+// A fixed pseudo-gradient (splitmix64), scaled like the tests' LoRA gradients.
+std::vector<float>
+Gradient(int64_t numel, uint64_t seed)
+{
+    std::vector<float> g(static_cast<size_t>(numel));
+    uint64_t state = seed;
+    for (float& x : g)
+    {
+        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        x = 1e-2f * static_cast<float>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
+    }
+    return g;
+}
+
+std::string
+Byte(size_t v)
+{
+    return std::string(1, static_cast<char>(static_cast<uint8_t>(v)));
+}
+
+void
+CompressorSeeds(const fs::path& dir)
+{
+    // The input of the golden payload tests, then a generic gradient.
+    const std::vector<std::vector<float>> inputs = {
+        {0.5f, -3.0f, 0.25f, 1.0f, 0.0f, -0.125f, 2.0f, 0.75f, -1.5f, 0.0625f, 4.0f, -0.5f},
+        Gradient(hilo::fuzz::FuzzLayout().numel(), 7)};
+    int written = 0;
+    for (size_t i = 0; i < hilo::fuzz::CompressorConfigs().size(); ++i)
+    {
+        for (size_t k = 0; k < inputs.size(); ++k)
+        {
+            std::unique_ptr<hilo::Compressor> c = hilo::fuzz::MakeCompressor(i);
+            for (int64_t budget : {int64_t{1} << 20, c->MinPayloadBytes()})
+            {
+                hilo::StatusOr<hilo::Encoded> e = c->Encode(inputs[k], budget);
+                if (!e.ok())
+                {
+                    Fail("seed encode of configuration " + std::to_string(i) + ": " +
+                         e.status().ToString());
+                }
+                Write(dir, "seed-" + std::to_string(written++), Byte(i) + e->payload);
+            }
+        }
+    }
+}
+
+void
+ProtocolSeeds(const fs::path& frame_dir, const fs::path& replica_dir)
+{
+    const hilo::AdapterLayout layout = hilo::fuzz::FuzzLayout();
+    const auto& configs = hilo::fuzz::ReplicaConfigs();
+    int frames = 0, plans = 0;
+    for (size_t j = 0; j < configs.size(); ++j)
+    {
+        const hilo::fuzz::ReplicaConfig& c = configs[j];
+        auto created = hilo::Publisher::Create(
+            c.spec, layout, c.optimizer, hilo::fuzz::FuzzInitialState(),
+            hilo::PublisherOptions{/*ring_capacity=*/3, /*snapshot_interval=*/2});
+        if (!created.ok())
+        {
+            Fail("seed publisher " + std::to_string(j) + ": " + created.status().ToString());
+        }
+        hilo::Publisher& p = **created;
+        std::vector<std::string> updates;
+        std::string snapshot_v2;
+        for (uint64_t step = 1; step <= 5; ++step)
+        {
+            auto u = p.Step(Gradient(layout.numel(), 100 * j + step));
+            if (!u.ok())
+            {
+                Fail("seed publisher " + std::to_string(j) + " step: " + u.status().ToString());
+            }
+            updates.push_back(u->frame);
+            if (step == 2)
+            {
+                snapshot_v2 = p.LatestSnapshotFrame().value();
+            }
+        }
+        const hilo::CatchUpPlan plan = p.CatchUpFrom(0).value();
+
+        // fuzz-frame: [mode][frame]; mode 1 fixes the header, 0 keeps it.
+        for (const std::string* f : {&updates[0], &updates[2], &snapshot_v2})
+        {
+            for (uint8_t mode : {uint8_t{0}, uint8_t{1}})
+            {
+                Write(frame_dir, "seed-" + std::to_string(frames++), Byte(mode) + *f);
+            }
+        }
+
+        // fuzz-replica: [config][op][chunks].
+        const std::string cfg = Byte(j);
+        const std::string apply = hilo::fuzz::JoinChunks({updates[0], updates[1], updates[2]});
+        Write(replica_dir, "seed-" + std::to_string(plans++), cfg + Byte(0) + apply);
+        Write(replica_dir, "seed-" + std::to_string(plans++),
+              cfg + Byte(hilo::fuzz::kFixFrames) + apply);
+        Write(replica_dir, "seed-" + std::to_string(plans++),
+              cfg + Byte(1) + hilo::fuzz::JoinChunks({snapshot_v2, updates[2], updates[3]}));
+        std::vector<std::string> catch_up = {plan.snapshot_frame};
+        catch_up.insert(catch_up.end(), plan.update_frames.begin(), plan.update_frames.end());
+        Write(replica_dir, "seed-" + std::to_string(plans++),
+              cfg + Byte(2) + hilo::fuzz::JoinChunks(catch_up));
+    }
+}
+
+void
+ScenarioSeeds(const fs::path& dir, const fs::path& source)
+{
+    std::ifstream in(source / "scenarios" / "quickstart.textproto", std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in || text.str().empty())
+    {
+        Fail("cannot read scenarios/quickstart.textproto under " + source.string());
+    }
+    // One override of each form scenario-override.h documents.
+    const std::vector<std::vector<std::string>> overrides = {
+        {"arms[hilo-spar].budget=0.5%"},
+        {"network.worker_link.bandwidth=1Gbps", "workload.steps=3"},
+        {"arms[0].options.dtype=fp16", "arms[1].options[min_rank]=2"},
+        {"network.learner_uplink=bandwidth: \"10Gbps\" delay: \"2ms\""},
+        {"arms[2].name=extra", "arms[2].strategy=hilo", "arms[2].compressor=topk"},
+        {"workers[0].count=3", "mode.max_staleness=1", "seed=7"},
+    };
+    int n = 0;
+    for (const auto& set : overrides)
+    {
+        std::string seed = text.str();
+        for (const std::string& o : set)
+        {
+            seed += '\0' + o;
+        }
+        Write(dir, "seed-overrides-" + std::to_string(n++), seed);
+    }
+}
+
+void
+CollectNames(const google::protobuf::Descriptor* d,
+             std::set<const google::protobuf::Descriptor*>* seen, std::set<std::string>* names)
+{
+    if (!seen->insert(d).second)
+    {
+        return;
+    }
+    for (int i = 0; i < d->field_count(); ++i)
+    {
+        const google::protobuf::FieldDescriptor* f = d->field(i);
+        names->insert(f->name());
+        if (f->enum_type() != nullptr)
+        {
+            for (int k = 0; k < f->enum_type()->value_count(); ++k)
+            {
+                names->insert(f->enum_type()->value(k)->name());
+            }
+        }
+        if (f->message_type() != nullptr)
+        {
+            CollectNames(f->message_type(), seen, names);
+        }
+    }
+}
+
+void
+ScenarioDictionary(const fs::path& file)
+{
+    std::set<const google::protobuf::Descriptor*> seen;
+    std::set<std::string> names;
+    CollectNames(hilosim::Scenario::descriptor(), &seen, &names);
+    // Tokens of the text format, the `--set` grammar and the unit strings the schema documents.
+    for (const char* t : {"{",
+                          "}",
+                          ":",
+                          "[",
+                          "]",
+                          "=",
+                          "\"",
+                          "key",
+                          "value",
+                          "Mbps",
+                          "Gbps",
+                          "Kbps",
+                          "ms",
+                          "us",
+                          "s",
+                          "%",
+                          "B",
+                          "KB",
+                          "MB",
+                          "GB",
+                          "1e308",
+                          "-1",
+                          "nan",
+                          "inf",
+                          "18446744073709551615",
+                          "9223372036854775807"})
+    {
+        names.insert(t);
+    }
+    std::string out;
+    for (const std::string& n : names)
+    {
+        out += '"';
+        for (char c : n)
+        {
+            if (c == '"' || c == '\\')
+            {
+                out += '\\';
+            }
+            out += c;
+        }
+        out += "\"\n";
+    }
+    Write(file.parent_path(), file.filename().string(), out);
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    if (argc != 3)
+    {
+        std::fprintf(stderr, "usage: %s OUTDIR SOURCE_DIR\n", argv[0]);
+        return 2;
+    }
+    const fs::path out = argv[1];
+    CompressorSeeds(out / "fuzz-compressor-decode");
+    ProtocolSeeds(out / "fuzz-frame", out / "fuzz-replica");
+    ScenarioSeeds(out / "fuzz-scenario", argv[2]);
+    ScenarioDictionary(out / "fuzz-scenario.dict");
+    return 0;
+}
