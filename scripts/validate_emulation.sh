@@ -4,7 +4,8 @@
 # link at 10/50/100 Mbps x 10/40 ms one-way x 0%/1% loss, a shared uplink, regions, relays and a
 # GPU mix with staleness 1 -- and writes results/validation/emulation.csv (a row per scenario and
 # arm), emulation.md (the table, with this command, the kernel, the machine's load and the
-# emulator's lag) and the runs under results/runs/validation-emu/.
+# emulator's lag, and emulation-notes.md -- why rows miss, written by hand -- below it) and the
+# runs under results/runs/validation-emu/.
 # Needs root (hilo-emu --network ns3) and a build (scripts/build.sh --target hilo-sim hilo-emu
 # hilo-node hilo-netem). About 20 minutes. Usage: scripts/validate_emulation.sh [--reuse]
 #   --reuse  keep each mode's earlier results where its summary.json exists (rerun one side only
@@ -55,5 +56,7 @@ for s in star-uplink regions relay gpu-mix; do
   compare "$s" "scenarios/validation/emu-$s.textproto"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$meta"
-/usr/bin/python3 scripts/validation_table.py "$csv" --meta "$meta" > "$out/emulation.md"
+notes=()
+[ -f "$out/emulation-notes.md" ] && notes=(--notes "$out/emulation-notes.md")
+/usr/bin/python3 scripts/validation_table.py "$csv" --meta "$meta" "${notes[@]}" > "$out/emulation.md"
 echo "wrote $csv and $out/emulation.md" >&2

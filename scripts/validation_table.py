@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """Formats scripts/compare_modes.py rows (a CSV) as a Markdown table of simulator vs emulation.
 
-Usage: scripts/validation_table.py CSV [--meta FILE] > TABLE.md
+Usage: scripts/validation_table.py CSV [--meta FILE] [--notes FILE] > TABLE.md
 
 Per scenario and arm: update latency p50 and p99 and mean step time in both modes with the
 simulator/emulation ratio, the updates' transfer time (network only) ratio, whether the final
 quality is bit-identical, and the emulator's lag. A ratio within the goals (p50 within 10%, p99
 within 20%) is plain; one outside is marked with "!". --meta FILE (key: value lines: command,
-commit, kernel, load) is printed above the table. Runs only the Python standard library.
+commit, kernel, load) is printed above the table, --notes FILE (Markdown: why rows miss) below
+it. Runs only the Python standard library.
 """
 import argparse
 import csv
@@ -18,6 +19,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("csv")
     parser.add_argument("--meta")
+    parser.add_argument("--notes")
     args = parser.parse_args()
     with open(args.csv, newline="") as f:
         rows = list(csv.DictReader(f))
@@ -50,6 +52,9 @@ def main():
               f"{float(r['emu_lag_p99_s']) * 1e3:.2f} | "
               f"{float(r.get('emu_carried_peak_bps') or 'nan') / 1e6:.0f} |")
     print(f"\n{len(rows) - misses} of {len(rows)} rows meet both goals.")
+    if args.notes:
+        with open(args.notes) as f:
+            print("\n" + f.read().rstrip())
     return 0
 
 

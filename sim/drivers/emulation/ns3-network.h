@@ -39,8 +39,9 @@ struct Ns3NetworkOptions
     // with it (README, "Emulated links": lag at priority 0 and 10, nice -5 and -15).
     int netem_priority{10};
     // Link traffic (bits/s, all links summed) the emulator sustained on the reference machine
-    // (README, "Emulated links"): scenarios whose links can carry more get a warning.
-    double sustained_link_traffic_bps{100e6};
+    // (README, "Emulated links"; results/validation/emulation-ceiling.md): scenarios whose links
+    // can carry more get a warning.
+    double sustained_link_traffic_bps{400e6};
     double lag_warning_p99_s{0.001}; // warn when the emulator's p99 lag exceeds this
     double setup_timeout_s{60};      // hilo-netem must have created its taps by then
     bool quiet{false};               // no progress lines (warnings still go to `err`)

@@ -68,7 +68,7 @@ main(int argc, char** argv)
         "sysctl", po::value(&sysctls)->composing(),
         "--network ns3: set KEY=VALUE in every process's namespace, after hilo-emu's own TCP "
         "settings (repeatable; e.g. net.ipv4.tcp_slow_start_after_idle=0)")(
-        "sustained-rate", po::value(&sustained)->default_value("100Mbps"),
+        "sustained-rate", po::value(&sustained)->default_value("400Mbps"),
         "--network ns3: link traffic (all links summed) this machine's emulator sustains; "
         "scenarios whose links can carry more get a warning (README, \"Emulated links\")")(
         "stall-timeout", po::value(&options.stall_timeout_s)->default_value(300),
