@@ -18,6 +18,9 @@ std::vector<std::pair<std::string, std::string>> KnownGpus();
 /// Modelled LLM profiles: (name as scenarios write it, description), in a stable order.
 std::vector<std::pair<std::string, std::string>> KnownLlms();
 
+/// Network models (network.model) and when to choose each.
+std::vector<std::pair<std::string, std::string>> KnownNetworkModels();
+
 /// The names above, as the scenario validator takes them.
 ScenarioCatalog CurrentCatalog();
 

@@ -25,9 +25,9 @@ namespace po = boost::program_options;
 
 const char* const kUsage =
     "usage:\n"
-    "  hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet]\n"
+    "  hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet] [--pcap DIR]\n"
     "  hilo-sim validate SCENARIO... [--set path=value ...] [--print]\n"
-    "  hilo-sim list gpus|models|compressors\n"
+    "  hilo-sim list gpus|models|compressors|network-models\n"
     "  hilo-sim [COMMAND] --help\n"
     "\n"
     "SCENARIO is a Protobuf text file (schema: sim/scenario/scenario.proto, example:\n"
@@ -47,7 +47,12 @@ ScenarioOptions(bool run)
     {
         desc.add_options()("out", po::value<std::string>(),
                            "output folder (default results/runs/<scenario name>)")(
-            "quiet", po::bool_switch(), "no progress on stderr");
+            "quiet", po::bool_switch(), "no progress on stderr")(
+            "pcap", po::value<std::string>(),
+            "write a pcap trace of each end of every link to DIR/<arm>/<link>-a.pcap (a: the end "
+            "towards the learner) and <link>-b.pcap, for Wireshark; virtual bytes are zeros")(
+            "pcap-snaplen", po::value<uint32_t>()->default_value(65535),
+            "bytes kept of each captured frame (e.g. 128: headers and the start of the data)");
     }
     else
     {
@@ -124,7 +129,9 @@ Describe(const LoadedScenario& s)
        << (r.llm_profile.empty() ? "" : ", modelled as " + r.llm_profile) << "\n"
        << "  learner: " << r.learner_gpu << "; workers: " << r.workers.size() << " (" << mix
        << ")\n"
-       << "  network: " << TopologyKindName(r.network.topology) << ", tcp " << r.network.tcp << "\n"
+       << "  network: " << TopologyKindName(r.network.topology) << ", tcp " << r.network.tcp
+       << ", model " << NetworkModelName(r.network.model) << ", tcp_buffer " << r.network.tcp_buffer
+       << "\n"
        << "  arms: " << arms << "\n";
     return os.str();
 }
@@ -178,9 +185,9 @@ Run(const std::vector<std::string>& args, bool help, std::ostream& out, std::ost
     const po::options_description desc = ScenarioOptions(/*run=*/true);
     if (help)
     {
-        out << "hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet]\n"
-            << "Runs every arm of the scenario and writes summary.json, steps.csv, workers.csv "
-               "and resolved.textproto to DIR.\n\n"
+        out << "hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet] [--pcap DIR]\n"
+            << "Runs every arm of the scenario and writes summary.json, steps.csv, workers.csv, "
+               "links.csv (bytes and utilisation per link) and resolved.textproto to DIR.\n\n"
             << desc;
         return kExitOk;
     }
@@ -201,6 +208,21 @@ Run(const std::vector<std::string>& args, bool help, std::ostream& out, std::ost
         vm.count("out") ? vm["out"].as<std::string>() : "results/runs/" + loaded.resolved.name;
     options.quiet = vm["quiet"].as<bool>();
     options.overrides = loaded.overrides;
+    if (vm.count("pcap"))
+    {
+        options.pcap_dir = vm["pcap"].as<std::string>();
+        if (options.pcap_dir.empty())
+        {
+            err << "hilo-sim run: --pcap needs a folder\n";
+            return kExitBadInput;
+        }
+    }
+    options.pcap_snaplen = vm["pcap-snaplen"].as<uint32_t>();
+    if (options.pcap_snaplen < 1)
+    {
+        err << "hilo-sim run: --pcap-snaplen must be at least 1\n";
+        return kExitBadInput;
+    }
     try
     {
         return RunScenario(loaded, options);
@@ -225,10 +247,10 @@ PrintTable(const std::vector<std::pair<std::string, std::string>>& rows, std::os
 int
 List(const std::vector<std::string>& args, bool help, std::ostream& out, std::ostream& err)
 {
-    const char* const kListUsage = "hilo-sim list gpus|models|compressors\n"
-                                   "Lists the names scenarios may use: GPU profiles (learner.gpu, "
-                                   "workers.gpu), modelled LLMs (llm_profile), compressors "
-                                   "(arms.compressor).\n";
+    const char* const kListUsage =
+        "hilo-sim list gpus|models|compressors|network-models\n"
+        "Lists the names scenarios may use: GPU profiles (learner.gpu, workers.gpu), modelled "
+        "LLMs (llm_profile), compressors (arms.compressor), network models (network.model).\n";
     if (help)
     {
         out << kListUsage;
@@ -244,7 +266,8 @@ List(const std::vector<std::string>& args, bool help, std::ostream& out, std::os
         vm.count("what") ? vm["what"].as<std::vector<std::string>>() : std::vector<std::string>();
     if (what.size() != 1)
     {
-        err << "hilo-sim list: name one of gpus, models, compressors\n\n" << kListUsage;
+        err << "hilo-sim list: name one of gpus, models, compressors, network-models\n\n"
+            << kListUsage;
         return kExitBadInput;
     }
     if (what[0] == "gpus")
@@ -262,10 +285,14 @@ List(const std::vector<std::string>& args, bool help, std::ostream& out, std::os
             rows.emplace_back(c.kind, c.description);
         PrintTable(rows, out);
     }
+    else if (what[0] == "network-models")
+    {
+        PrintTable(KnownNetworkModels(), out);
+    }
     else
     {
         err << "hilo-sim list: unknown list \"" << what[0]
-            << "\"; allowed: gpus, models, compressors\n";
+            << "\"; allowed: gpus, models, compressors, network-models\n";
         return kExitBadInput;
     }
     return kExitOk;

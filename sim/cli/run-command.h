@@ -1,5 +1,6 @@
 // `hilo-sim run`: runs every arm of a loaded scenario in ns-3 and writes summary.json, steps.csv,
-// workers.csv and resolved.textproto to the output folder (DESIGN.md section 6).
+// workers.csv, links.csv and resolved.textproto to the output folder (DESIGN.md section 6), and
+// with a pcap folder a pcap trace of every link end.
 #ifndef HILOSIM_CLI_RUN_COMMAND_H
 #define HILOSIM_CLI_RUN_COMMAND_H
 
@@ -18,6 +19,9 @@ struct RunOptions
     bool quiet{false};                  // no progress on stderr (errors are still printed)
     std::vector<std::string> overrides; // the `--set` assignments (already applied to the
                                         // scenario; kept for the record of the run)
+    std::string pcap_dir;               // non-empty: pcap traces of every link end, per arm
+                                        // in pcap_dir/<arm>/ (sim/net/link-pcap.h)
+    uint32_t pcap_snaplen{65535};       // bytes kept of each captured frame
 };
 
 /// The checks only the real adapter can answer (budgets against the smallest payload, models that

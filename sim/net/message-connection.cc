@@ -114,6 +114,7 @@ MessageConnection::DoDispose()
     m_hooks = Hooks();
     m_txQueue.clear();
     m_marks.clear();
+    AbortIncomingStream();
     ns3::Object::DoDispose();
 }
 
@@ -151,6 +152,101 @@ MessageConnection::Send(uint32_t type, std::shared_ptr<const std::string> payloa
     Enqueue(type, std::move(payload), wireBytes, /*internal=*/false);
     TrySend();
     return hilo::Status::Ok();
+}
+
+hilo::Status
+MessageConnection::SendStream(std::shared_ptr<MessageStream> stream)
+{
+    if (!stream)
+    {
+        return hilo::Status::InvalidArgument("SendStream: null stream");
+    }
+    if (m_closed || m_closeWhenDrained)
+    {
+        return hilo::Status::InvalidArgument("SendStream: connection to peer " +
+                                             std::to_string(m_peerId) + " is closed");
+    }
+    const FrameHeader& h = stream->GetHeader();
+    Outgoing out;
+    out.meta.type = h.type;
+    out.meta.payload_bytes = h.payload_bytes;
+    out.meta.wire_bytes = h.wire_bytes;
+    out.meta.sent_at = ns3::Simulator::Now();
+    out.meta.sequence = m_nextTxSequence++;
+    out.header = stream->GetHeaderBytes();
+    out.frameBytes = stream->GetFrameBytes();
+    out.stream = stream;
+    m_unsentBytes += out.frameBytes;
+    m_txQueue.push_back(std::move(out));
+    if (!stream->IsComplete() && !stream->IsAborted())
+    {
+        ns3::Ptr<MessageConnection> self(this);
+        stream->AddWaiter([self]() { self->TrySend(); });
+    }
+    TrySend();
+    return hilo::Status::Ok();
+}
+
+std::shared_ptr<MessageStream>
+MessageConnection::StreamIncoming(uint64_t sequence, uint64_t chunkBytes)
+{
+    if (!m_rxFrameIsMessage || m_nextRxSequence != sequence || m_closed)
+    {
+        return nullptr;
+    }
+    if (!m_rxStream)
+    {
+        m_rxStream = std::make_shared<MessageStream>(
+            m_rx.GetCurrentFrame(), ns3::Simulator::Now().GetTimeStep(), chunkBytes);
+        const std::string_view payload = m_rx.GetCurrentPayload();
+        const uint64_t padding = m_rx.GetCurrentArrived() - payload.size();
+        if (!payload.empty() || padding > 0)
+        {
+            m_rxStream->Append(payload, padding);
+        }
+    }
+    return m_rxStream;
+}
+
+void
+MessageConnection::FrameStarted(const FrameHeader& header)
+{
+    if (header.type == FrameHeader::kHelloType || !m_peerKnown)
+    {
+        return; // Deliver handles (or rejects) it
+    }
+    m_rxFrameIsMessage = true;
+    if (!m_hooks.started.IsNull())
+    {
+        MessageMeta meta;
+        meta.type = header.type;
+        meta.payload_bytes = header.payload_bytes;
+        meta.wire_bytes = header.wire_bytes;
+        meta.sequence = m_nextRxSequence;
+        meta.sent_at = ns3::TimeStep(static_cast<uint64_t>(header.sent_at_steps));
+        m_hooks.started(ns3::Ptr<MessageConnection>(this), meta);
+    }
+}
+
+void
+MessageConnection::FrameBytes(std::string_view payload, uint64_t padding)
+{
+    if (m_rxStream)
+    {
+        m_rxStream->Append(payload, padding);
+    }
+}
+
+void
+MessageConnection::AbortIncomingStream()
+{
+    m_rxFrameIsMessage = false;
+    if (m_rxStream)
+    {
+        std::shared_ptr<MessageStream> stream = std::move(m_rxStream);
+        m_rxStream = nullptr;
+        stream->Abort();
+    }
 }
 
 void
@@ -191,9 +287,37 @@ MessageConnection::TrySend()
             return; // HandleSendSpace resumes
         }
         Outgoing& out = m_txQueue.front();
-        const uint64_t realEnd = FrameHeader::kBytes + out.payload->size();
-        uint32_t n =
-            static_cast<uint32_t>(std::min<uint64_t>(available, out.frameBytes - out.handed));
+        // A forwarded message leaves no faster than it arrives.
+        uint64_t limit = out.frameBytes;
+        std::string_view payload;
+        if (out.stream)
+        {
+            if (out.stream->IsAborted())
+            {
+                if (out.handed > 0)
+                {
+                    NS_LOG_WARN("a message forwarded to peer "
+                                << m_peerId << " ended before its last byte arrived");
+                    Fail(); // the peer holds half a frame: the stream cannot go on
+                    return;
+                }
+                m_unsentBytes -= out.frameBytes;
+                m_txQueue.pop_front(); // never started: drop it
+                continue;
+            }
+            limit = out.stream->GetAvailableBytes();
+            payload = out.stream->GetPayload();
+        }
+        else
+        {
+            payload = *out.payload;
+        }
+        if (out.handed == limit)
+        {
+            return; // the stream wakes us when more has arrived
+        }
+        const uint64_t realEnd = FrameHeader::kBytes + out.meta.payload_bytes;
+        uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(available, limit - out.handed));
         ns3::Ptr<ns3::Packet> packet;
         if (out.handed < realEnd)
         {
@@ -209,7 +333,7 @@ MessageConnection::TrySend()
             }
             const uint64_t payloadOffset =
                 std::max<uint64_t>(out.handed, FrameHeader::kBytes) - FrameHeader::kBytes;
-            chunk.append(*out.payload, payloadOffset, n - chunk.size());
+            chunk.append(payload.substr(payloadOffset, n - chunk.size()));
             packet = ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(chunk.data()), n);
         }
         else
@@ -277,6 +401,7 @@ MessageConnection::Fail()
     {
         m_socket->Close();
     }
+    AbortIncomingStream();
     if (!m_hooks.closed.IsNull())
     {
         m_hooks.closed(self, /*error=*/true);
@@ -350,7 +475,7 @@ MessageConnection::HandleRead(ns3::Ptr<ns3::Socket> socket)
         {
             break;
         }
-        hilo::Status status = m_rx.Consume(packet, deliver);
+        hilo::Status status = m_rx.Consume(packet, deliver, this);
         if (!status.ok())
         {
             NS_LOG_ERROR("closing connection with peer " << m_peerId << ": " << status.ToString());
@@ -367,6 +492,8 @@ MessageConnection::HandleRead(ns3::Ptr<ns3::Socket> socket)
 void
 MessageConnection::Deliver(Message&& message)
 {
+    m_rxFrameIsMessage = false;
+    m_rxStream = nullptr; // complete: the forwarders hold it until their copies are out
     if (message.type == FrameHeader::kHelloType)
     {
         uint32_t peerId = 0;
@@ -410,6 +537,7 @@ MessageConnection::HandlePeerClose(ns3::Ptr<ns3::Socket> socket)
     if (m_rx.IsMidFrame())
     {
         NS_LOG_WARN("peer " << m_peerId << " closed in the middle of a message");
+        AbortIncomingStream();
     }
     if (!wasClosed)
     {

@@ -4,7 +4,10 @@
 // and refills from the socket's send callback, so any number of messages of any size can be
 // queued back to back. Real bytes are copied into packets chunk by chunk; padding is zero-area.
 // Receiving: bytes are reassembled across segments; a message is delivered only when its last
-// byte (real or virtual) has arrived.
+// byte (real or virtual) has arrived. A streaming relay forwards a message while it arrives: the
+// "started" hook announces each message once its header is in, StreamIncoming feeds its bytes to
+// a MessageStream (message-stream.h) as they come, and SendStream on other connections sends that
+// stream's frame no faster than its bytes arrive.
 //
 // Connections are made by a MessageEndpoint (message-endpoint.h), which owns them and reports
 // their events; applications normally talk to the endpoint, not to connections.
@@ -12,6 +15,7 @@
 #define HILO_SIM_NET_MESSAGE_CONNECTION_H
 
 #include "sim/net/message-frame.h"
+#include "sim/net/message-stream.h"
 #include "sim/net/message.h"
 #include "sim/net/socket-options.h"
 
@@ -30,7 +34,9 @@
 namespace hilosim
 {
 
-class MessageConnection : public ns3::Object
+class MessageConnection
+  : public ns3::Object
+  , private FrameObserver
 {
   public:
     /// What the owning endpoint hears about. Any may be null.
@@ -38,6 +44,9 @@ class MessageConnection : public ns3::Object
     {
         /// Client: TCP connected. Server: the peer's hello arrived (peer id now known).
         ns3::Callback<void, ns3::Ptr<MessageConnection>> connected;
+        /// A message's header arrived (its bytes follow); meta.sequence is the sequence the
+        /// message will be delivered with, meta.sent_at the sender's time.
+        ns3::Callback<void, ns3::Ptr<MessageConnection>, const MessageMeta&> started;
         ns3::Callback<void, ns3::Ptr<MessageConnection>, const Message&> received;
         /// The last byte of a message was transmitted for the first time.
         ns3::Callback<void, ns3::Ptr<MessageConnection>, const MessageMeta&> sent;
@@ -66,6 +75,14 @@ class MessageConnection : public ns3::Object
     /// (FrameHeader::kHelloType), or the connection is closed.
     hilo::Status Send(uint32_t type, std::shared_ptr<const std::string> payload,
                       uint64_t wireBytes);
+    /// Queues the frame of `stream`, whose bytes leave as they arrive (message-stream.h). An
+    /// aborted stream fails the connection if its frame had started to leave, and is dropped if
+    /// not. InvalidArgument if the connection is closed or the stream null.
+    hilo::Status SendStream(std::shared_ptr<MessageStream> stream);
+    /// Receiving side: feeds the message now arriving, if its sequence is `sequence`, to a new
+    /// stream (with the bytes that already arrived) and returns it; null if no such message is
+    /// arriving. The stream is aborted if the connection ends before the message does.
+    std::shared_ptr<MessageStream> StreamIncoming(uint64_t sequence, uint64_t chunkBytes);
     /// The checks Send makes on a message, without a connection.
     static hilo::Status CheckMessage(uint32_t type,
                                      const std::shared_ptr<const std::string>& payload,
@@ -98,7 +115,8 @@ class MessageConnection : public ns3::Object
         uint64_t frameBytes{0};                     // header + wire bytes
         uint64_t handed{0};                         // frame bytes accepted by TCP so far
         MessageMeta meta;
-        bool internal{false}; // the hello: not reported
+        bool internal{false};                  // the hello: not reported
+        std::shared_ptr<MessageStream> stream; // forwarded while it arrives (payload unused)
     };
     struct Mark
     {
@@ -122,6 +140,10 @@ class MessageConnection : public ns3::Object
     void HandlePeerClose(ns3::Ptr<ns3::Socket> socket);
     void HandleError(ns3::Ptr<ns3::Socket> socket);
     void Deliver(Message&& message);
+    // FrameObserver: the message now arriving.
+    void FrameStarted(const FrameHeader& header) override;
+    void FrameBytes(std::string_view payload, uint64_t padding) override;
+    void AbortIncomingStream();
 
     ns3::Ptr<ns3::Socket> m_socket;
     Hooks m_hooks;
@@ -141,6 +163,8 @@ class MessageConnection : public ns3::Object
     uint64_t m_nextTxSequence{0};
     uint64_t m_nextRxSequence{0};
     MessageReassembler m_rx;
+    bool m_rxFrameIsMessage{false};            // the frame arriving is a message (not a hello)
+    std::shared_ptr<MessageStream> m_rxStream; // the message arriving, when it is forwarded
 };
 
 } // namespace hilosim

@@ -1,10 +1,11 @@
 #include "sim/net/message-endpoint.h"
 
 #include "ns3/abort.h"
+#include "ns3/config.h"
+#include "ns3/data-rate.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/tcp-socket-factory.h"
-#include "ns3/trace-source-accessor.h"
 #include "ns3/type-id.h"
 #include "ns3/uinteger.h"
 
@@ -14,6 +15,12 @@ namespace hilosim
 {
 
 NS_LOG_COMPONENT_DEFINE("HiloMessageEndpoint");
+
+namespace
+{
+// Above any link a scenario may describe.
+constexpr uint64_t kMaxPacingRateBps = uint64_t{1000} * 1000 * 1000 * 1000; // 1 Tbit/s
+} // namespace
 NS_OBJECT_ENSURE_REGISTERED(MessageEndpoint);
 
 ns3::TypeId
@@ -21,7 +28,7 @@ MessageEndpoint::GetTypeId()
 {
     static ns3::TypeId tid =
         ns3::TypeId("hilosim::MessageEndpoint")
-            .SetParent<ns3::Object>()
+            .SetParent<MessageTransport>()
             .SetGroupName("Hilo")
             .AddConstructor<MessageEndpoint>()
             .AddAttribute("LocalId",
@@ -58,19 +65,14 @@ MessageEndpoint::GetTypeId()
                           ns3::UintegerValue(uint64_t{1} << 31),
                           ns3::MakeUintegerAccessor(&MessageEndpoint::m_maxPayloadBytes),
                           ns3::MakeUintegerChecker<uint64_t>(1))
-            .AddTraceSource("MessageSent",
-                            "The last byte of a message left this node for the first time.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_sentTrace),
-                            "hilosim::MessageEndpoint::MessageSentTracedCallback")
-            .AddTraceSource("MessageReceived", "A whole message (real and virtual bytes) arrived.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_receivedTrace),
-                            "hilosim::MessageEndpoint::MessageReceivedTracedCallback")
-            .AddTraceSource("PeerConnected", "A peer became reachable.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_peerConnectedTrace),
-                            "hilosim::MessageEndpoint::PeerTracedCallback")
-            .AddTraceSource("PeerClosed", "A peer's connection ended.",
-                            ns3::MakeTraceSourceAccessor(&MessageEndpoint::m_peerClosedTrace),
-                            "hilosim::MessageEndpoint::PeerTracedCallback");
+            .AddAttribute("ForwardChunkBytes",
+                          "A message forwarded while it arrives (Forward) is handed on in chunks "
+                          "of at least this many arrived bytes (and its last bytes at once): "
+                          "larger chunks mean fewer socket calls on a relay, and at most one "
+                          "chunk's serialization more latency on the next link.",
+                          ns3::UintegerValue(16384),
+                          ns3::MakeUintegerAccessor(&MessageEndpoint::m_forwardChunkBytes),
+                          ns3::MakeUintegerChecker<uint64_t>(1));
     return tid;
 }
 
@@ -104,6 +106,11 @@ ns3::Ptr<ns3::Socket>
 MessageEndpoint::NewSocket(const SocketOptions& options)
 {
     NS_ABORT_MSG_IF(!m_node, "MessageEndpoint: Install on a node first");
+    // ns-3 caps a pacing sender at TcpSocketState::MaxPacingRate, 4 Gbit/s by default, which a
+    // faster link would measure instead of itself; Linux has no such cap. The state object is
+    // made with the socket, so its default must be set first.
+    ns3::Config::SetDefault("ns3::TcpSocketState::MaxPacingRate",
+                            ns3::DataRateValue(ns3::DataRate(kMaxPacingRateBps)));
     auto socket = ns3::Socket::CreateSocket(m_node, ns3::TcpSocketFactory::GetTypeId());
     options.ApplyTo(socket);
     return socket;
@@ -114,6 +121,7 @@ MessageEndpoint::MakeHooks()
 {
     MessageConnection::Hooks hooks;
     hooks.connected = ns3::MakeCallback(&MessageEndpoint::HandleConnected, this);
+    hooks.started = ns3::MakeCallback(&MessageEndpoint::HandleStarted, this);
     hooks.received = ns3::MakeCallback(&MessageEndpoint::HandleReceived, this);
     hooks.sent = ns3::MakeCallback(&MessageEndpoint::HandleSent, this);
     hooks.closed = ns3::MakeCallback(&MessageEndpoint::HandleClosed, this);
@@ -154,10 +162,7 @@ MessageEndpoint::Connect(uint32_t peerId, ns3::Ipv4Address address, uint16_t por
     auto pending = m_pending.find(peerId);
     if (pending != m_pending.end())
     {
-        for (auto& p : pending->second)
-        {
-            connection->Send(p.type, std::move(p.payload), p.wireBytes);
-        }
+        SendPending(connection, &pending->second);
         m_pending.erase(pending);
     }
     return connection;
@@ -179,21 +184,47 @@ MessageEndpoint::Send(uint32_t peerId, uint32_t type, std::shared_ptr<const std:
 }
 
 void
-MessageEndpoint::SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&> callback)
+MessageEndpoint::SendPending(ns3::Ptr<MessageConnection> connection, std::vector<Pending>* pending)
 {
-    m_receiveCallback = callback;
+    for (auto& p : *pending)
+    {
+        if (p.stream)
+        {
+            connection->SendStream(std::move(p.stream));
+        }
+        else
+        {
+            connection->Send(p.type, std::move(p.payload), p.wireBytes);
+        }
+    }
 }
 
-void
-MessageEndpoint::SetPeerConnectedCallback(ns3::Callback<void, uint32_t> callback)
+hilo::Status
+MessageEndpoint::Forward(uint32_t fromPeer, uint64_t sequence, const std::vector<uint32_t>& toPeers)
 {
-    m_connectedCallback = callback;
-}
-
-void
-MessageEndpoint::SetPeerClosedCallback(ns3::Callback<void, uint32_t, bool> callback)
-{
-    m_closedCallback = callback;
+    auto from = m_connections.find(fromPeer);
+    std::shared_ptr<MessageStream> stream =
+        from == m_connections.end() ? nullptr
+                                    : from->second->StreamIncoming(sequence, m_forwardChunkBytes);
+    if (!stream)
+    {
+        return hilo::Status::NotFound("Forward: no message " + std::to_string(sequence) +
+                                      " is arriving from peer " + std::to_string(fromPeer));
+    }
+    for (uint32_t peer : toPeers)
+    {
+        auto it = m_connections.find(peer);
+        if (it != m_connections.end())
+        {
+            HILO_RETURN_IF_ERROR(it->second->SendStream(stream));
+        }
+        else
+        {
+            const FrameHeader& h = stream->GetHeader();
+            m_pending[peer].push_back(Pending{h.type, nullptr, h.wire_bytes, stream});
+        }
+    }
+    return hilo::Status::Ok();
 }
 
 ns3::Ptr<MessageConnection>
@@ -262,34 +293,29 @@ MessageEndpoint::HandleConnected(ns3::Ptr<MessageConnection> connection)
         auto pending = m_pending.find(peer);
         if (pending != m_pending.end())
         {
-            for (auto& p : pending->second)
-            {
-                connection->Send(p.type, std::move(p.payload), p.wireBytes);
-            }
+            SendPending(connection, &pending->second);
             m_pending.erase(pending);
         }
     }
-    m_peerConnectedTrace(peer);
-    if (!m_connectedCallback.IsNull())
-    {
-        m_connectedCallback(peer);
-    }
+    NotifyPeerConnected(peer);
+}
+
+void
+MessageEndpoint::HandleStarted(ns3::Ptr<MessageConnection> connection, const MessageMeta& meta)
+{
+    NotifyMessageStarted(connection->GetPeerId(), meta);
 }
 
 void
 MessageEndpoint::HandleReceived(ns3::Ptr<MessageConnection> connection, const Message& message)
 {
-    m_receivedTrace(connection->GetPeerId(), message);
-    if (!m_receiveCallback.IsNull())
-    {
-        m_receiveCallback(connection->GetPeerId(), message);
-    }
+    NotifyReceived(connection->GetPeerId(), message);
 }
 
 void
 MessageEndpoint::HandleSent(ns3::Ptr<MessageConnection> connection, const MessageMeta& meta)
 {
-    m_sentTrace(connection->GetPeerId(), meta);
+    NotifySent(connection->GetPeerId(), meta);
 }
 
 void
@@ -301,11 +327,7 @@ MessageEndpoint::HandleClosed(ns3::Ptr<MessageConnection> connection, bool error
                           m_accepting.end());
         return;
     }
-    m_peerClosedTrace(connection->GetPeerId());
-    if (!m_closedCallback.IsNull())
-    {
-        m_closedCallback(connection->GetPeerId(), error);
-    }
+    NotifyPeerClosed(connection->GetPeerId(), error);
 }
 
 void
@@ -330,10 +352,7 @@ MessageEndpoint::DoDispose()
     }
     m_listeners.clear();
     m_node = nullptr;
-    m_receiveCallback = ns3::MakeNullCallback<void, uint32_t, const Message&>();
-    m_connectedCallback = ns3::MakeNullCallback<void, uint32_t>();
-    m_closedCallback = ns3::MakeNullCallback<void, uint32_t, bool>();
-    ns3::Object::DoDispose();
+    MessageTransport::DoDispose();
 }
 
 } // namespace hilosim

@@ -7,10 +7,16 @@
 // The connecting side sends a hello carrying its id first, so the accepting side knows who is who
 // before any message. Messages to a peer that has not connected yet wait in the endpoint and go
 // out when it does.
+//
+// Streaming forward (a relay): the "message started" callback announces each message from a peer
+// as soon as its header has arrived; Forward, called then, sends that message on to other peers
+// as its bytes arrive (message-stream.h), each of them receiving one whole framed message
+// identical to a Send of the complete one.
 #ifndef HILO_SIM_NET_MESSAGE_ENDPOINT_H
 #define HILO_SIM_NET_MESSAGE_ENDPOINT_H
 
 #include "sim/net/message-connection.h"
+#include "sim/net/message-transport.h"
 #include "sim/net/message.h"
 #include "sim/net/socket-options.h"
 
@@ -22,7 +28,6 @@
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 #include "ns3/socket.h"
-#include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <map>
@@ -33,24 +38,19 @@
 namespace hilosim
 {
 
-class MessageEndpoint : public ns3::Object
+class MessageEndpoint : public MessageTransport
 {
   public:
     static ns3::TypeId GetTypeId();
     MessageEndpoint();
     ~MessageEndpoint() override;
 
-    /// Trace signatures.
-    typedef void (*MessageSentTracedCallback)(uint32_t peerId, const MessageMeta& meta);
-    typedef void (*MessageReceivedTracedCallback)(uint32_t peerId, const Message& message);
-    typedef void (*PeerTracedCallback)(uint32_t peerId);
-
     /// Places the endpoint on `node` and aggregates it there, so the node's disposal (at
     /// Simulator::Destroy) disposes it. REQUIRES: called once; the node has an IPv4/TCP stack and
     /// no other MessageEndpoint.
     void Install(ns3::Ptr<ns3::Node> node);
     ns3::Ptr<ns3::Node> GetNode() const { return m_node; }
-    uint32_t GetLocalId() const { return m_localId; }
+    uint32_t GetLocalId() const override { return m_localId; }
 
     /// The socket options built from the attributes (used when none are given).
     SocketOptions GetDefaultSocketOptions() const;
@@ -72,22 +72,26 @@ class MessageEndpoint : public ns3::Object
     /// Queues a message to `peerId` (see MessageConnection::Send): payload real bytes, then
     /// wireBytes - payload->size() virtual bytes. If the peer has not connected yet, the message
     /// waits here. InvalidArgument for a bad size or type, or a closed connection.
+    /// A peer becomes reachable when our connect succeeded or its hello arrived; a closed
+    /// callback's `error` is true for a TCP error or corrupt stream.
     hilo::Status Send(uint32_t peerId, uint32_t type, std::shared_ptr<const std::string> payload,
-                      uint64_t wireBytes);
+                      uint64_t wireBytes) override;
 
-    /// Called for every message received from any peer, after the "MessageReceived" trace.
-    void SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&> callback);
-    /// Called when a peer becomes reachable (our connect succeeded, or its hello arrived).
-    void SetPeerConnectedCallback(ns3::Callback<void, uint32_t> callback);
-    /// Called when a peer's connection ends; `error` is true for a TCP error or corrupt stream.
-    void SetPeerClosedCallback(ns3::Callback<void, uint32_t, bool> callback);
+    /// Forwards the message now arriving from `fromPeer` with sequence `sequence` to each of
+    /// `toPeers` while it arrives: every byte leaves once it has arrived, in chunks of the
+    /// ForwardChunkBytes attribute. Call it from the message-started callback (or later, while
+    /// the message is still arriving). Peers not connected yet get it when they connect. If the
+    /// message never completes (its connection ends), a peer whose copy had started loses its
+    /// connection. NotFound if no such message is arriving; InvalidArgument for a closed peer.
+    hilo::Status Forward(uint32_t fromPeer, uint64_t sequence,
+                         const std::vector<uint32_t>& toPeers) override;
 
     /// The connection to `peerId`, or null if there is none (yet).
     ns3::Ptr<MessageConnection> GetConnection(uint32_t peerId) const;
     /// Peers with an established connection, ascending.
-    std::vector<uint32_t> GetConnectedPeers() const;
+    std::vector<uint32_t> GetConnectedPeers() const override;
     /// Closes every connection once its queue has drained into TCP.
-    void CloseAll();
+    void CloseAll() override;
 
   protected:
     void DoDispose() override;
@@ -98,12 +102,15 @@ class MessageEndpoint : public ns3::Object
         uint32_t type;
         std::shared_ptr<const std::string> payload;
         uint64_t wireBytes;
+        std::shared_ptr<MessageStream> stream; // a forwarded message (payload unused)
     };
+    void SendPending(ns3::Ptr<MessageConnection> connection, std::vector<Pending>* pending);
 
     MessageConnection::Hooks MakeHooks();
     ns3::Ptr<ns3::Socket> NewSocket(const SocketOptions& options);
     void HandleAccept(ns3::Ptr<ns3::Socket> socket, const ns3::Address& from);
     void HandleConnected(ns3::Ptr<MessageConnection> connection);
+    void HandleStarted(ns3::Ptr<MessageConnection> connection, const MessageMeta& meta);
     void HandleReceived(ns3::Ptr<MessageConnection> connection, const Message& message);
     void HandleSent(ns3::Ptr<MessageConnection> connection, const MessageMeta& meta);
     void HandleClosed(ns3::Ptr<MessageConnection> connection, bool error);
@@ -115,6 +122,7 @@ class MessageEndpoint : public ns3::Object
     uint32_t m_sendBufferBytes{90 * 1448};
     uint32_t m_receiveBufferBytes{184 * 1448};
     uint64_t m_maxPayloadBytes{0};
+    uint64_t m_forwardChunkBytes{16384};
 
     ns3::Ptr<ns3::Node> m_node;
     std::vector<ns3::Ptr<ns3::Socket>> m_listeners;
@@ -122,15 +130,6 @@ class MessageEndpoint : public ns3::Object
     std::vector<ns3::Ptr<MessageConnection>> m_accepting;          // accepted, hello pending
     std::map<uint32_t, std::vector<Pending>> m_pending;            // to peers not yet connected
     std::map<uint32_t, SocketOptions> m_peerOptions;
-
-    ns3::Callback<void, uint32_t, const Message&> m_receiveCallback;
-    ns3::Callback<void, uint32_t> m_connectedCallback;
-    ns3::Callback<void, uint32_t, bool> m_closedCallback;
-
-    ns3::TracedCallback<uint32_t, const MessageMeta&> m_sentTrace;
-    ns3::TracedCallback<uint32_t, const Message&> m_receivedTrace;
-    ns3::TracedCallback<uint32_t> m_peerConnectedTrace;
-    ns3::TracedCallback<uint32_t> m_peerClosedTrace;
 };
 
 } // namespace hilosim

@@ -17,7 +17,7 @@ MessageReassembler::MessageReassembler(uint64_t maxPayloadBytes)
 
 hilo::Status
 MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
-                            const std::function<void(Message&&)>& deliver)
+                            const std::function<void(Message&&)>& deliver, FrameObserver* observer)
 {
     if (!m_error.ok())
     {
@@ -52,6 +52,10 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
                     m_message.payload.reserve(m_frame.payload_bytes);
                     m_paddingLeft = m_frame.wire_bytes - m_frame.payload_bytes;
                     m_stage = Stage::kPayload;
+                    if (observer != nullptr)
+                    {
+                        observer->FrameStarted(m_frame);
+                    }
                 }
                 break;
             }
@@ -62,11 +66,19 @@ MessageReassembler::Consume(ns3::Ptr<ns3::Packet> packet,
                     std::min<uint64_t>(available, m_frame.payload_bytes - before));
                 m_message.payload.resize(before + used);
                 packet->CopyData(reinterpret_cast<uint8_t*>(&m_message.payload[before]), used);
+                if (observer != nullptr && used > 0)
+                {
+                    observer->FrameBytes(std::string_view(m_message.payload).substr(before), 0);
+                }
                 break;
             }
             case Stage::kPadding:
                 used = static_cast<uint32_t>(std::min<uint64_t>(available, m_paddingLeft));
                 m_paddingLeft -= used;
+                if (observer != nullptr && used > 0)
+                {
+                    observer->FrameBytes(std::string_view(), used);
+                }
                 break;
         }
         packet->RemoveAtStart(used);

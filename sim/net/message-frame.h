@@ -37,6 +37,21 @@
 namespace hilosim
 {
 
+/// What a receiver that forwards messages while they arrive (a streaming relay) hears about
+/// each frame, before and while its bytes arrive. Calls come in stream order, interleaved with
+/// the deliveries of the whole messages.
+class FrameObserver
+{
+  public:
+    virtual ~FrameObserver() = default;
+    /// A frame's header was parsed; its payload and padding follow.
+    virtual void FrameStarted(const FrameHeader& header) = 0;
+    /// More of the current frame arrived: `payload` real bytes (appended to those before), then
+    /// `padding` virtual bytes. The frame is complete when all its bytes have come through here,
+    /// just before it is delivered.
+    virtual void FrameBytes(std::string_view payload, uint64_t padding) = 0;
+};
+
 /// Rebuilds messages from the packets of one TCP byte stream, whatever their boundaries.
 class MessageReassembler
 {
@@ -46,10 +61,21 @@ class MessageReassembler
     /// Consumes every byte of `packet` (which it trims). For each message completed by these bytes,
     /// in stream order, calls `deliver` with its type, payload, wire_bytes and sent_at filled
     /// (sequence and received_at are the caller's). A bad frame header returns Corruption, and
-    /// every later call returns it again.
+    /// every later call returns it again. `observer`, if not null, hears of every frame's header
+    /// and bytes as they arrive (before `deliver` for the same frame).
     hilo::Status Consume(ns3::Ptr<ns3::Packet> packet,
-                         const std::function<void(Message&&)>& deliver);
+                         const std::function<void(Message&&)>& deliver,
+                         FrameObserver* observer = nullptr);
 
+    /// The frame now arriving (between its header and its last byte): the header, the payload
+    /// bytes so far and the payload + padding bytes so far.
+    const FrameHeader& GetCurrentFrame() const { return m_frame; }
+    std::string_view GetCurrentPayload() const { return m_message.payload; }
+    uint64_t GetCurrentArrived() const
+    {
+        return m_message.payload.size() +
+               (m_frame.wire_bytes - m_frame.payload_bytes - m_paddingLeft);
+    }
     /// Bytes consumed so far (headers, payload and padding).
     uint64_t GetStreamBytes() const { return m_streamBytes; }
     /// True between the first and the last byte of a frame.

@@ -37,18 +37,24 @@ SocketOptions::ForPath(const PathInfo& path, ns3::TypeId congestionControl,
     SocketOptions o;
     o.congestion_control = congestionControl;
     o.segment_bytes = SegmentBytesForMtu(path.GetMtu());
-    const double wanted = std::ceil(sizing.bdp_multiple * static_cast<double>(path.GetBdpBytes()));
-    const uint64_t cap = std::min<uint64_t>(
-        sizing.cap_bytes, static_cast<uint64_t>(sizing.cap_segments) * o.segment_bytes);
-    const uint64_t floor = std::min<uint64_t>(sizing.floor_bytes, cap);
-    uint64_t bytes =
-        std::clamp<uint64_t>(static_cast<uint64_t>(wanted), floor, std::max(floor, cap));
+    uint64_t bytes = sizing.fixed_bytes;
+    if (bytes == 0)
+    {
+        const double bdp = static_cast<double>(path.GetBdpBytes());
+        const double wanted = std::ceil(std::min(
+            sizing.bdp_multiple * bdp,
+            bdp + sizing.queue_fraction * static_cast<double>(path.GetBottleneckQueueBytes())));
+        const uint64_t ceiling = std::min(sizing.ceiling_bytes, BufferSizing::kMaxSendBufferBytes);
+        const uint64_t floor = std::min<uint64_t>(sizing.floor_bytes, ceiling);
+        bytes = std::clamp<uint64_t>(static_cast<uint64_t>(wanted), floor, ceiling);
+    }
+    bytes = std::min<uint64_t>(bytes, BufferSizing::kMaxSendBufferBytes);
     // Whole segments, as ns-3 examples use.
     const uint64_t segments = (bytes + o.segment_bytes - 1) / o.segment_bytes;
     bytes = segments * o.segment_bytes;
     o.send_buffer_bytes = static_cast<uint32_t>(bytes);
     o.receive_buffer_bytes = ReceiveBufferFor(o.send_buffer_bytes, o.segment_bytes);
-    o.window_limited = wanted > static_cast<double>(bytes);
+    o.window_limited = bytes < path.GetBdpBytes();
     return o;
 }
 

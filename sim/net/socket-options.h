@@ -7,12 +7,20 @@
 // dereferences a null TcpTxItem (crash in TcpRateLinux::SkbSent; fixed in later ns-3 by a window
 // check in NextSeg). A window-limited sender with loss hits it within seconds.
 //
-// Buffers must cover the bandwidth-delay product or TCP is window-limited, but ns-3's per-ACK cost
-// grows with the segments in flight (DESIGN.md section 8: 50 MB over 1 Gbps/40 ms took 1.2 s of
-// wall time with 1 MB buffers and 17 s with 8 MB; 1.3 s with 8 MB and a 9000-byte MTU). So the
-// buffers are a multiple of the BDP, with a floor, a cap in bytes and a cap in segments; the cap in
-// segments is what a larger MTU relaxes. When a cap binds, SocketOptions::window_limited says so:
-// the simulated throughput is then below the link's.
+// The send buffer is the window: the most bytes a connection has in flight. It comes from the
+// scenario's network.tcp_buffer. "auto" sizes it to bdp_multiple x the path's bandwidth-delay
+// product, at most BDP + queue_fraction x the bottleneck queue, within [floor_bytes,
+// ceiling_bytes], as on a host tuned for long fat networks (Linux autotuning with raised
+// tcp_wmem/tcp_rmem maxima); a fixed size applies to every connection (6 MiB is an untuned Linux
+// host's receive-buffer maximum). Either way the receive buffer stays ReceiveBufferFor(send), so
+// a small window limits the sender through its own buffer, never through the peer's window. When
+// the window is below the path's BDP, throughput is at most window / RTT:
+// SocketOptions::window_limited says so, and runs report it.
+//
+// Large windows cost simulation time in the packet model: ns-3's per-ACK cost grows with the
+// segments in flight (DESIGN.md section 8: 50 MB over 1 Gbps/40 ms took 1.2 s of wall time with
+// 1 MB buffers and 17 s with 8 MB; 1.3 s with 8 MB and a 9000-byte MTU). There is no hidden cap
+// on that: runs whose windows make the packet model too slow are what the flow model is for.
 #ifndef HILO_SIM_NET_SOCKET_OPTIONS_H
 #define HILO_SIM_NET_SOCKET_OPTIONS_H
 
@@ -30,12 +38,19 @@ namespace hilosim
 
 struct BufferSizing
 {
-    // Window = 1.25 BDP keeps the link busy with headroom for ACK jitter; more only builds a
-    // standing queue at the bottleneck and costs simulation time (in-flight segments).
+    // "auto": window = 1.25 BDP keeps the link busy with headroom for ACK jitter; more only builds
+    // a standing queue at the bottleneck and costs simulation time (in-flight segments).
     double bdp_multiple{1.25};
-    uint32_t floor_bytes{64 * 1024};      // small-BDP paths still get room for a burst
-    uint32_t cap_bytes{32 * 1024 * 1024}; // memory bound per socket buffer
-    uint32_t cap_segments{1024};          // bound on simulation cost (segments in flight)
+    // ... but at most BDP + this fraction of the bottleneck queue: a larger window would overflow
+    // the queue by itself, and every transfer would pay drop-tail losses it chose.
+    double queue_fraction{0.5};
+    uint32_t floor_bytes{64 * 1024};             // small-BDP paths still get room for a burst
+    uint32_t ceiling_bytes{kMaxSendBufferBytes}; // largest automatic window
+    uint32_t fixed_bytes{0};                     // > 0: this window everywhere, no sizing
+
+    /// The largest send buffer (automatic or fixed): 256 MiB, a 10 Gbps path with a 200 ms RTT.
+    /// Its receive buffer (ReceiveBufferFor) stays below ns-3's 1 GiB window-scale limit.
+    static constexpr uint32_t kMaxSendBufferBytes = 256u << 20;
 };
 
 struct SocketOptions
@@ -44,12 +59,13 @@ struct SocketOptions
     uint32_t segment_bytes{1448};              // TCP payload per segment (SegmentSize attribute)
     uint32_t send_buffer_bytes{90 * 1448};     // bounds data in flight
     uint32_t receive_buffer_bytes{184 * 1448}; // ReceiveBufferFor(send): never the binding window
-    bool window_limited{false};                // a cap kept the buffers below bdp_multiple x BDP
+    bool window_limited{false};                // the send buffer is below the path's BDP
     // Linux's congestion-window restart after idle (net.ipv4.tcp_slow_start_after_idle, on by
     // default there and absent from ns-3): sim/net/tcp-idle-restart.h.
     bool restart_after_idle{true};
 
-    /// Sized for `path`: segment from the path MTU, buffers from its BDP under `sizing`.
+    /// Sized for `path`: segment from the path MTU, buffers from its BDP under `sizing` (whole
+    /// segments, rounded up).
     static SocketOptions ForPath(const PathInfo& path, ns3::TypeId congestionControl,
                                  const BufferSizing& sizing = BufferSizing());
 

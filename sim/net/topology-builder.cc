@@ -38,11 +38,13 @@ TopologyBuilder::Build(const TopologySpec& spec)
     topo.m_learner = newNode();
     ns3::Ptr<ns3::Node> hub = topo.m_learner;
     std::vector<const LinkSpec*> prefix; // links every learner route starts with
+    std::vector<size_t> prefixRoute;     // the same, as indices into m_links
     if (spec.learner_uplink)
     {
         hub = newNode();
         topo.m_uplink = addLink("uplink", topo.m_learner, hub, *spec.learner_uplink);
         prefix.push_back(&*spec.learner_uplink);
+        prefixRoute.push_back(*topo.m_uplink);
     }
     // The learner's address on the first link of a route that leaves `firstLink`.
     auto learnerSide = [&](size_t firstLink)
@@ -63,6 +65,8 @@ TopologyBuilder::Build(const TopologySpec& spec)
             auto route = prefix;
             route.push_back(&spec.worker_links[i]);
             worker.learnerPath = PathInfo::Over(route);
+            worker.learnerRoute = prefixRoute;
+            worker.learnerRoute.push_back(worker.link);
             topo.m_workers.push_back(worker);
         }
     }
@@ -80,6 +84,8 @@ TopologyBuilder::Build(const TopologySpec& spec)
             auto wanRoute = prefix;
             wanRoute.push_back(&regionSpec.wan);
             region.learnerPath = PathInfo::Over(wanRoute);
+            region.learnerRoute = prefixRoute;
+            region.learnerRoute.push_back(region.wan);
             for (size_t i = 0; i < regionSpec.worker_links.size(); ++i)
             {
                 const LinkSpec& lan = regionSpec.worker_links[i];
@@ -93,6 +99,9 @@ TopologyBuilder::Build(const TopologySpec& spec)
                 route.push_back(&lan);
                 worker.learnerPath = PathInfo::Over(route);
                 worker.relayPath = PathInfo::Over({&lan});
+                worker.learnerRoute = region.learnerRoute;
+                worker.learnerRoute.push_back(worker.link);
+                worker.relayRoute = {worker.link};
                 region.workers.push_back(static_cast<uint32_t>(topo.m_workers.size()));
                 topo.m_workers.push_back(worker);
             }

@@ -21,6 +21,15 @@ PathInfo::Over(const std::vector<const LinkSpec*>& links)
         path.m_oneWayDelay += link->delay;
         path.m_mtu = std::min(path.m_mtu, link->mtu);
     }
+    path.m_bottleneckQueueBytes = std::numeric_limits<uint64_t>::max();
+    for (const LinkSpec* link : links)
+    {
+        if (link->rate.GetBitRate() == bottleneck)
+        {
+            path.m_bottleneckQueueBytes = std::min<uint64_t>(
+                path.m_bottleneckQueueBytes, uint64_t{link->queue_packets} * link->mtu);
+        }
+    }
     path.m_bottleneck = ns3::DataRate(bottleneck);
     path.m_hops = static_cast<uint32_t>(links.size());
     return path;
@@ -142,6 +151,29 @@ Topology::GetRelayPathTo(uint32_t worker) const
     NS_ABORT_MSG_IF(!GetRelayOf(worker).has_value(),
                     "Topology::GetRelayPathTo: worker " << worker << " has no relay");
     return m_workers[worker].relayPath;
+}
+
+const std::vector<size_t>&
+Topology::GetLearnerRouteTo(uint32_t worker) const
+{
+    CheckWorker(worker, m_workers.size());
+    return m_workers[worker].learnerRoute;
+}
+
+const std::vector<size_t>&
+Topology::GetLearnerRouteToRelay(uint32_t relay) const
+{
+    NS_ABORT_MSG_IF(!HasRelays() || relay >= m_regions.size(),
+                    "Topology: relay " << relay << " does not exist");
+    return m_regions[relay].learnerRoute;
+}
+
+const std::vector<size_t>&
+Topology::GetRelayRouteTo(uint32_t worker) const
+{
+    NS_ABORT_MSG_IF(!GetRelayOf(worker).has_value(),
+                    "Topology::GetRelayRouteTo: worker " << worker << " has no relay");
+    return m_workers[worker].relayRoute;
 }
 
 const InstalledLink*

@@ -39,6 +39,9 @@ class PathInfo
     uint32_t GetMtu() const { return m_mtu; }
     /// Bottleneck rate times round-trip propagation delay, in bytes.
     uint64_t GetBdpBytes() const;
+    /// Bytes the bottleneck link's queue holds (queue_packets full-MTU packets; the smallest
+    /// such queue when several links share the bottleneck rate).
+    uint64_t GetBottleneckQueueBytes() const { return m_bottleneckQueueBytes; }
     uint32_t GetHops() const { return m_hops; }
 
   private:
@@ -46,6 +49,7 @@ class PathInfo
     ns3::Time m_oneWayDelay{0};
     uint32_t m_mtu{0};
     uint32_t m_hops{0};
+    uint64_t m_bottleneckQueueBytes{0};
 };
 
 class Topology
@@ -98,6 +102,14 @@ class Topology
     /// Every installed link, in build order.
     const std::vector<InstalledLink>& GetLinks() const { return m_links; }
 
+    /// Routes as indices into GetLinks(), starting at the learner (or relay) end. Every link of a
+    /// route is crossed from its "a" end to its "b" end when going away from the learner (relay).
+    /// The learner's route to a worker (through its gateway or relay host where there is one).
+    const std::vector<size_t>& GetLearnerRouteTo(uint32_t worker) const;
+    /// REQUIRES: a relay topology (as GetLearnerPathToRelay, GetRelayPathTo).
+    const std::vector<size_t>& GetLearnerRouteToRelay(uint32_t relay) const;
+    const std::vector<size_t>& GetRelayRouteTo(uint32_t worker) const;
+
     /// Learner, workers, routers and relays.
     ns3::NodeContainer GetAllNodes() const { return m_allNodes; }
 
@@ -112,6 +124,8 @@ class Topology
         ns3::Ipv4Address learnerAddress;
         PathInfo learnerPath;
         PathInfo relayPath;
+        std::vector<size_t> learnerRoute; // indices into m_links
+        std::vector<size_t> relayRoute;
     };
     struct Region
     {
@@ -121,6 +135,7 @@ class Topology
         std::vector<uint32_t> workers;
         ns3::Ipv4Address learnerAddress;
         PathInfo learnerPath;
+        std::vector<size_t> learnerRoute; // indices into m_links
     };
 
     TopologyKind m_kind{TopologyKind::kStar};

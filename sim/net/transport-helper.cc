@@ -71,70 +71,56 @@ TransportHelper::Install(const Topology& topology) const
 {
     NS_ABORT_MSG_IF(m_config.port == 0, "TransportHelper: port 0 is not a listening port");
     TransportEndpoints out;
-    out.m_learner = NewEndpoint(topology.GetLearner(), kLearnerPeerId, m_config);
-    for (uint32_t w = 0; w < topology.GetWorkerCount(); ++w)
+    std::map<uint32_t, ns3::Ptr<MessageEndpoint>> byId;
+    auto add = [&](ns3::Ptr<ns3::Node> node, uint32_t id)
     {
-        out.m_workers.push_back(NewEndpoint(topology.GetWorker(w), WorkerPeerId(w), m_config));
-    }
-    for (uint32_t r = 0; r < topology.GetRelayCount(); ++r)
-    {
-        out.m_relays.push_back(NewEndpoint(topology.GetRelay(r), RelayPeerId(r), m_config));
-    }
-
-    // Who connects to whom, with which options; listeners first so ports are known.
-    struct Planned
-    {
-        ns3::Ptr<MessageEndpoint> from;
-        uint32_t to;
-        ns3::Ipv4Address address;
-        SocketOptions options;
+        auto endpoint = NewEndpoint(node, id, m_config);
+        byId[id] = endpoint;
+        return endpoint;
     };
-    std::vector<Planned> plan;
-    AcceptingSide learnerSide;
-    std::vector<AcceptingSide> relaySides(topology.GetRelayCount());
-    const bool relays = topology.HasRelays();
+    out.SetLearner(add(topology.GetLearner(), kLearnerPeerId));
     for (uint32_t w = 0; w < topology.GetWorkerCount(); ++w)
     {
-        auto options = SocketOptions::ForPath(topology.GetLearnerPathTo(w), m_config.tcp_variant,
-                                              m_config.buffers);
-        out.m_workerOptions.push_back(options);
-        if (!relays || m_config.workers_connect_to_learner)
-        {
-            learnerSide.Add(WorkerPeerId(w), options);
-            plan.push_back(
-                {out.m_workers[w], kLearnerPeerId, topology.GetLearnerAddressFor(w), options});
-        }
-        if (relays)
-        {
-            const uint32_t r = *topology.GetRelayOf(w);
-            auto lan = SocketOptions::ForPath(topology.GetRelayPathTo(w), m_config.tcp_variant,
-                                              m_config.buffers);
-            relaySides[r].Add(WorkerPeerId(w), lan);
-            plan.push_back({out.m_workers[w], RelayPeerId(r), topology.GetRelayAddressFor(w), lan});
-        }
+        out.AddWorker(add(topology.GetWorker(w), WorkerPeerId(w)));
     }
     for (uint32_t r = 0; r < topology.GetRelayCount(); ++r)
     {
-        auto options = SocketOptions::ForPath(topology.GetLearnerPathToRelay(r),
-                                              m_config.tcp_variant, m_config.buffers);
-        learnerSide.Add(RelayPeerId(r), options);
-        plan.push_back(
-            {out.m_relays[r], kLearnerPeerId, topology.GetLearnerAddressForRelay(r), options});
+        out.AddRelay(add(topology.GetRelay(r), RelayPeerId(r)));
     }
 
-    std::map<uint32_t, uint16_t> learnerPorts = learnerSide.Listen(*out.m_learner, m_config.port);
-    std::vector<std::map<uint32_t, uint16_t>> relayPorts;
+    // Listeners first so that ports are known.
+    std::vector<SocketOptions> workerOptions;
+    const std::vector<PlannedConnection> plan = PlanConnections(topology, m_config, &workerOptions);
+    for (const SocketOptions& o : workerOptions)
+    {
+        out.AddWorkerOptions(o);
+    }
+    std::map<uint32_t, AcceptingSide> accepting; // by accepting peer id
+    for (const PlannedConnection& p : plan)
+    {
+        accepting[p.to].Add(p.from, p.options);
+        out.AddConnection(p);
+    }
+    std::map<uint32_t, std::map<uint32_t, uint16_t>> ports; // accepting id -> peer -> port
+    // The learner listens first, then the relays in order.
+    std::vector<uint32_t> listeners = {kLearnerPeerId};
     for (uint32_t r = 0; r < topology.GetRelayCount(); ++r)
     {
-        relayPorts.push_back(relaySides[r].Listen(*out.m_relays[r], m_config.port));
+        listeners.push_back(RelayPeerId(r));
     }
-    for (const Planned& p : plan)
+    for (uint32_t id : listeners)
     {
-        const uint32_t self = p.from->GetLocalId();
-        const uint16_t port = p.to == kLearnerPeerId
-                                  ? learnerPorts.at(self)
-                                  : relayPorts.at(p.to - kRelayPeerIdBase).at(self);
-        p.from->Connect(p.to, p.address, port, p.options);
+        ports[id] = accepting[id].Listen(*byId.at(id), m_config.port);
+    }
+    for (const PlannedConnection& p : plan)
+    {
+        const ns3::Ipv4Address address =
+            p.to == kLearnerPeerId
+                ? (p.from >= kRelayPeerIdBase
+                       ? topology.GetLearnerAddressForRelay(p.from - kRelayPeerIdBase)
+                       : topology.GetLearnerAddressFor(p.from))
+                : topology.GetRelayAddressFor(p.from);
+        byId.at(p.from)->Connect(p.to, address, ports.at(p.to).at(p.from), p.options);
     }
     return out;
 }

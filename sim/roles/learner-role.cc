@@ -256,36 +256,55 @@ LearnerRole::FinishTraining()
     m_pending.drift_max_abs = drift.max_abs;
     m_frame = std::make_shared<const std::string>(std::move(update->frame));
 
-    // Encode on the learner GPU: the compressor's own cost (full: serialising the parameters is
-    // a copy, modelled as an adapter load), plus the learner's decode + apply of the same payload.
+    // The learner's GPU time from gradient to publish. Every strategy runs the learner's own
+    // optimizer step, modelled as the fused AdamW pass a worker's replay runs (gradient buffer
+    // plus theta, m and v: DecodeReplaySeconds "hilo"). On top of it: full serialises the new
+    // parameters (a copy, modelled as an adapter load); hilo encodes its gradient (the step then
+    // applies the decoded one); delta encodes the parameter delta and adds its decode to the
+    // replicas' shadow copy.
     const std::string& compressor = m_context->sync.compressor;
-    const bool full = m_context->sync.kind == hilo::SyncKind::kFull;
-    int64_t rank = m_context->training_rank;
-    if (!m_pending.kept_per_matrix.empty())
+    const hilo::SyncKind kind = m_context->sync.kind;
+    auto step = models::DecodeReplaySeconds(m_context->learner_gpu, m_context->modelled_numel,
+                                            "hilo", m_context->compute);
+    if (!step.ok())
     {
-        rank =
-            *std::max_element(m_pending.kept_per_matrix.begin(), m_pending.kept_per_matrix.end());
+        Fail(step.status());
+        return;
     }
-    double encode_s = 0;
-    if (full)
+    double encode_s = *step;
+    if (kind == hilo::SyncKind::kFull)
     {
-        encode_s = models::AdapterLoadSeconds(
+        encode_s += models::AdapterLoadSeconds(
             m_context->learner_gpu, m_context->modelled_adapter_bytes, m_context->compute);
     }
     else
     {
+        int64_t rank = m_context->training_rank;
+        if (!m_pending.kept_per_matrix.empty())
+        {
+            rank = *std::max_element(m_pending.kept_per_matrix.begin(),
+                                     m_pending.kept_per_matrix.end());
+        }
         auto enc =
             models::EncodeSeconds(m_context->learner_gpu, m_context->modelled_layout, compressor,
                                   std::max<int64_t>(1, rank), m_context->compute);
-        auto dec = models::DecodeReplaySeconds(m_context->learner_gpu, m_context->modelled_numel,
-                                               hilo::SyncKindName(m_context->sync.kind),
-                                               m_context->compute);
-        if (!enc.ok() || !dec.ok())
+        if (!enc.ok())
         {
-            Fail(!enc.ok() ? enc.status() : dec.status());
+            Fail(enc.status());
             return;
         }
-        encode_s = *enc + *dec;
+        encode_s += *enc;
+        if (kind == hilo::SyncKind::kDelta)
+        {
+            auto add = models::DecodeReplaySeconds(
+                m_context->learner_gpu, m_context->modelled_numel, "delta", m_context->compute);
+            if (!add.ok())
+            {
+                Fail(add.status());
+                return;
+            }
+            encode_s += *add;
+        }
     }
     m_pending.encode_s = encode_s;
     const double spent = wall.Seconds();

@@ -17,7 +17,9 @@ struct PublishEvent
     double grad_ready_s{0}; // simulated time the learner had the gradient (latency origin)
     double published_s{0};  // simulated time the update was handed to the transport
     double train_s{0};      // modelled GPU seconds of the training step
-    double encode_s{0};     // modelled GPU seconds of encode (+ the learner's own decode)
+    double encode_s{0};     // modelled GPU seconds from gradient to publish: the learner's own
+                            // optimizer step plus encode + decode (hilo, delta) or serialising
+                            // the parameters (full)
     double loss{0};
     double grad_norm{0};
     int64_t payload_bytes{0}; // compressor payload, real

@@ -24,4 +24,10 @@ ComputePhaseName(ComputePhase phase)
     return "unknown";
 }
 
+hilo::Status
+RolePort::Forward(uint32_t, uint64_t, const std::vector<uint32_t>&)
+{
+    return hilo::Status::NotSupported("this driver cannot forward a message while it arrives");
+}
+
 } // namespace hilosim

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hilosim
 {
@@ -24,6 +25,16 @@ struct RoleMessage
     std::string_view payload; // the real bytes, exactly as sent
     uint64_t wire_bytes{0};   // modelled size on the wire (>= payload.size())
     uint64_t sequence{0};     // index of this message on its connection and direction, from 0
+};
+
+/// A message whose header has arrived and whose bytes are still coming (for roles that forward
+/// while receiving, like a streaming relay).
+struct RoleMessageHead
+{
+    uint32_t type{0};
+    uint64_t payload_bytes{0}; // real bytes to come
+    uint64_t wire_bytes{0};    // modelled size on the wire
+    uint64_t sequence{0};      // the sequence the whole message will be delivered with
 };
 
 /// The modelled GPU phases whose time a role waits out. The process driver records, per phase,
@@ -66,6 +77,14 @@ class RolePort
     /// drop as its header says.
     virtual hilo::Status Send(uint32_t peer, uint32_t type,
                               std::shared_ptr<const std::string> payload, uint64_t wire_bytes) = 0;
+
+    /// Forwards the message now arriving from `from_peer` (announced with `sequence`) to each of
+    /// `to_peers` while its bytes arrive: each gets one whole framed message, identical to a Send
+    /// of the complete one, whose bytes leave as they come in. Only valid while the message is
+    /// arriving. NotSupported from a driver that cannot stream (the default): the role then
+    /// sends the whole message on arrival instead.
+    virtual hilo::Status Forward(uint32_t from_peer, uint64_t sequence,
+                                 const std::vector<uint32_t>& to_peers);
 
     /// The role has failed (its failure() says why): end the run.
     virtual void Stop() = 0;

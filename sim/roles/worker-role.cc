@@ -35,7 +35,7 @@ WorkerRole::Start()
         return;
     }
     m_replica = std::move(*replica);
-    MaybeStartRound();
+    NextGpuWork();
 }
 
 void
@@ -51,7 +51,7 @@ WorkerRole::Fail(const hilo::Status& status)
 void
 WorkerRole::MaybeStartRound()
 {
-    if (m_rollingOut || m_resyncing || !m_failure.ok() || m_nextRound > m_context->steps)
+    if (GpuBusy() || m_resyncing || !m_failure.ok() || m_nextRound > m_context->steps)
     {
         return;
     }
@@ -132,6 +132,29 @@ WorkerRole::FinishRollout(uint64_t round, uint64_t version,
         m_hooks.rollout_done(event);
     }
     m_rollingOut = false;
+    NextGpuWork();
+}
+
+void
+WorkerRole::NextGpuWork()
+{
+    // One modelled GPU per worker: rollout, decode + replay and catch-up take turns. Updates go
+    // first, so the next round samples the newest version the worker has; a catch-up goes
+    // before them (they wait for it anyway).
+    if (GpuBusy() || !m_failure.ok())
+    {
+        return;
+    }
+    if (m_catchUp)
+    {
+        StartCatchUp();
+        return;
+    }
+    if (!m_resyncing && !m_queue.empty())
+    {
+        StartApply();
+        return;
+    }
     MaybeStartRound();
 }
 
@@ -170,10 +193,7 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
             }
         }
         m_queue.push_back({std::move(frame), now});
-        if (!m_applying && !m_resyncing)
-        {
-            ApplyNext();
-        }
+        NextGpuWork();
         return hilo::Status::Ok();
     }
     if (message.type == kCatchUp)
@@ -194,7 +214,7 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         {
             RequestResync();
         }
-        MaybeStartRound();
+        NextGpuWork();
         return hilo::Status::Ok();
     }
     return hilo::Status::Corruption("worker got message type " + std::to_string(message.type) +
@@ -206,7 +226,6 @@ WorkerRole::RequestResync()
 {
     const uint64_t from = m_replica->version();
     m_resyncing = true;
-    m_applying = false;
     if (m_hooks.resync)
     {
         m_hooks.resync(m_worker, from);
@@ -221,13 +240,8 @@ WorkerRole::RequestResync()
 }
 
 void
-WorkerRole::ApplyNext()
+WorkerRole::StartApply()
 {
-    if (m_queue.empty() || m_resyncing)
-    {
-        m_applying = false;
-        return;
-    }
     m_applying = true;
     Queued q = std::move(m_queue.front());
     m_queue.pop_front();
@@ -235,6 +249,7 @@ WorkerRole::ApplyNext()
     m_port->After(ApplySeconds(), ComputePhase::kApply, 0.0,
                   [this, q = std::move(q)]()
                   {
+                      m_applying = false;
                       const models::CpuTimer timer;
                       const WallTimer wall;
                       const uint64_t before = m_replica->version();
@@ -256,22 +271,21 @@ WorkerRole::ApplyNext()
                               m_hooks.applied(e);
                           }
                           VersionReached();
-                          MaybeStartRound();
-                          ApplyNext();
-                          return;
                       }
-                      if (s.code() == hilo::StatusCode::kStale)
+                      else if (s.code() != hilo::StatusCode::kStale) // stale: a catch-up had it
                       {
-                          ApplyNext(); // already covered by a catch-up
-                          return;
+                          if (s.code() == hilo::StatusCode::kHashMismatch && m_hooks.hash_mismatch)
+                          {
+                              m_hooks.hash_mismatch(m_worker, before + 1);
+                          }
+                          // Corrupt, gap or mismatch: ask for a catch-up; hold later updates
+                          // until it arrives.
+                          if (!m_resyncing)
+                          {
+                              RequestResync();
+                          }
                       }
-                      if (s.code() == hilo::StatusCode::kHashMismatch && m_hooks.hash_mismatch)
-                      {
-                          m_hooks.hash_mismatch(m_worker, before + 1);
-                      }
-                      // Corrupt, gap or mismatch: ask for a catch-up; hold later updates until
-                      // it arrives.
-                      RequestResync();
+                      NextGpuWork();
                   });
 }
 
@@ -283,20 +297,33 @@ WorkerRole::HandleCatchUp(std::string_view payload, double received_s)
     {
         return plan.status();
     }
+    m_catchUp = PendingCatchUp{std::move(*plan), received_s};
+    NextGpuWork();
+    return hilo::Status::Ok();
+}
+
+void
+WorkerRole::StartCatchUp()
+{
+    m_catchingUp = true;
+    PendingCatchUp pending = std::move(*m_catchUp);
+    m_catchUp.reset();
     // Restoring a snapshot is a full load; replaying the ring costs one apply per update.
     double busy_s =
-        plan->snapshot_frame.empty()
+        pending.plan.snapshot_frame.empty()
             ? 0.0
             : models::AdapterLoadSeconds(m_context->worker_gpus[m_worker],
                                          m_context->modelled_adapter_bytes, m_context->compute);
-    busy_s += ApplySeconds() * static_cast<double>(plan->update_frames.size());
+    busy_s += ApplySeconds() * static_cast<double>(pending.plan.update_frames.size());
     m_port->After(busy_s, ComputePhase::kCatchUp, 0.0,
-                  [this, plan = std::move(*plan), received_s]()
+                  [this, pending = std::move(pending)]()
                   {
+                      m_catchingUp = false;
                       const models::CpuTimer timer;
                       const WallTimer wall;
                       const uint64_t before = m_replica->version();
-                      hilo::Status s = m_replica->CatchUp(plan.snapshot_frame, plan.update_frames);
+                      hilo::Status s = m_replica->CatchUp(pending.plan.snapshot_frame,
+                                                          pending.plan.update_frames);
                       if (!s.ok())
                       {
                           Fail(hilo::Status(s.code(), "catch-up failed: " + s.message()));
@@ -310,7 +337,7 @@ WorkerRole::HandleCatchUp(std::string_view payload, double received_s)
                           ApplyEvent e;
                           e.worker = m_worker;
                           e.version = v;
-                          e.received_s = received_s;
+                          e.received_s = pending.received_s;
                           e.ready_s = m_port->Now();
                           e.via_resync = true;
                           e.cpu_apply_s = cpu;
@@ -322,10 +349,8 @@ WorkerRole::HandleCatchUp(std::string_view payload, double received_s)
                       }
                       m_resyncing = false;
                       VersionReached();
-                      MaybeStartRound();
-                      ApplyNext();
+                      NextGpuWork();
                   });
-    return hilo::Status::Ok();
 }
 
 void

@@ -7,6 +7,10 @@
 // and, when the worker is behind, starts the same catch-up.
 // Round s (the batch for learner step s) may start once the replica holds version >= s-1-k, with k
 // the arm's max staleness: k = 0 is synchronous on-policy.
+// The worker has one modelled GPU: a rollout, the decode + replay of an update and a catch-up
+// never run at the same time. When the GPU comes free, a pending catch-up goes first, then
+// queued updates (so the next round samples the newest version held), then the next round. An
+// update that arrives during a rollout therefore waits for it; its ready time says so.
 #ifndef HILOSIM_ROLES_WORKER_ROLE_H
 #define HILOSIM_ROLES_WORKER_ROLE_H
 
@@ -14,11 +18,13 @@
 #include "sim/roles/role-events.h"
 #include "sim/roles/role-port.h"
 
+#include "hilo/sync/publisher.h"
 #include "hilo/sync/replica.h"
 
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -66,12 +72,18 @@ class WorkerRole
     uint32_t worker() const { return m_worker; }
 
   private:
+    /// Starts the next job on the GPU if it is free (see the class comment for the order).
+    void NextGpuWork();
+    bool GpuBusy() const { return m_rollingOut || m_applying || m_catchingUp; }
     void MaybeStartRound();
     void FinishRollout(uint64_t round, uint64_t version, std::shared_ptr<const std::string> bytes,
                        RolloutEvent event);
-    void ApplyNext();
+    /// REQUIRES: the GPU is free, the queue is not empty and no resync is under way.
+    void StartApply();
     void RequestResync();
     hilo::Status HandleCatchUp(std::string_view payload, double received_s);
+    /// REQUIRES: the GPU is free and a catch-up is pending.
+    void StartCatchUp();
     void VersionReached();
     double ApplySeconds() const;
 
@@ -90,9 +102,16 @@ class WorkerRole
         std::string frame;
         double received_s;
     };
-    std::deque<Queued> m_queue; // updates waiting for the apply pipeline
-    bool m_applying{false};
-    bool m_resyncing{false};
+    std::deque<Queued> m_queue; // updates waiting for the GPU
+    struct PendingCatchUp
+    {
+        hilo::CatchUpPlan plan;
+        double received_s;
+    };
+    std::optional<PendingCatchUp> m_catchUp; // arrived, waiting for the GPU
+    bool m_applying{false};                  // the GPU is decoding + replaying an update
+    bool m_catchingUp{false};                // the GPU is restoring a catch-up
+    bool m_resyncing{false};                 // asked for a catch-up; updates wait for it
     bool m_doneSent{false};
     hilo::Status m_failure;
 };

@@ -5,6 +5,10 @@
 #include "models/gpu-profile.h"
 #include "models/llm-profile.h"
 
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
 namespace hilosim
 {
 namespace
@@ -112,6 +116,12 @@ ToWorkloadConfig(const ResolvedScenario& sc, uint32_t rank)
         c.teacher_delta_rank = w.teacher_delta_rank;
         c.teacher_delta_decay = w.teacher_decay;
     }
+    if (w.kind == WorkloadKind::kGrpo)
+    {
+        c.task_prompt_stride = w.grpo_prompt_stride;
+        c.task_modulus = w.grpo_modulus;
+        c.entropy_coef = w.grpo_entropy_coef;
+    }
     c.eval_prompts = w.eval_prompts;
     c.grad_clip_norm = w.clip_norm;
     return c;
@@ -167,6 +177,15 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
     context->adapter_scale = sc.llm_profile.empty() ? 1.0
                                                     : static_cast<double>(context->modelled_numel) /
                                                           static_cast<double>(real_numel);
+    if (arm.budget_wire_bytes > 0 && !sc.llm_profile.empty())
+    {
+        // A size is wire bytes of the modelled adapter's payload; the real payload travels
+        // scaled by adapter_scale, so the real compressor gets size / scale (floor: never over).
+        const double real =
+            std::floor(static_cast<double>(arm.budget_wire_bytes) / context->adapter_scale);
+        context->sync.budget =
+            hilo::Budget::Bytes(std::max<int64_t>(1, static_cast<int64_t>(real)));
+    }
     auto learner_gpu = models::FindGpu(sc.learner_gpu);
     if (!learner_gpu.ok())
     {
@@ -183,9 +202,17 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
         context->worker_gpus.push_back(*gpu);
     }
     // A budget below the smallest payload, or options the compressor rejects for this adapter.
-    auto probe = hilo::NewSyncStrategy(arm.sync, context->workload->layout(), sc.optimizer);
+    auto probe = hilo::NewSyncStrategy(context->sync, context->workload->layout(), sc.optimizer);
     if (!probe.ok())
     {
+        if (probe.status().code() == hilo::StatusCode::kBudgetTooSmall &&
+            context->adapter_scale != 1.0)
+        {
+            std::ostringstream scale;
+            scale << "; with llm_profile " << sc.llm_profile << " every real byte stands for "
+                  << context->adapter_scale << " wire bytes";
+            return hilo::Status::BudgetTooSmall(probe.status().message() + scale.str());
+        }
         return probe.status();
     }
     // The modelled model and adapter must fit the modelled GPUs.
@@ -214,9 +241,9 @@ NewArmResult(const ResolvedScenario& sc, const ResolvedArm& arm, const ArmContex
     result.budget = arm.budget_text;
     const int64_t real_adapter_bytes = context.workload->layout().adapter_bytes();
     result.budget_fraction =
-        arm.sync.budget.unlimited()
+        context.sync.budget.unlimited()
             ? 0.0
-            : static_cast<double>(arm.sync.budget.ResolveBytes(real_adapter_bytes)) /
+            : static_cast<double>(context.sync.budget.ResolveBytes(real_adapter_bytes)) /
                   static_cast<double>(real_adapter_bytes);
     result.training_rank = arm.training_rank;
     result.quality_metric = context.workload->QualityMetric();

@@ -3,6 +3,7 @@
 #ifndef HILOSIM_RUN_ARM_RESULT_H
 #define HILOSIM_RUN_ARM_RESULT_H
 
+#include "sim/net/link-monitor.h"
 #include "sim/roles/role-events.h"
 
 #include "hilo/core/status.h"
@@ -59,11 +60,17 @@ struct ArmResult
     // Workers holding the learner's last version with the learner's state hash at the end
     // (the simulator reads the replicas; processes announce theirs to the learner).
     uint32_t workers_at_final_hash{0};
+    std::vector<LinkUsage> links; // every link, down then up, in topology build order
 
     // Real processes only (empty / false in a simulation).
     bool real_time{false};           // times are real: steps.csv gets the overrun columns
     std::vector<int64_t> worker_pid; // by worker: the process that ran it last (workers.csv)
     std::optional<EmulationHealth> emulation; // emulated links only (summary.json)
+
+    std::string network_model;              // "packet" or "flow"
+    uint32_t connections{0};                // transport connections opened
+    uint32_t window_limited_connections{0}; // send buffer below the path's BDP
+    std::string window_limited_example;     // one of them, described; empty when none
 
     double wall_s{0};     // wall-clock seconds of this arm's simulation (not deterministic)
     hilo::Status failure; // first runtime failure; ok when the arm completed

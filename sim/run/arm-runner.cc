@@ -3,15 +3,20 @@
 #include "sim/drivers/ns3/learner-app.h"
 #include "sim/drivers/ns3/relay-app.h"
 #include "sim/drivers/ns3/worker-app.h"
+#include "sim/net/link-monitor.h"
+#include "sim/net/link-pcap.h"
+#include "sim/net/flow/flow-transport-helper.h"
 #include "sim/net/topology-builder.h"
 #include "sim/net/transport-helper.h"
 #include "sim/run/arm-context-builder.h"
 
+#include "ns3/boolean.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <chrono>
+#include <filesystem>
 
 namespace hilosim
 {
@@ -106,9 +111,36 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         ns3::Simulator::Destroy();
         return fail(topology.status());
     }
+    LinkMonitor monitor(ns3::Seconds(kLinkPeakWindowS));
+    for (const InstalledLink& link : topology->GetLinks())
+    {
+        monitor.Watch(link);
+    }
+    if (!options.pcap_dir.empty())
+    {
+        hilo::Status pcap = EnableLinkPcap(
+            topology->GetLinks(), (std::filesystem::path(options.pcap_dir) / arm.name).string(),
+            options.pcap_snaplen);
+        if (!pcap.ok())
+        {
+            ns3::Simulator::Destroy();
+            return fail(pcap);
+        }
+    }
     hilosim::TransportConfig tc;
     tc.tcp_variant = sc.network.tcp_type;
-    hilosim::TransportEndpoints endpoints = hilosim::TransportHelper(tc).Install(*topology);
+    tc.buffers.fixed_bytes = static_cast<uint32_t>(sc.network.tcp_buffer_bytes);
+    std::unique_ptr<hilosim::TransportInstaller> installer;
+    if (sc.network.model == NetworkModel::kFlow)
+        installer = std::make_unique<hilosim::FlowTransportHelper>(tc);
+    else
+        installer = std::make_unique<hilosim::TransportHelper>(tc);
+    hilosim::TransportEndpoints endpoints = installer->Install(*topology);
+    const hilosim::WindowReport windows = hilosim::ReportWindowLimits(endpoints);
+    result.network_model = NetworkModelName(sc.network.model);
+    result.connections = windows.connections;
+    result.window_limited_connections = windows.window_limited;
+    result.window_limited_example = windows.example;
 
     Recorder recorder(&result, context->workers, context->steps, progress, arm_index);
     auto learner = ns3::CreateObject<LearnerApp>();
@@ -119,6 +151,8 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         {
             update_peers.push_back(hilosim::RelayPeerId(r));
             auto relay = ns3::CreateObject<RelayApp>();
+            relay->SetAttribute("StoreAndForward",
+                                ns3::BooleanValue(sc.network.relay_store_and_forward));
             std::vector<uint32_t> region_workers;
             for (uint32_t w : topology->GetRegionWorkers(r))
             {
@@ -167,6 +201,10 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     const auto start = std::chrono::steady_clock::now();
     ns3::Simulator::Run();
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (ns3::Simulator::Now().IsStrictlyPositive())
+    {
+        result.links = monitor.Usage(ns3::Simulator::Now());
+    }
 
     result.failure = learner->failure();
     if (learner->failure().ok())

@@ -8,6 +8,7 @@
 #include "sim/scenario/resolved-scenario.h"
 
 #include <functional>
+#include <string>
 
 namespace hilosim
 {
@@ -18,9 +19,14 @@ using ProgressFn = std::function<void(size_t arm, uint64_t version, uint64_t ste
 struct ArmRunOptions
 {
     uint64_t corrupt_version_at_worker0{0}; // fault injection for tests (0: none)
-    bool batched_rollouts{true}; // workers with identical adapters share one batched rollout call
-                                 // (same samples; false: one call per worker, for tests)
+    bool batched_rollouts{true};  // workers with identical adapters share one batched rollout call
+                                  // (same samples; false: one call per worker, for tests)
+    std::string pcap_dir;         // non-empty: pcap traces of every link end go to pcap_dir/<arm>/
+    uint32_t pcap_snaplen{65535}; // bytes kept of each captured frame
 };
+
+/// Window of the peak link utilisation in ArmResult::links.
+constexpr double kLinkPeakWindowS = 0.1;
 
 /// Checks what only the real adapter can tell, without simulating: a budget below the smallest
 /// payload of the arm's compressor, compressor options the adapter's shapes reject, a modelled

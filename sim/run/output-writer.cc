@@ -87,6 +87,19 @@ WriteFile(const std::filesystem::path& path, const std::string& content)
     return hilo::Status::Ok();
 }
 
+// The direction of a link with the highest mean utilisation (the first of equals); null if none.
+const LinkUsage*
+BusiestLink(const ArmResult& a)
+{
+    const LinkUsage* busiest = nullptr;
+    for (const LinkUsage& u : a.links)
+    {
+        if (busiest == nullptr || u.mean_utilisation > busiest->mean_utilisation)
+            busiest = &u;
+    }
+    return busiest;
+}
+
 std::string
 SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
 {
@@ -127,6 +140,10 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("hash_mismatches", std::to_string(a.hash_mismatches));
         kv("resyncs", std::to_string(a.resyncs));
         kv("workers_at_final_hash", std::to_string(a.workers_at_final_hash));
+        kv("network_model", JsonString(a.network_model));
+        kv("window_limited", a.window_limited_connections > 0 ? "true" : "false");
+        kv("window_limited_connections", std::to_string(a.window_limited_connections));
+        kv("steps", std::to_string(s.steps));
         if (a.emulation)
         {
             const EmulationHealth& e = *a.emulation;
@@ -142,7 +159,17 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
                 warnings += (w ? ", " : "") + JsonString(e.warnings[w]);
             kv("emulation_warnings", warnings + "]");
         }
-        kv("steps", std::to_string(s.steps), /*last=*/true);
+        const LinkUsage* busiest = BusiestLink(a);
+        kv("busiest_link",
+           busiest == nullptr
+               ? std::string("null")
+               : "{\"link\": " + JsonString(busiest->link) +
+                     ", \"direction\": " + JsonString(busiest->direction) +
+                     ", \"bandwidth_bps\": " + std::to_string(busiest->bandwidth_bps) +
+                     ", \"bytes\": " + std::to_string(busiest->bytes) +
+                     ", \"mean_utilisation\": " + FormatNumber(busiest->mean_utilisation) +
+                     ", \"peak_utilisation\": " + FormatNumber(busiest->peak_utilisation) + "}",
+           /*last=*/true);
         o << "    }";
     }
     o << "\n  ]\n}\n";
@@ -284,6 +311,25 @@ AllocationCsv(const std::vector<ArmResult>& arms)
 }
 
 std::string
+LinksCsv(const std::vector<ArmResult>& arms)
+{
+    std::ostringstream o;
+    o << "arm,link,direction,bandwidth_bps,bytes,packets,mean_utilisation,peak_utilisation,"
+         "peak_window_s\n";
+    for (const ArmResult& a : arms)
+    {
+        for (const LinkUsage& u : a.links)
+        {
+            o << CsvField(a.name) << ',' << CsvField(u.link) << ',' << u.direction << ','
+              << u.bandwidth_bps << ',' << u.bytes << ',' << u.packets << ','
+              << FormatNumber(u.mean_utilisation) << ',' << FormatNumber(u.peak_utilisation) << ','
+              << FormatNumber(u.window_s) << '\n';
+        }
+    }
+    return o.str();
+}
+
+std::string
 TimingJson(const std::vector<ArmResult>& arms)
 {
     std::ostringstream o;
@@ -341,6 +387,7 @@ WriteRunOutputs(const std::string& dir, const RunRecord& run, const std::vector<
     HILO_RETURN_IF_ERROR(WriteFile(d / "workers.csv", WorkersCsv(arms)));
     HILO_RETURN_IF_ERROR(WriteFile(d / "rollouts.csv", RolloutsCsv(arms)));
     HILO_RETURN_IF_ERROR(WriteFile(d / "allocation.csv", AllocationCsv(arms)));
+    HILO_RETURN_IF_ERROR(WriteFile(d / "links.csv", LinksCsv(arms)));
     HILO_RETURN_IF_ERROR(WriteFile(d / "summary.json", SummaryJson(run, arms)));
     HILO_RETURN_IF_ERROR(WriteFile(d / "timing.json", TimingJson(arms)));
     return hilo::Status::Ok();
@@ -384,6 +431,18 @@ PrintComparison(const std::vector<ArmResult>& arms, std::ostream& out)
             out << "  " << arms[i].name << ": update latency p50 " << std::setprecision(1)
                 << baseline->latency_p50_s / sums[i].latency_p50_s << "x faster than full sync, "
                 << "step time " << baseline->step_time_s_mean / sums[i].step_time_s_mean << "x\n";
+        }
+    }
+    for (const ArmResult& a : arms)
+    {
+        if (const LinkUsage* busiest = BusiestLink(a))
+        {
+            out << "  " << a.name << ": busiest link " << busiest->link << " ("
+                << busiest->direction << ", " << std::setprecision(0)
+                << busiest->bandwidth_bps / 1e6 << " Mbps): " << std::setprecision(1)
+                << 100.0 * busiest->mean_utilisation << "% mean, "
+                << 100.0 * busiest->peak_utilisation << "% peak over " << std::setprecision(1)
+                << busiest->window_s << " s (links.csv)\n";
         }
     }
     out << "quality = " << (arms.empty() ? "" : arms[0].quality_metric)

@@ -1,7 +1,7 @@
 // Writes a run's outputs (DESIGN.md section 6): summary.json, steps.csv, workers.csv,
-// rollouts.csv, allocation.csv, resolved.textproto, plus timing.json with the real CPU and wall
-// seconds (the only non-deterministic file). Each file is written to a temporary name and renamed,
-// so a crash never leaves a half-written file under its final name.
+// rollouts.csv, allocation.csv, links.csv, resolved.textproto, plus timing.json with the real CPU
+// and wall seconds (the only non-deterministic file). Each file is written to a temporary name and
+// renamed, so a crash never leaves a half-written file under its final name.
 #ifndef HILOSIM_RUN_OUTPUT_WRITER_H
 #define HILOSIM_RUN_OUTPUT_WRITER_H
 

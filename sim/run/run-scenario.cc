@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 namespace hilosim
@@ -78,10 +79,26 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
         return 2;
     }
 
+    ArmRunOptions arm_options;
+    arm_options.pcap_dir = options.pcap_dir;
+    arm_options.pcap_snaplen = options.pcap_snaplen;
+    if (!options.pcap_dir.empty())
+    {
+        // Refused before any arm spends time on it.
+        std::error_code ec;
+        std::filesystem::create_directories(options.pcap_dir, ec);
+        if (ec || !std::filesystem::is_directory(options.pcap_dir))
+        {
+            std::cerr << "hilo-sim run: --pcap " << options.pcap_dir << ": cannot create the folder"
+                      << (ec ? ": " + ec.message() : "") << "\n";
+            return 2;
+        }
+    }
+
     std::vector<ArmResult> results;
     for (size_t i = 0; i < arms; ++i)
     {
-        auto result = RunArm(sc, i, progress);
+        auto result = RunArm(sc, i, progress, arm_options);
         if (!result.ok())
         {
             // Setup problems of an arm (budget below the smallest payload, an adapter that does
@@ -94,6 +111,16 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
             std::cerr << "\nhilo-sim: arm '" << sc.arms[i].name
                       << "' failed: " << result->failure.ToString() << "\n";
             return 1;
+        }
+        if (result->window_limited_connections > 0)
+        {
+            std::cerr << "hilo-sim: warning: arm '" << sc.arms[i].name
+                      << "': " << result->window_limited_connections << " of "
+                      << result->connections
+                      << " connections have a TCP window below their path's bandwidth-delay "
+                         "product (network.tcp_buffer \""
+                      << sc.network.tcp_buffer << "\"); transfers on them were window-limited, "
+                      << "e.g. " << result->window_limited_example << "\n";
         }
         results.push_back(std::move(*result));
         done_before_arm += sc.workload.steps;
@@ -118,8 +145,9 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::cerr << "wrote " << options.out_dir << " (summary.json, steps.csv, workers.csv, "
-                  << "rollouts.csv, allocation.csv, resolved.textproto, timing.json) in "
-                  << FormatDuration(wall) << " wall\n";
+                  << "rollouts.csv, allocation.csv, links.csv, resolved.textproto, timing.json)"
+                  << (options.pcap_dir.empty() ? "" : " and pcap traces to " + options.pcap_dir)
+                  << " in " << FormatDuration(wall) << " wall\n";
     }
     return 0;
 }

@@ -16,4 +16,17 @@ WorkloadKindName(WorkloadKind k)
     return "?";
 }
 
+const char*
+NetworkModelName(NetworkModel model)
+{
+    switch (model)
+    {
+        case NetworkModel::kPacket:
+            return "packet";
+        case NetworkModel::kFlow:
+            return "flow";
+    }
+    return "?";
+}
+
 } // namespace hilosim

@@ -54,6 +54,10 @@ struct ResolvedWorkload
     double temperature{1.0};
     uint32_t teacher_delta_rank{0}; // distill only
     double teacher_decay{0};        // distill only: sigma_k = decay^k * sigma_0
+    // grpo only: the residue-chain task (scenario.proto, Grpo).
+    bool grpo_prompt_stride{true}; // "residue_stride" (true) or "residue_chain" (stride 1)
+    uint32_t grpo_modulus{0};      // K
+    double grpo_entropy_coef{0};
     uint32_t eval_prompts{0};
     uint32_t eval_every{0}; // steps
     double clip_norm{0};    // 0 = no clipping
@@ -80,6 +84,15 @@ struct ResolvedWorker
     hilosim::LinkSpec link;   // the worker's own access link (star: WAN; regions/relay: LAN)
 };
 
+enum class NetworkModel
+{
+    kPacket, // ns-3 TCP, segment by segment
+    kFlow,   // max-min fair flows (sim/net/flow/)
+};
+
+/// "packet", "flow".
+const char* NetworkModelName(NetworkModel model);
+
 struct ResolvedNetwork
 {
     TopologyKind topology{TopologyKind::kStar}; // sim/net/link-spec.h
@@ -87,13 +100,21 @@ struct ResolvedNetwork
     ns3::TypeId tcp_type; // the congestion control's ns-3 TypeId (ns3::TcpCubic, ...)
     std::optional<hilosim::LinkSpec> learner_uplink;
     std::vector<ResolvedRegion> regions; // empty under star
+    NetworkModel model{NetworkModel::kPacket};
+    std::string tcp_buffer{"auto"}; // as written
+    uint64_t tcp_buffer_bytes{0};   // 0: "auto" (sized per path); else the fixed send buffer
+    bool relay_store_and_forward{false}; // relay: forward whole updates instead of streaming
 };
 
 struct ResolvedArm
 {
     std::string name;
-    hilo::SyncSpec sync;       // strategy, compressor + options, budget, error feedback
-    std::string budget_text;   // as written ("1.6%", "64KiB"; "unlimited" when empty)
+    hilo::SyncSpec sync;     // strategy, compressor + options, budget, error feedback
+    std::string budget_text; // as written ("1.6%", "64KiB"; "unlimited" when empty)
+    // A budget given as a size: payload bytes on the wire per update at the modelled scale
+    // (with llm_profile the real compressor gets this / the adapter scale). 0 for a fraction or
+    // no budget. sync.budget holds the size unconverted until the arm's context is built.
+    uint64_t budget_wire_bytes{0};
     uint32_t training_rank{0}; // never 0: the workload's rank when the arm left it unset
 };
 

@@ -56,6 +56,16 @@ FillWorkloadDefaults(Workload* w)
         if (!t->has_decay())
             t->set_decay(0.7);
     }
+    if (w->kind() == "grpo")
+    {
+        Grpo* g = w->mutable_grpo();
+        if (g->task().empty())
+            g->set_task("residue_stride");
+        if (!g->has_modulus())
+            g->set_modulus(4);
+        if (!g->has_entropy_coef())
+            g->set_entropy_coef(0.0);
+    }
     if (!w->has_eval_prompts())
         w->set_eval_prompts(64);
     if (!w->has_eval_every())
@@ -107,6 +117,12 @@ FillDefaults(Scenario* scenario)
         net->set_topology("star");
     if (net->tcp().empty())
         net->set_tcp("cubic");
+    if (net->model().empty())
+        net->set_model("packet");
+    if (net->tcp_buffer().empty())
+        net->set_tcp_buffer("auto");
+    if (net->topology() == "relay" && net->relay_forwarding().empty())
+        net->set_relay_forwarding("stream");
     FillLinkDefaults(net->mutable_worker_link());
     if (net->has_learner_uplink())
         FillLinkDefaults(net->mutable_learner_uplink());

@@ -350,6 +350,17 @@ AppendDefault(Message* msg, const FieldDescriptor* fd)
     return r->FieldSize(*msg, fd) - 1;
 }
 
+// The indices a selector of a repeated field with `size` elements may use: "an index from 0 to
+// 2, or 3 to append one" (size 3), "index 0 to append one" (size 0).
+std::string
+IndexRange(int size)
+{
+    if (size == 0)
+        return "index 0 to append one";
+    return "an index from 0 to " + std::to_string(size - 1) + ", or " + std::to_string(size) +
+           " to append one";
+}
+
 // Resolves `selector` of repeated field `fd` to an index (appending when it equals the size).
 StatusOr<int>
 SelectElement(Message* msg, const FieldDescriptor* fd, const std::string& selector,
@@ -379,8 +390,8 @@ SelectElement(Message* msg, const FieldDescriptor* fd, const std::string& select
     if (name_fd == nullptr || name_fd->is_repeated() ||
         name_fd->cpp_type() != FieldDescriptor::CPPTYPE_STRING)
     {
-        return Status::InvalidArgument(where + ": selector [" + selector +
-                                       "] must be an index from 0 to " + std::to_string(size));
+        return Status::InvalidArgument(where + ": selector [" + selector + "] must be " +
+                                       IndexRange(size));
     }
     std::string names;
     for (int i = 0; i < size; ++i)
@@ -395,7 +406,7 @@ SelectElement(Message* msg, const FieldDescriptor* fd, const std::string& select
     }
     return Status::InvalidArgument(where + ": no element of " + fd->name() + " is named \"" +
                                    selector + "\"; names: " + (names.empty() ? "(none)" : names) +
-                                   " (or use an index from 0 to " + std::to_string(size) + ")");
+                                   " (or use " + IndexRange(size) + ")");
 }
 
 // Sets entry `key` of map field `fd` to `value`.

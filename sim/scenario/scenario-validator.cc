@@ -27,9 +27,16 @@ using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
 
 const std::vector<std::string> kWorkloadKinds = {"distill", "grpo"};
 const std::vector<std::string> kTopologies = {"star", "regions", "relay"};
+const std::vector<std::string> kGrpoTasks = {"residue_stride", "residue_chain"};
+const std::vector<std::string> kRelayForwarding = {"stream", "store_and_forward"};
 const std::vector<std::string> kOptimizerKinds = {"adamw", "sgd"};
 const std::vector<std::string> kSchedules = {"constant", "linear_warmup", "cosine"};
 const std::vector<std::string> kStrategies = {"full", "hilo", "delta"};
+const std::vector<std::string> kNetworkModels = {"packet", "flow"};
+// Explicit socket buffers: below 16 KiB a window holds too few segments to model TCP; above
+// 256 MiB (a 10 Gbps path with a 200 ms RTT) ns-3's receive window would pass its 1 GiB limit.
+constexpr uint64_t kMinTcpBufferBytes = 16 * 1024;
+constexpr uint64_t kMaxTcpBufferBytes = 256 * 1024 * 1024;
 
 std::string
 Join(const std::vector<std::string>& items)
@@ -54,11 +61,19 @@ Num(double v)
     return os.str();
 }
 
-// 1-64 characters of [A-Za-z0-9._-].
+// "." and "..": names become folder and file names (results/runs/<scenario>, pcap folders per
+// arm), where these two mean this folder and its parent.
+bool
+IsDotName(const std::string& s)
+{
+    return s == "." || s == "..";
+}
+
+// 1-64 characters of [A-Za-z0-9._-], not "." or "..".
 bool
 IsIdentifier(const std::string& s)
 {
-    if (s.empty() || s.size() > 64)
+    if (s.empty() || s.size() > 64 || IsDotName(s))
         return false;
     for (char c : s)
     {
@@ -212,8 +227,11 @@ class Checker
         if (IsIdentifier(v))
             return true;
         Error(n, field, index,
-              (v.empty() ? std::string("missing") : "bad name \"" + v + "\"") +
-                  "; allowed: 1-64 characters of A-Z a-z 0-9 . _ -");
+              (v.empty() ? std::string("missing")
+               : IsDotName(v)
+                   ? "bad name \"" + v + "\" (\".\" and \"..\" are folder names, not names)"
+                   : "bad name \"" + v + "\"") +
+                  "; allowed: 1-64 characters of A-Z a-z 0-9 . _ -, other than \".\" and \"..\"");
         return false;
     }
 
@@ -352,6 +370,22 @@ Checker::CheckWorkload(const Node& n, const Workload& w, ResolvedWorkload* out)
     out->modelled_prompt_tokens = static_cast<uint32_t>(std::max(0, w.modelled_prompt_tokens()));
     out->modelled_gen_tokens = static_cast<uint32_t>(std::max(0, w.modelled_gen_tokens()));
 
+    if (w.kind() == "grpo")
+    {
+        const Node g = n.Child("grpo");
+        Choice(g, "task", w.grpo().task(), kGrpoTasks, "GRPO task");
+        IntIn(g, "modulus", w.grpo().modulus(), 2, std::max(2, ms.vocab()));
+        DoubleIn(g, "entropy_coef", w.grpo().entropy_coef(), 0, false, 10, false);
+        out->grpo_prompt_stride = w.grpo().task() != "residue_chain";
+        out->grpo_modulus = static_cast<uint32_t>(std::max(0, w.grpo().modulus()));
+        out->grpo_entropy_coef = w.grpo().entropy_coef();
+    }
+    else if (w.has_grpo())
+    {
+        Error(n, "grpo",
+              "only workload kind \"grpo\" has a GRPO task; this workload is \"" + w.kind() +
+                  "\" (remove grpo)");
+    }
     if (w.kind() == "distill")
     {
         const Node t = n.Child("teacher");
@@ -451,6 +485,30 @@ Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
     {
         Error(n, "tcp", tcp.status().message());
     }
+    if (Choice(n, "model", net.model(), kNetworkModels, "network model"))
+    {
+        out->model = net.model() == "flow" ? NetworkModel::kFlow : NetworkModel::kPacket;
+    }
+    out->tcp_buffer = net.tcp_buffer();
+    if (net.tcp_buffer() != "auto")
+    {
+        auto bytes = hilosim::ParseBytes(net.tcp_buffer());
+        if (!bytes.ok())
+        {
+            Error(n, "tcp_buffer",
+                  bytes.status().message() + "; allowed: \"auto\" or a size such as \"6MiB\"");
+        }
+        else if (*bytes < kMinTcpBufferBytes || *bytes > kMaxTcpBufferBytes)
+        {
+            Error(n, "tcp_buffer",
+                  "must be \"auto\" or a size in [16KiB, 256MiB], got \"" + net.tcp_buffer() +
+                      "\" (" + std::to_string(*bytes) + " bytes)");
+        }
+        else
+        {
+            out->tcp_buffer_bytes = *bytes;
+        }
+    }
     CheckLinkFields(n.Child("worker_link"), net.worker_link());
     if (net.has_learner_uplink())
     {
@@ -464,6 +522,24 @@ Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
             else
                 out->learner_uplink = ToLinkSpec(net.learner_uplink());
         }
+    }
+    if (net.topology() == "relay")
+    {
+        Choice(n, "relay_forwarding", net.relay_forwarding(), kRelayForwarding, "forwarding");
+        out->relay_store_and_forward = net.relay_forwarding() == "store_and_forward";
+        if (net.model() == "flow" && net.relay_forwarding() == "stream")
+        {
+            // Not silently store-and-forward: the flow model's relays cannot stream (yet).
+            Error(n, "relay_forwarding",
+                  "the flow network model forwards whole updates only; set relay_forwarding: "
+                  "\"store_and_forward\" (or network.model: \"packet\" for streaming relays)");
+        }
+    }
+    else if (!net.relay_forwarding().empty())
+    {
+        Error(n, "relay_forwarding",
+              "only topology \"relay\" has relays; this scenario's topology is \"" +
+                  net.topology() + "\" (remove relay_forwarding)");
     }
     const bool star = net.topology() == "star";
     if (star && net.regions_size() > 0)
@@ -702,6 +778,10 @@ Checker::CheckArms(const Node& root, const Scenario& s, const ResolvedWorkload& 
         ra.sync.error_feedback.enabled = arm.error_feedback().enabled();
         ra.sync.error_feedback.decay = static_cast<float>(arm.error_feedback().decay());
         ra.budget_text = arm.budget().empty() ? "unlimited" : arm.budget();
+        if (!budget->unlimited() && arm.budget().back() != '%')
+        {
+            ra.budget_wire_bytes = static_cast<uint64_t>(budget->ResolveBytes(0)); // a size
+        }
         ra.training_rank = rank;
         out->push_back(std::move(ra));
     }

@@ -1,10 +1,14 @@
 // What the message transport costs the simulator: wall seconds (and events) per simulated transfer.
 // Not run by CTest. Usage:
-//   build/tests/sim-transport-bench [--quick] [--only=SUBSTRING]
-// prints a table (results/sim/transport-cost.txt). --quick skips the slowest case.
+//   build/tests/sim-transport-bench [--quick] [--only=SUBSTRING] [--model=packet|flow]
+// prints a table (results/sim/transport-cost.txt; --model=flow:
+// results/sim/transport-cost-flow.txt).
+// --quick skips the slowest case. The flow model also runs N = 256 and 1024 workers.
 // Cases: one 50 MB (wire) message over 1 Gbps / 40 ms with 1500 and 9000-byte MTUs, under the
 // default BDP sizing and under fixed 1 MB / 8 MB buffers (the figures DESIGN.md section 8 quotes);
 // and a 10 MB message from the learner to N = 8 and 32 workers over 100 Mbps / 40 ms star links.
+#include "sim/net/flow/flow-network.h"
+#include "sim/net/flow/flow-transport-helper.h"
 #include "sim/net/message-endpoint.h"
 #include "sim/net/topology-builder.h"
 #include "sim/net/transport-helper.h"
@@ -47,7 +51,7 @@ struct Result
 };
 
 Result
-Run(const Case& c)
+Run(const Case& c, bool flow)
 {
     LinkSpec link;
     link.rate = *ParseDataRate(c.rate);
@@ -68,11 +72,10 @@ Run(const Case& c)
     }
     if (c.fixedBuffer)
     {
-        config.buffers.floor_bytes = *c.fixedBuffer;
-        config.buffers.cap_bytes = *c.fixedBuffer;
-        config.buffers.cap_segments = 1u << 30;
+        config.buffers.fixed_bytes = *c.fixedBuffer;
     }
-    TransportEndpoints ends = TransportHelper(config).Install(*topo);
+    TransportEndpoints ends =
+        flow ? FlowTransportHelper(config).Install(*topo) : TransportHelper(config).Install(*topo);
     auto payload = std::make_shared<const std::string>(100000, 'x');
     uint32_t connected = 0;
     uint32_t received = 0;
@@ -125,6 +128,7 @@ int
 main(int argc, char** argv)
 {
     bool quick = false;
+    bool flow = false;
     std::string only;
     for (int i = 1; i < argc; ++i)
     {
@@ -136,9 +140,18 @@ main(int argc, char** argv)
         {
             only = argv[i] + 7;
         }
+        else if (std::strcmp(argv[i], "--model=flow") == 0)
+        {
+            flow = true;
+        }
+        else if (std::strcmp(argv[i], "--model=packet") == 0)
+        {
+            flow = false;
+        }
         else
         {
-            std::fprintf(stderr, "usage: %s [--quick] [--only=SUBSTRING]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--quick] [--only=SUBSTRING] [--model=packet|flow]\n",
+                         argv[0]);
             return 2;
         }
     }
@@ -153,6 +166,14 @@ main(int argc, char** argv)
         {"10MB to N=32 100Mbps/40ms mtu1500", 32, "100Mbps", "40ms", 1500, 10 * MB, std::nullopt},
         {"10MB to N=32 100Mbps/40ms mtu9000", 32, "100Mbps", "40ms", 9000, 10 * MB, std::nullopt},
     };
+    if (flow)
+    {
+        for (uint32_t n : {256u, 1024u})
+        {
+            cases.push_back({"10MB to N=" + std::to_string(n) + " 100Mbps/40ms mtu1500", n,
+                             "100Mbps", "40ms", 1500, 10 * MB, std::nullopt});
+        }
+    }
     if (!quick)
     {
         cases.push_back(
@@ -166,7 +187,7 @@ main(int argc, char** argv)
         {
             continue;
         }
-        Result r = Run(c);
+        Result r = Run(c, flow);
         const double mbps = c.workers * c.wireBytes * 8.0 / r.transferS / 1e6;
         std::printf("%-36s %8.2f %8.2f %10.3f %12llu %10.1f  %s\n", c.name.c_str(), r.wallS, r.cpuS,
                     r.transferS, static_cast<unsigned long long>(r.events), mbps,

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <sstream>
 
 namespace hilosim
@@ -182,6 +185,11 @@ TEST(CliHiloSim, Lists)
         EXPECT_NE(out.find(name), std::string::npos) << name;
     EXPECT_EQ(Cli({"list", "compressors"}, &out, &err), kExitOk);
     EXPECT_NE(out.find("dense"), std::string::npos);
+    EXPECT_EQ(Cli({"list", "network-models"}, &out, &err), kExitOk);
+    EXPECT_EQ(out.rfind("packet", 0), 0u) << out;
+    EXPECT_NE(out.find("\nflow "), std::string::npos) << out;
+    EXPECT_EQ(Cli({"list", "networks"}, &out, &err), kExitBadInput);
+    EXPECT_NE(err.find("network-models"), std::string::npos) << err;
 }
 
 TEST(CliHiloSim, RunRejectsBadInputWithTwo)
@@ -189,6 +197,186 @@ TEST(CliHiloSim, RunRejectsBadInputWithTwo)
     std::string out, err;
     EXPECT_EQ(Cli({"run", DataPath("bad-loss.textproto").c_str()}, &out, &err), kExitBadInput);
     EXPECT_NE(err.find("network.worker_link.loss"), std::string::npos) << err;
+}
+
+// A relay region behind a learner uplink: every kind of link (uplink, region WAN, LAN) appears.
+const char* kTinyRelay = R"(
+name: "tiny-relay"
+seed: 5
+workload {
+  kind: "distill"
+  steps: 2
+  model { vocab: 32 d_model: 32 layers: 1 heads: 2 context: 24 }
+  lora { rank: 4 }
+  prompts_per_worker: 2
+  gen_tokens: 8
+  eval_prompts: 8
+}
+learner { gpu: "H100-SXM" }
+workers { count: 2 gpu: "A10G" region: "r" }
+network {
+  topology: "relay"
+  worker_link { bandwidth: "1Gbps" delay: "1ms" }
+  learner_uplink { bandwidth: "10Gbps" delay: "1ms" }
+  regions { name: "r" wan { bandwidth: "20Mbps" delay: "20ms" } }
+}
+arms { name: "full" strategy: "full" compressor: "dense" }
+arms { name: "hilo" strategy: "hilo" compressor: "dense" options { key: "dtype" value: "bf16" } }
+)";
+
+struct PcapFile
+{
+    uint32_t magic{0};
+    uint32_t snaplen{0};
+    uint32_t linktype{0};
+    uint64_t records{0};
+    uint64_t orig_bytes{0}; // frame sizes on the wire
+    uint64_t max_incl{0};   // longest record kept
+    bool time_ordered{true};
+    std::string data; // every record's captured bytes, concatenated
+};
+
+PcapFile
+ReadPcap(const std::filesystem::path& path)
+{
+    const std::string bytes = test::ReadFile(path.string());
+    auto u32 = [&](size_t at)
+    {
+        uint32_t v = 0;
+        std::memcpy(&v, bytes.data() + at, 4); // the simulator writes host byte order
+        return v;
+    };
+    PcapFile f;
+    EXPECT_GE(bytes.size(), 24u) << path;
+    if (bytes.size() < 24)
+        return f;
+    f.magic = u32(0);
+    f.snaplen = u32(16);
+    f.linktype = u32(20);
+    double last = 0;
+    for (size_t at = 24; at + 16 <= bytes.size();)
+    {
+        const double t = u32(at) + u32(at + 4) * 1e-6;
+        const uint32_t incl = u32(at + 8);
+        f.time_ordered &= t >= last;
+        last = t;
+        ++f.records;
+        f.orig_bytes += u32(at + 12);
+        f.max_incl = std::max<uint64_t>(f.max_incl, incl);
+        f.data.append(bytes, at + 16, incl);
+        at += 16 + incl;
+        EXPECT_LE(at, bytes.size()) << path << ": record " << f.records << " cut short";
+    }
+    return f;
+}
+
+std::map<std::string, std::vector<std::string>>
+ReadCsvByKey(const std::filesystem::path& path, int key_columns)
+{
+    std::istringstream in(test::ReadFile(path.string()));
+    std::string line;
+    std::getline(in, line); // header
+    std::map<std::string, std::vector<std::string>> rows;
+    while (std::getline(in, line))
+    {
+        std::vector<std::string> cells;
+        std::istringstream row(line);
+        std::string cell;
+        while (std::getline(row, cell, ','))
+            cells.push_back(cell);
+        std::string key;
+        for (int k = 0; k < key_columns; ++k)
+            key += (k ? "|" : "") + cells.at(k);
+        rows[key] = cells;
+    }
+    return rows;
+}
+
+TEST(CliHiloSim, RunWritesLinkUsageAndPcapTracesOfEveryLinkEnd)
+{
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hilo-cli-pcap";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string scenario = (dir / "tiny-relay.textproto").string();
+    std::ofstream(scenario) << kTinyRelay;
+    const std::string out_dir = (dir / "out").string();
+    const std::string pcap_dir = (dir / "pcap").string();
+    std::string out, err;
+    ASSERT_EQ(Cli({"run", scenario.c_str(), "--out", out_dir.c_str(), "--pcap", pcap_dir.c_str(),
+                   "--quiet"},
+                  &out, &err),
+              kExitOk)
+        << err;
+
+    // links.csv: both directions of the four links, per arm.
+    const auto links = ReadCsvByKey(std::filesystem::path(out_dir) / "links.csv", 3);
+    const std::vector<std::string> names = {"uplink", "region r wan", "region r worker 0",
+                                            "region r worker 1"};
+    EXPECT_EQ(links.size(), 2 * names.size() * 2);
+    const std::string summary = test::ReadFile(out_dir + "/summary.json");
+    EXPECT_NE(summary.find("\"busiest_link\": {\"link\": \"region r wan\", \"direction\": "
+                           "\"down\", \"bandwidth_bps\": 20000000"),
+              std::string::npos)
+        << summary;
+    for (const std::string arm : {"full", "hilo"})
+    {
+        for (const std::string& name : names)
+        {
+            SCOPED_TRACE(arm + " " + name);
+            const auto& down = links.at(arm + "|" + name + "|down");
+            const auto& up = links.at(arm + "|" + name + "|up");
+            const double mean = std::stod(down[6]);
+            const double peak = std::stod(down[7]);
+            EXPECT_GT(std::stoull(down[4]), 0u);
+            EXPECT_GT(mean, 0.0);
+            EXPECT_GE(peak, mean);
+            EXPECT_LE(peak, 1.0);
+            EXPECT_EQ(down[8], "0.1");
+
+            // The pcap files: one per end, every frame the end sent or received, PPP framing.
+            const auto base = std::filesystem::path(pcap_dir) / arm;
+            std::string file = name;
+            std::replace(file.begin(), file.end(), ' ', '-');
+            const PcapFile a = ReadPcap(base / (file + "-a.pcap"));
+            const PcapFile b = ReadPcap(base / (file + "-b.pcap"));
+            for (const PcapFile* f : {&a, &b})
+            {
+                EXPECT_EQ(f->magic, 0xa1b2c3d4u);
+                EXPECT_EQ(f->linktype, 9u); // DLT_PPP
+                EXPECT_EQ(f->snaplen, 65535u);
+                EXPECT_TRUE(f->time_ordered);
+            }
+            // Each end saw what it sent and (up to frames still in flight) what the other sent.
+            const uint64_t sent = std::stoull(down[4]) + std::stoull(up[4]);
+            EXPECT_GT(a.orig_bytes, std::stoull(down[4]));
+            EXPECT_GT(b.orig_bytes, std::stoull(up[4]));
+            EXPECT_LE(a.orig_bytes + b.orig_bytes, 2 * sent);
+            EXPECT_GE(a.orig_bytes + b.orig_bytes, sent);
+            // Full records: the real bytes are there, message frames ("HLMF") included.
+            EXPECT_EQ(a.data.size(), a.orig_bytes);
+            EXPECT_NE(a.data.find("HLMF"), std::string::npos);
+        }
+    }
+
+    // A short snap length keeps only the start of each frame; a folder that cannot be made is
+    // bad input before any arm runs.
+    const std::string short_dir = (dir / "short").string();
+    ASSERT_EQ(Cli({"run", scenario.c_str(), "--out", out_dir.c_str(), "--pcap", short_dir.c_str(),
+                   "--pcap-snaplen", "96", "--quiet"},
+                  &out, &err),
+              kExitOk)
+        << err;
+    const PcapFile cut =
+        ReadPcap(std::filesystem::path(short_dir) / "hilo" / "region-r-wan-a.pcap");
+    EXPECT_EQ(cut.snaplen, 96u);
+    EXPECT_EQ(cut.max_incl, 96u);
+    EXPECT_GT(cut.orig_bytes, cut.data.size());
+    const std::string blocked = (dir / "tiny-relay.textproto" / "pcap").string(); // in a file
+    EXPECT_EQ(Cli({"run", scenario.c_str(), "--out", out_dir.c_str(), "--pcap", blocked.c_str(),
+                   "--quiet"},
+                  &out, &err),
+              kExitBadInput);
+    std::filesystem::remove_all(dir);
 }
 
 } // namespace

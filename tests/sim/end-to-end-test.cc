@@ -3,13 +3,17 @@
 // same scenario gives byte-identical CSVs; a corrupted update is rejected and repaired by resync.
 #include "sim/cli/catalog.h"
 #include "sim/cli/run-command.h"
+#include "sim/run/arm-context-builder.h"
 #include "sim/run/arm-runner.h"
 #include "sim/run/arm-summary.h"
 #include "sim/run/output-writer.h"
 #include "sim/scenario/scenario-loader.h"
 
+#include "models/compute-model.h"
+
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -134,7 +138,8 @@ TEST(EndToEnd, SameScenarioGivesIdenticalCsvs)
     {
         ASSERT_TRUE(WriteRunOutputs((base / run).string(), record, RunAll(loaded.resolved)).ok());
     }
-    for (const char* file : {"steps.csv", "workers.csv", "rollouts.csv", "summary.json"})
+    for (const char* file :
+         {"steps.csv", "workers.csv", "rollouts.csv", "links.csv", "summary.json"})
     {
         const std::string a = ReadFile(base / "a" / file);
         EXPECT_FALSE(a.empty()) << file;
@@ -234,6 +239,75 @@ TEST(EndToEnd, RelayRegionsAndBoundedStaleness)
     }
 }
 
+// Update latency (ready at the worker minus gradient ready at the learner) by (version, worker).
+std::map<std::pair<uint64_t, uint32_t>, double>
+LatencyByVersionAndWorker(const ArmResult& r)
+{
+    std::map<std::pair<uint64_t, uint32_t>, double> out;
+    for (const ApplyEvent& a : r.applies)
+        out[{a.version, a.worker}] = a.ready_s - r.publishes.at(a.version - 1).grad_ready_s;
+    return out;
+}
+
+TEST(EndToEnd, AStreamingRelayIsAsFastAsARouterAndStoreAndForwardAddsALanTransfer)
+{
+    // One worker per region, so that the "regions" topology (a router at the region's edge,
+    // one copy per worker on the WAN) carries exactly what the relay does: its latency is one
+    // WAN transfer + the LAN delay. 5.7 MB updates: a LAN transfer (1 Gbps) takes 46 ms, the WAN
+    // one (100 / 50 Mbps) 0.46 / 0.92 s.
+    const std::vector<std::string> base = {
+        "llm_profile=Llama-3.2-1B",       "workload.steps=2",
+        "mode.max_staleness=0",           "workers[0].count=1",
+        "network.worker_link.mtu=9000",   "network.regions[0].wan.mtu=9000",
+        "network.regions[1].wan.mtu=9000"};
+    auto run = [&](std::vector<std::string> extra)
+    {
+        extra.insert(extra.begin(), base.begin(), base.end());
+        LoadedScenario loaded = Load(kRegions, extra);
+        auto r = RunArm(loaded.resolved, 0, nullptr, {});
+        EXPECT_TRUE(r.ok() && r->failure.ok());
+        ExpectEveryWorkerHasEveryVersion(*r, 2, 2);
+        EXPECT_EQ(r->hash_mismatches, 0u);
+        return LatencyByVersionAndWorker(*r);
+    };
+    const auto router = run({"network.topology=regions"});
+    const auto streamed = run({}); // kRegions is a relay scenario; streaming is the default
+    const auto stored = run({"network.relay_forwarding=store_and_forward"});
+    ASSERT_EQ(router.size(), 4u);
+    const double lan_transfer_s = 5.7e6 * 8 / 1e9;
+    for (const auto& [key, latency] : router)
+    {
+        SCOPED_TRACE("version " + std::to_string(key.first) + " worker " +
+                     std::to_string(key.second));
+        // Never slower than the router (the first update is even faster: two shorter TCP
+        // connections leave slow start sooner than one across both links).
+        EXPECT_LT(streamed.at(key), latency + 0.05 * lan_transfer_s);
+        EXPECT_GT(stored.at(key) - streamed.at(key), 0.8 * lan_transfer_s);
+    }
+}
+
+TEST(EndToEnd, GrpoTaskReachesTheWorkload)
+{
+    LoadedScenario stride = Load(kRegions);
+    LoadedScenario chain =
+        Load(kRegions, {"workload.grpo.task=residue_chain", "workload.grpo.modulus=3",
+                        "workload.grpo.entropy_coef=0.02"});
+    auto a = BuildArmContext(stride.resolved, stride.resolved.arms[0]);
+    auto b = BuildArmContext(chain.resolved, chain.resolved.arms[0]);
+    ASSERT_TRUE(a.ok() && b.ok());
+    const models::WorkloadConfig& x = (*a)->workload->config();
+    const models::WorkloadConfig& y = (*b)->workload->config();
+    EXPECT_TRUE(x.task_prompt_stride);
+    EXPECT_EQ(x.task_modulus, 4);
+    EXPECT_EQ(x.entropy_coef, 0.0);
+    EXPECT_FALSE(y.task_prompt_stride);
+    EXPECT_EQ(y.task_modulus, 3);
+    EXPECT_EQ(y.entropy_coef, 0.02);
+    // The task is the reward: the same untrained adapter scores differently on the two.
+    const std::vector<float>& theta = (*a)->initial.theta;
+    EXPECT_NE((*a)->workload->Evaluate(theta), (*b)->workload->Evaluate(theta));
+}
+
 TEST(EndToEnd, BudgetBelowTheSmallestPayloadIsBadInputBeforeAnyArmRuns)
 {
     LoadedScenario loaded = Load(kTiny, {"arms[1].budget=100B"});
@@ -296,6 +370,125 @@ TEST(EndToEnd, ConnectionsThatIdledThroughARolloutShareTheLearnerUplinkFairly)
         // Same bytes, same links: the workers finish together (0.2 s apart at most, not 1.9 s).
         EXPECT_LT(range.second - range.first, 0.2) << "version " << version;
     }
+}
+
+TEST(EndToEnd, EveryStrategyChargesTheLearnersOwnOptimizerStep)
+{
+    // Whatever it ships, the learner runs AdamW on its own adapter before it publishes: full sync
+    // serialises the new parameters on top of it, hilo encodes and decodes its gradient, delta
+    // encodes the parameter delta and adds its decode to the replicas' shadow copy.
+    LoadedScenario loaded = Load(
+        kTiny, {"llm_profile=Llama-3.2-1B", "workload.steps=2", "network.worker_link.mtu=9000"});
+    for (size_t i = 0; i < loaded.resolved.arms.size(); ++i)
+    {
+        auto context = BuildArmContext(loaded.resolved, loaded.resolved.arms[i]);
+        ASSERT_TRUE(context.ok()) << context.status().ToString();
+        const ArmContext& c = **context;
+        // The step = the fused AdamW pass a worker's replay runs (gradient buffer + theta, m, v).
+        const double step =
+            models::DecodeReplaySeconds(c.learner_gpu, c.modelled_numel, "hilo", c.compute).value();
+        double floor_s = step;
+        if (c.sync.kind == hilo::SyncKind::kFull)
+        {
+            floor_s +=
+                models::AdapterLoadSeconds(c.learner_gpu, c.modelled_adapter_bytes, c.compute);
+        }
+        if (c.sync.kind == hilo::SyncKind::kDelta)
+        {
+            floor_s +=
+                models::DecodeReplaySeconds(c.learner_gpu, c.modelled_numel, "delta", c.compute)
+                    .value();
+        }
+        auto r = RunArm(loaded.resolved, i, nullptr, {});
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        ASSERT_EQ(r->publishes.size(), 2u);
+        for (const PublishEvent& p : r->publishes)
+        {
+            EXPECT_GE(p.encode_s, floor_s * (1 - 1e-12)) << r->name << " v" << p.version;
+            // Published after the learner's time, never before.
+            EXPECT_NEAR(p.published_s - p.grad_ready_s, p.encode_s, 1e-9) << r->name;
+        }
+    }
+}
+
+TEST(EndToEnd, ASizeBudgetIsWireBytesOfTheModelledAdapter)
+{
+    // "1MB" means one megabyte of payload on the wire per update at the modelled scale
+    // (Llama-3.2-1B at rank 4: a 5.6 MB adapter), not one megabyte of the tiny real adapter's
+    // (4.6 KB) payload. The budget bounds the compressor's payload; the update's own header
+    // (version, hashes, compressor name) comes on top, as it does without a profile.
+    LoadedScenario loaded =
+        Load(kTiny, {"llm_profile=Llama-3.2-1B", "workload.steps=2", "arms[1].compressor=topk",
+                     "arms[1].budget=1MB", "arms[2].compressor=topk", "arms[2].budget=5%"});
+    auto sized = RunArm(loaded.resolved, 1, nullptr, {});
+    auto fraction = RunArm(loaded.resolved, 2, nullptr, {});
+    ASSERT_TRUE(sized.ok() && fraction.ok());
+    const double adapter = static_cast<double>(sized->adapter_bytes);
+    EXPECT_GT(adapter, 5e6);
+    const double scale = sized->adapter_scale;
+    for (const PublishEvent& p : sized->publishes)
+    {
+        const double payload_wire = static_cast<double>(p.payload_bytes) * scale;
+        EXPECT_LE(payload_wire, 1e6) << p.version;
+        EXPECT_GE(payload_wire, 0.9e6) << p.version; // top-k spends its budget
+    }
+    EXPECT_NEAR(sized->budget_fraction, 1e6 / adapter, 1e-3);
+    // A fraction already meant a share of the (modelled) adapter's bytes.
+    for (const PublishEvent& p : fraction->publishes)
+    {
+        const double payload_wire = static_cast<double>(p.payload_bytes) * scale;
+        EXPECT_LE(payload_wire, 0.05 * adapter) << p.version;
+        EXPECT_GE(payload_wire, 0.045 * adapter) << p.version;
+    }
+    // Without an LLM profile the real bytes are the wire bytes: a size is what it says.
+    LoadedScenario real =
+        Load(kTiny, {"workload.steps=1", "arms[1].compressor=topk", "arms[1].budget=2KB"});
+    auto small = RunArm(real.resolved, 1, nullptr, {});
+    ASSERT_TRUE(small.ok());
+    EXPECT_LE(small->publishes[0].payload_bytes, 2000);
+    EXPECT_GE(small->publishes[0].payload_bytes, 1800);
+}
+
+TEST(EndToEnd, RolloutAndApplyShareTheWorkersGpuUnderStaleness)
+{
+    // With max_staleness 1 a T4 worker is still rolling out the next round when an update
+    // arrives. Rollout and decode + replay run on the same modelled GPU: they take turns, so no
+    // apply's GPU interval [ready - apply time, ready] overlaps a rollout of the same worker.
+    LoadedScenario loaded =
+        Load(kTiny, {"llm_profile=Llama-3.2-1B", "workload.steps=5", "workload.lora.rank=16",
+                     "workers[0].gpu=H100-SXM", "workers[1].count=2", "mode.max_staleness=1",
+                     "network.worker_link.bandwidth=1Gbps", "network.worker_link.delay=20ms",
+                     "arms[1].compressor=spar", "arms[1].budget=1.6%"});
+    auto context = BuildArmContext(loaded.resolved, loaded.resolved.arms[1]);
+    ASSERT_TRUE(context.ok());
+    auto r = RunArm(loaded.resolved, 1, nullptr, {});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE(r->failure.ok()) << r->failure.ToString();
+    ExpectEveryWorkerHasEveryVersion(*r, 3, 5);
+    int waited = 0; // applies that had to wait for a rollout to finish
+    for (const ApplyEvent& a : r->applies)
+    {
+        const models::GpuProfile gpu = models::FindGpu(r->worker_gpu.at(a.worker)).value();
+        const double apply_s =
+            models::DecodeReplaySeconds(gpu, (*context)->modelled_numel, "hilo").value();
+        const double gpu_start = a.ready_s - apply_s;
+        for (const RolloutEvent& e : r->rollouts)
+        {
+            if (e.worker != a.worker)
+                continue;
+            const bool overlap = gpu_start < e.done_s - 1e-9 && e.started_s < a.ready_s - 1e-9;
+            EXPECT_FALSE(overlap) << "worker " << a.worker << " applied v" << a.version << " on ["
+                                  << gpu_start << ", " << a.ready_s << "] during rollout round "
+                                  << e.round << " [" << e.started_s << ", " << e.done_s << "]";
+            waited += std::abs(gpu_start - e.done_s) < 1e-9 && a.received_s < e.done_s;
+        }
+    }
+    EXPECT_GT(waited, 0); // the scenario does make updates arrive during rollouts
+    // Staleness still pays: some rounds were sampled from a version older than round - 1.
+    bool stale = false;
+    for (const RolloutEvent& e : r->rollouts)
+        stale |= e.behaviour_version + 1 < e.round;
+    EXPECT_TRUE(stale);
 }
 
 TEST(EndToEnd, ModelledTokenCountsSetRolloutTimeAndTrajectoryBytes)

@@ -51,7 +51,8 @@ RunAndDestroy(ns3::Time limit = ns3::Seconds(600))
     ns3::Simulator::Destroy();
 }
 
-/// Counts bytes a device puts on its link (IP packets incl. headers, PPP header excluded).
+/// Counts bytes a device puts on its link (its MacTx trace: IP packets with their 2-byte PPP
+/// header, as they enter the device).
 class LinkByteCounter
 {
   public:

@@ -38,7 +38,7 @@ struct Inbox
     std::map<uint32_t, std::vector<Message>> byPeer;
     std::map<uint32_t, std::vector<MessageMeta>> sentByPeer;
 
-    void Attach(ns3::Ptr<MessageEndpoint> endpoint)
+    void Attach(ns3::Ptr<MessageTransport> endpoint)
     {
         endpoint->SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&>(
             [this](uint32_t peer, const Message& m) { byPeer[peer].push_back(m); }));
@@ -248,16 +248,19 @@ TEST(NetTransport, BadMessagesAreRejectedNotAborted)
     RunAndDestroy();
 }
 
-TEST(NetTransport, SocketOptionsFollowTheBdpWithinFloorAndCap)
+TEST(NetTransport, SocketOptionsFollowTheBdpWithinFloorQueueAndCeiling)
 {
+    BufferSizing sizing;
+    // 1 Gbps / 40 ms, 1500-byte MTU: 1.25 x BDP would leave 2.5 MB standing in a 1.5 MB queue;
+    // the window stops at BDP + half the queue. No cap in segments.
     const LinkSpec wan = Link("1Gbps", "40ms", 1500);
     auto path = PathInfo::Over({&wan});
-    BufferSizing sizing;
     SocketOptions o = SocketOptions::ForPath(path, ns3::TcpCubic::GetTypeId(), sizing);
     EXPECT_EQ(path.GetBdpBytes(), 10000000u);
+    EXPECT_EQ(path.GetBottleneckQueueBytes(), 1000u * 1500u);
     EXPECT_EQ(o.segment_bytes, 1448u);
-    EXPECT_EQ(o.send_buffer_bytes, 1024u * 1448u) << "capped at cap_segments";
-    EXPECT_TRUE(o.window_limited);
+    EXPECT_EQ(o.send_buffer_bytes, 7425u * 1448u) << "BDP + 750000 B, in whole segments";
+    EXPECT_FALSE(o.window_limited);
 
     const LinkSpec jumboLink = Link("100Mbps", "40ms", 9000);
     auto jumbo = PathInfo::Over({&jumboLink});
@@ -271,6 +274,22 @@ TEST(NetTransport, SocketOptionsFollowTheBdpWithinFloorAndCap)
     o = SocketOptions::ForPath(lan, ns3::TcpCubic::GetTypeId(), sizing);
     EXPECT_EQ(o.send_buffer_bytes, 8u * 8948u) << "the floor, in whole segments";
     EXPECT_EQ(o.receive_buffer_bytes, 2 * o.send_buffer_bytes + 4 * 8948) << "never binds";
+
+    // 10 Gbps / 150 ms with a deep queue: the 256 MiB ceiling binds and the window is below BDP.
+    LinkSpec far = Link("10Gbps", "150ms", 9000);
+    far.queue_packets = 1000000;
+    o = SocketOptions::ForPath(PathInfo::Over({&far}), ns3::TcpCubic::GetTypeId(), sizing);
+    EXPECT_EQ(o.send_buffer_bytes, 30000u * 8948u) << "256 MiB rounded up to whole segments";
+    EXPECT_TRUE(o.window_limited);
+    EXPECT_LT(o.receive_buffer_bytes, 1u << 30) << "inside ns-3's largest scaled window";
+
+    // A fixed size applies as given (whole segments) and is flagged below the BDP.
+    sizing.fixed_bytes = 6u << 20;
+    o = SocketOptions::ForPath(path, ns3::TcpCubic::GetTypeId(), sizing);
+    EXPECT_EQ(o.send_buffer_bytes, 4345u * 1448u);
+    EXPECT_TRUE(o.window_limited) << "6 MiB < 10 MB BDP";
+    o = SocketOptions::ForPath(jumbo, ns3::TcpCubic::GetTypeId(), sizing);
+    EXPECT_FALSE(o.window_limited) << "6 MiB > 1 MB BDP";
 }
 
 } // namespace

@@ -72,6 +72,18 @@ const BadCase kBadCases[] = {
      "workload.modelled_gen_tokens", "needs llm_profile"},
     {"bad-modelled-prompt-only.textproto", "workload {", 1, "workload.modelled_gen_tokens",
      "must be set (> 0) when modelled_prompt_tokens is"},
+    {"bad-grpo-task.textproto", "sorting", 1, "workload.grpo.task",
+     "unknown GRPO task \"sorting\"; allowed: residue_stride, residue_chain"},
+    {"bad-grpo-under-distill.textproto", "grpo {", 1, "workload.grpo",
+     "only workload kind \"grpo\" has a GRPO task"},
+    {"bad-dotdot-name.textproto", "name: \"..\"", 1, "name",
+     "bad name \"..\" (\".\" and \"..\" are folder names, not names)"},
+    {"bad-network-model.textproto", "fluid", 1, "network.model",
+     "unknown network model \"fluid\"; allowed: packet, flow"},
+    {"bad-tcp-buffer-unit.textproto", "6XB", 1, "network.tcp_buffer",
+     "allowed: \"auto\" or a size such as \"6MiB\""},
+    {"bad-tcp-buffer-range.textproto", "1GiB", 1, "network.tcp_buffer",
+     "must be \"auto\" or a size in [16KiB, 256MiB], got \"1GiB\""},
 };
 
 // 1-based line of the `occurrence`-th line holding `marker` outside comments; 0 when none.
@@ -190,6 +202,104 @@ TEST(ScenarioLoader, ReportsEveryProblemNotJustTheFirst)
                   "multi.textproto: --set arms[1].budget=5x: arms[1].budget: bad budget"),
               std::string::npos)
         << loaded.status().message();
+}
+
+TEST(ScenarioLoader, DotNamesAreRejected)
+{
+    // "." and ".." are folder names: as a scenario name the default output folder
+    // results/runs/.. would be results/ itself; arm names name pcap folders.
+    for (const std::string name : {".", ".."})
+    {
+        for (const std::string path : {"name", "arms[0].name"})
+        {
+            auto loaded = LoadScenarioFile(DataPath("ok-minimal.textproto"), {path + "=" + name},
+                                           CurrentCatalog());
+            ASSERT_FALSE(loaded.ok()) << path << "=" << name << " was accepted";
+            EXPECT_NE(loaded.status().message().find(path + ": bad name \"" + name + "\""),
+                      std::string::npos)
+                << loaded.status().message();
+        }
+    }
+    // Dots inside a name stay allowed.
+    EXPECT_TRUE(LoadScenarioFile(DataPath("ok-minimal.textproto"),
+                                 {"name=run.1", "arms[0].name=..full"}, CurrentCatalog())
+                    .ok());
+}
+
+TEST(ScenarioLoader, GrpoTaskIsSelectableAndItsDefaultsAreShown)
+{
+    // A GRPO workload gets the prompt-stride task unless it names another; resolved.textproto
+    // shows every value used.
+    auto grpo = LoadScenarioFile(DataPath("ok-minimal.textproto"), {"workload.kind=grpo"},
+                                 CurrentCatalog());
+    ASSERT_TRUE(grpo.ok()) << grpo.status().message();
+    EXPECT_TRUE(grpo->resolved.workload.grpo_prompt_stride);
+    EXPECT_EQ(grpo->resolved.workload.grpo_modulus, 4u);
+    EXPECT_EQ(grpo->resolved.workload.grpo_entropy_coef, 0.0);
+    EXPECT_NE(grpo->resolved_text.find("grpo {\n    task: \"residue_stride\"\n    modulus: 4\n"
+                                       "    entropy_coef: 0\n  }"),
+              std::string::npos)
+        << grpo->resolved_text;
+    auto chain = LoadScenarioFile(DataPath("ok-minimal.textproto"),
+                                  {"workload.kind=grpo", "workload.grpo.task=residue_chain",
+                                   "workload.grpo.modulus=5", "workload.grpo.entropy_coef=0.01"},
+                                  CurrentCatalog());
+    ASSERT_TRUE(chain.ok()) << chain.status().message();
+    EXPECT_FALSE(chain->resolved.workload.grpo_prompt_stride);
+    EXPECT_EQ(chain->resolved.workload.grpo_modulus, 5u);
+    EXPECT_EQ(chain->resolved.workload.grpo_entropy_coef, 0.01);
+    // A distillation scenario says nothing about GRPO.
+    auto distill = LoadScenarioFile(DataPath("ok-minimal.textproto"), {}, CurrentCatalog());
+    ASSERT_TRUE(distill.ok());
+    EXPECT_EQ(distill->resolved_text.find("grpo"), std::string::npos);
+    // Out of range: the modulus is a residue of a token, so at most the vocabulary.
+    for (const auto& [assignment, message] : std::vector<std::pair<std::string, std::string>>{
+             {"workload.grpo.modulus=1", "workload.grpo.modulus: must be in [2, 64], got 1"},
+             {"workload.grpo.modulus=65", "workload.grpo.modulus: must be in [2, 64], got 65"},
+             {"workload.grpo.entropy_coef=-0.1",
+              "workload.grpo.entropy_coef: must be in [0, 10], got -0.1"}})
+    {
+        auto bad = LoadScenarioFile(DataPath("ok-minimal.textproto"),
+                                    {"workload.kind=grpo", assignment}, CurrentCatalog());
+        ASSERT_FALSE(bad.ok()) << assignment;
+        EXPECT_NE(bad.status().message().find(message), std::string::npos)
+            << bad.status().message();
+    }
+}
+
+TEST(ScenarioLoader, RelayForwardingBelongsToTheRelayTopology)
+{
+    const std::vector<std::string> relay = {"network.topology=relay", "network.regions[0].name=eu",
+                                            "network.regions[0].wan.bandwidth=100Mbps",
+                                            "workers[0].region=eu"};
+    auto streaming = LoadScenarioFile(DataPath("ok-minimal.textproto"), relay, CurrentCatalog());
+    ASSERT_TRUE(streaming.ok()) << streaming.status().message();
+    EXPECT_FALSE(streaming->resolved.network.relay_store_and_forward);
+    EXPECT_NE(streaming->resolved_text.find("relay_forwarding: \"stream\""), std::string::npos)
+        << streaming->resolved_text;
+    std::vector<std::string> saf = relay;
+    saf.push_back("network.relay_forwarding=store_and_forward");
+    auto stored = LoadScenarioFile(DataPath("ok-minimal.textproto"), saf, CurrentCatalog());
+    ASSERT_TRUE(stored.ok()) << stored.status().message();
+    EXPECT_TRUE(stored->resolved.network.relay_store_and_forward);
+
+    std::vector<std::string> typo = relay;
+    typo.push_back("network.relay_forwarding=cut_through");
+    auto bad = LoadScenarioFile(DataPath("ok-minimal.textproto"), typo, CurrentCatalog());
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.status().message().find("network.relay_forwarding: unknown forwarding "
+                                          "\"cut_through\"; allowed: stream, store_and_forward"),
+              std::string::npos)
+        << bad.status().message();
+    auto star = LoadScenarioFile(DataPath("ok-minimal.textproto"),
+                                 {"network.relay_forwarding=stream"}, CurrentCatalog());
+    ASSERT_FALSE(star.ok());
+    EXPECT_NE(star.status().message().find("only topology \"relay\" has relays"), std::string::npos)
+        << star.status().message();
+    // A star says nothing about relays.
+    auto plain = LoadScenarioFile(DataPath("ok-minimal.textproto"), {}, CurrentCatalog());
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(plain->resolved_text.find("relay_forwarding"), std::string::npos);
 }
 
 TEST(ScenarioLoader, MissingFileIsBadInput)

@@ -141,6 +141,27 @@ TEST(ScenarioOverride, BadSelectors)
     EXPECT_NE(e.find("expected path.to.field=value"), std::string::npos) << e;
 }
 
+TEST(ScenarioOverride, SelectorErrorsGiveTheValidIndexRange)
+{
+    Scenario sc;
+    for (const char* name : {"full", "hilo", "delta"})
+        sc.add_arms()->set_name(name);
+    sc.add_workers()->set_count(1);
+    // Three arms: indices 0 to 2 select one, 3 appends one.
+    std::string e = ErrorOf(&sc, "arms[spar].budget=5%");
+    EXPECT_NE(e.find("names: full, hilo, delta (or use an index from 0 to 2, or 3 to append one)"),
+              std::string::npos)
+        << e;
+    // WorkerGroup has no name: only an index selects one.
+    e = ErrorOf(&sc, "workers[gpu].count=2");
+    EXPECT_NE(e.find("selector [gpu] must be an index from 0 to 0, or 1 to append one"),
+              std::string::npos)
+        << e;
+    Scenario empty;
+    e = ErrorOf(&empty, "arms[spar].budget=5%");
+    EXPECT_NE(e.find("names: (none) (or use index 0 to append one)"), std::string::npos) << e;
+}
+
 TEST(ScenarioOverride, BadValuesNameThePathAndTheType)
 {
     Scenario sc;

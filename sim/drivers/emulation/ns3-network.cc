@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -80,6 +81,16 @@ class Ns3Network : public NodeNetwork
         }
         m_congestionControl = *algorithm;
         HILO_RETURN_IF_ERROR(CheckKernelCongestionControl(m_congestionControl, net.tcp));
+        // network.tcp_buffer: "auto" is Linux's own autotuning, within the kernel's defaults for
+        // a namespace of its own (see the header); a size caps that autotuning instead.
+        if (net.tcp_buffer_bytes > 0)
+        {
+            const uint64_t size = net.tcp_buffer_bytes;
+            m_tcpWmem = "4096 " + std::to_string(std::min<uint64_t>(16384, size)) + " " +
+                        std::to_string(size);
+            m_tcpRmem = "4096 " + std::to_string(std::min<uint64_t>(131072, 2 * size)) + " " +
+                        std::to_string(2 * size);
+        }
         auto plan = PlanScenarioNetwork(m_scenario.resolved, m_tag);
         if (!plan.ok())
         {
@@ -243,9 +254,8 @@ class Ns3Network : public NodeNetwork
             settings.insert(settings.end(),
                             {
                                 {"net.ipv4.tcp_congestion_control", m_congestionControl},
-                                // The kernel's defaults for a namespace of its own (see header).
-                                {"net.ipv4.tcp_rmem", "4096 131072 6291456"},
-                                {"net.ipv4.tcp_wmem", "4096 16384 4194304"},
+                                {"net.ipv4.tcp_rmem", m_tcpRmem},
+                                {"net.ipv4.tcp_wmem", m_tcpWmem},
                                 {"net.ipv4.conf.all.rp_filter", "0"},
                                 {"net.ipv4.conf.default.rp_filter", "0"},
                                 {"net.ipv4.ip_forward", host.forwards ? "1" : "0"},
@@ -387,6 +397,8 @@ class Ns3Network : public NodeNetwork
     std::string m_tag;
     std::string m_ip;
     std::string m_congestionControl;
+    std::string m_tcpRmem{"4096 131072 6291456"}; // Linux's defaults
+    std::string m_tcpWmem{"4096 16384 4194304"};
     NetworkPlan m_plan;
     std::unique_ptr<RunLock> m_lock;
     std::string m_ceilingWarning;

@@ -7,9 +7,11 @@
 // killed runs; takes the run's lock.
 // Per arm (StartArm): creates the namespaces (IPv6 off before any tap exists: IPv6 neighbour
 // traffic towards a tap that is down would abort ns-3's TapBridge), sets each host's TCP
-// (net.ipv4.tcp_congestion_control from network.tcp; socket buffer limits at the kernel's own
-// defaults, tcp_rmem 4096 131072 6291456 and tcp_wmem 4096 16384 4194304, so that a run does not
-// depend on how this machine's root namespace is tuned), starts hilo-netem in the core
+// (net.ipv4.tcp_congestion_control from network.tcp; network.tcp_buffer "auto" keeps Linux's own
+// buffer autotuning within the kernel's defaults, tcp_rmem 4096 131072 6291456 and tcp_wmem 4096
+// 16384 4194304, set explicitly so that a run does not depend on how this machine's root
+// namespace is tuned; a size S caps the autotuning at tcp_wmem S and tcp_rmem 2 x S, since Linux
+// advertises about half its receive buffer as window), starts hilo-netem in the core
 // namespace, moves each tap into its host's namespace and configures it (address, MTU, ARP off:
 // a point-to-point link carries no ARP; the routes of ns-3's global routing). A fresh set of
 // namespaces per arm: no arm inherits another's TCP metrics cache.

@@ -48,7 +48,7 @@ LearnerApp::LearnerApp() = default;
 LearnerApp::~LearnerApp() = default;
 
 void
-LearnerApp::Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageEndpoint> endpoint,
+LearnerApp::Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageTransport> endpoint,
                   std::vector<uint32_t> update_peers)
 {
     NS_ABORT_MSG_IF(m_context, "LearnerApp::Setup called twice");

@@ -1,12 +1,12 @@
 // LearnerApp: the learner node of a simulation. A thin ns-3 adapter over LearnerRole
 // (sim/roles/learner-role.h), which holds the behaviour: the application gives it simulated time
-// and the node's MessageEndpoint (Ns3RolePort), exposes its tunables as attributes and its events
+// and the node's MessageTransport (Ns3RolePort), exposes its tunables as attributes and its events
 // as trace sources.
 #ifndef HILOSIM_DRIVERS_NS3_LEARNER_APP_H
 #define HILOSIM_DRIVERS_NS3_LEARNER_APP_H
 
 #include "sim/drivers/ns3/ns3-role-port.h"
-#include "sim/net/message-endpoint.h"
+#include "sim/net/message-transport.h"
 #include "sim/roles/arm-context.h"
 #include "sim/roles/learner-role.h"
 #include "sim/roles/role-events.h"
@@ -31,7 +31,7 @@ class LearnerApp : public ns3::Application
 
     /// REQUIRES: called once before start. `update_peers`: the transport peers every update goes
     /// to (worker peer ids, or relay peer ids in a relay topology).
-    void Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageEndpoint> endpoint,
+    void Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageTransport> endpoint,
                std::vector<uint32_t> update_peers);
 
     /// The learner's publisher (state, ring, snapshots), for tests and metrics.

@@ -5,7 +5,7 @@
 namespace hilosim
 {
 
-Ns3RolePort::Ns3RolePort(ns3::Ptr<MessageEndpoint> endpoint)
+Ns3RolePort::Ns3RolePort(ns3::Ptr<MessageTransport> endpoint)
   : m_endpoint(endpoint)
 {
 }
@@ -31,6 +31,12 @@ Ns3RolePort::Send(uint32_t peer, uint32_t type, std::shared_ptr<const std::strin
     return m_endpoint->Send(peer, type, std::move(payload), wire_bytes);
 }
 
+hilo::Status
+Ns3RolePort::Forward(uint32_t from_peer, uint64_t sequence, const std::vector<uint32_t>& to_peers)
+{
+    return m_endpoint->Forward(from_peer, sequence, to_peers);
+}
+
 void
 Ns3RolePort::Stop()
 {
@@ -52,6 +58,17 @@ ToRoleMessage(const Message& message)
     m.wire_bytes = message.wire_bytes;
     m.sequence = message.sequence;
     return m;
+}
+
+RoleMessageHead
+ToRoleMessageHead(const MessageMeta& meta)
+{
+    RoleMessageHead h;
+    h.type = meta.type;
+    h.payload_bytes = meta.payload_bytes;
+    h.wire_bytes = meta.wire_bytes;
+    h.sequence = meta.sequence;
+    return h;
 }
 
 } // namespace hilosim

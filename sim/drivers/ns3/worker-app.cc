@@ -49,7 +49,7 @@ WorkerApp::WorkerApp() = default;
 WorkerApp::~WorkerApp() = default;
 
 void
-WorkerApp::Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageEndpoint> endpoint,
+WorkerApp::Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageTransport> endpoint,
                  uint32_t worker, uint32_t learner_peer)
 {
     NS_ABORT_MSG_IF(m_context, "WorkerApp::Setup called twice");

@@ -1,12 +1,12 @@
 // WorkerApp: a rollout worker node of a simulation. A thin ns-3 adapter over WorkerRole
 // (sim/roles/worker-role.h), which holds the behaviour: the application gives it simulated time
-// and the node's MessageEndpoint (Ns3RolePort), exposes its fault-injection hook as an attribute
+// and the node's MessageTransport (Ns3RolePort), exposes its fault-injection hook as an attribute
 // and its events as trace sources.
 #ifndef HILOSIM_DRIVERS_NS3_WORKER_APP_H
 #define HILOSIM_DRIVERS_NS3_WORKER_APP_H
 
 #include "sim/drivers/ns3/ns3-role-port.h"
-#include "sim/net/message-endpoint.h"
+#include "sim/net/message-transport.h"
 #include "sim/roles/arm-context.h"
 #include "sim/roles/role-events.h"
 #include "sim/roles/worker-role.h"
@@ -29,7 +29,7 @@ class WorkerApp : public ns3::Application
     ~WorkerApp() override;
 
     /// REQUIRES: called once before start; `learner_peer` is the learner's transport peer id.
-    void Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageEndpoint> endpoint,
+    void Setup(std::shared_ptr<ArmContext> context, ns3::Ptr<hilosim::MessageTransport> endpoint,
                uint32_t worker, uint32_t learner_peer);
 
     /// REQUIRES: the application started without failing.

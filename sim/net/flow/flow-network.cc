@@ -1,0 +1,383 @@
+#include "sim/net/flow/flow-network.h"
+
+#include "sim/net/flow/max-min-fair.h"
+
+#include "ns3/abort.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hilosim
+{
+
+namespace
+{
+
+// Stream bytes until the next loss event of a flow in congestion avoidance at `rate`. TCP cuts
+// its window once per round trip with a loss (and not again while it recovers, about one more
+// round trip): with W segments per round and independent losses p, a round has a loss with
+// probability 1 - (1 - p)^W, so a cut comes every 1 + 1 / (1 - (1 - p)^W) rounds. For small
+// windows that is about W + 1/p segments, one loss indication per 1/p segments as in Padhye's
+// model; for large windows about two rounds.
+double
+LossEventSpacing(const TcpFlowParams& tcp, double rate)
+{
+    const double w = std::max(1.0, rate * tcp.rtt_s / tcp.mss_bytes);
+    const double lossyRound = -std::expm1(w * std::log1p(-tcp.loss));
+    return w * tcp.mss_bytes * (1.0 + 1.0 / lossyRound);
+}
+
+} // namespace
+
+FlowNetwork::FlowNetwork(std::vector<double> capacityBytesPerSecond)
+  : m_capacity(std::move(capacityBytesPerSecond))
+{
+}
+
+FlowNetwork::~FlowNetwork() = default;
+
+uint32_t
+FlowNetwork::AddStream(std::vector<uint32_t> links, const TcpFlowParams& params,
+                       uint32_t receiverContext)
+{
+    for (uint32_t l : links)
+    {
+        NS_ABORT_MSG_IF(l >= m_capacity.size(), "FlowNetwork: link " << l << " does not exist");
+    }
+    NS_ABORT_MSG_IF(params.rtt_s <= 0, "FlowNetwork: a stream needs a positive round trip");
+    Stream s;
+    s.links = std::move(links);
+    s.tcp = params;
+    s.context = receiverContext;
+    s.cwnd = params.initial_cwnd_bytes;
+    if (params.loss > 0)
+    {
+        s.nextLossAt = params.mss_bytes / params.loss; // the first loss, in expectation
+    }
+    m_streams.push_back(std::move(s));
+    return static_cast<uint32_t>(m_streams.size() - 1);
+}
+
+void
+FlowNetwork::SetSentHandler(uint32_t stream, SentHandler sent)
+{
+    m_streams.at(stream).sent = std::move(sent);
+}
+
+void
+FlowNetwork::SetArrivalHandler(uint32_t stream, ArrivalHandler arrived)
+{
+    m_streams.at(stream).arrived = std::move(arrived);
+}
+
+void
+FlowNetwork::Open(uint32_t stream)
+{
+    Update();
+    Stream& s = m_streams.at(stream);
+    NS_ABORT_MSG_IF(s.open, "FlowNetwork::Open: stream " << stream << " is already open");
+    s.open = true;
+    if (s.queuedEnd > s.sentBytes)
+    {
+        s.active = true;
+        StartRound(s, ns3::Simulator::Now());
+        m_dirty = true;
+    }
+    Update();
+}
+
+void
+FlowNetwork::Enqueue(uint32_t stream, Frame frame)
+{
+    Update();
+    Stream& s = m_streams.at(stream);
+    s.queuedEnd += static_cast<double>(frame.stream_bytes);
+    s.queue.emplace_back(s.queuedEnd, std::move(frame));
+    if (s.open && !s.active)
+    {
+        s.active = true;
+        StartRound(s, ns3::Simulator::Now());
+        m_dirty = true;
+    }
+    Update();
+}
+
+double
+FlowNetwork::GetBacklog(uint32_t stream)
+{
+    Update();
+    const Stream& s = m_streams.at(stream);
+    return s.queuedEnd - s.sentBytes;
+}
+
+double
+FlowNetwork::GetRate(uint32_t stream)
+{
+    Update();
+    return m_streams.at(stream).rate;
+}
+
+double
+FlowNetwork::GetCwnd(uint32_t stream)
+{
+    Update();
+    return m_streams.at(stream).cwnd;
+}
+
+void
+FlowNetwork::Dispose()
+{
+    m_next.Cancel();
+    for (Stream& s : m_streams)
+    {
+        s.sent = nullptr;
+        s.arrived = nullptr;
+        s.queue.clear();
+        s.inFlight.clear();
+    }
+    m_deferred.clear();
+}
+
+double
+FlowNetwork::Cap(const Stream& s) const
+{
+    if (s.roundOn && s.roundSpent)
+    {
+        return 0; // waiting for the round's ACKs
+    }
+    const double pacing = s.slowStart ? kSlowStartPacing : kCongestionAvoidancePacing;
+    return pacing * std::min(s.cwnd, s.tcp.window_bytes) / s.tcp.rtt_s;
+}
+
+void
+FlowNetwork::StartRound(Stream& s, ns3::Time now)
+{
+    s.roundOn = true;
+    s.roundEnd = now + ns3::Seconds(s.tcp.rtt_s);
+    s.roundStartSent = s.sentBytes;
+    s.roundWindow = std::min(s.cwnd, s.tcp.window_bytes);
+    s.roundSpent = false;
+}
+
+void
+FlowNetwork::CreditAcked(Stream& s)
+{
+    if (s.slowStart)
+    {
+        s.cwnd += s.sentBytes - s.ackedMark; // byte counting (RFC 3465), as ns-3 in slow start
+    }
+    s.ackedMark = s.sentBytes;
+}
+
+void
+FlowNetwork::Update()
+{
+    if (m_updating)
+    {
+        return;
+    }
+    m_updating = true;
+    const ns3::Time now = ns3::Simulator::Now();
+    Advance(now);
+    for (uint32_t id = 0; id < m_streams.size(); ++id)
+    {
+        if (m_streams[id].active)
+        {
+            Process(id, now);
+        }
+    }
+    if (m_dirty)
+    {
+        m_dirty = false;
+        Reallocate(now);
+    }
+    ScheduleNext(now);
+    m_updating = false;
+    // Handlers may send (and so re-enter Update): run them on a consistent state.
+    std::vector<std::function<void()>> deferred;
+    deferred.swap(m_deferred);
+    for (auto& handler : deferred)
+    {
+        handler();
+    }
+}
+
+void
+FlowNetwork::Advance(ns3::Time now)
+{
+    const double dt = (now - m_lastAdvance).GetSeconds();
+    m_lastAdvance = now;
+    if (dt <= 0)
+    {
+        return;
+    }
+    for (Stream& s : m_streams)
+    {
+        if (s.active)
+        {
+            s.sentBytes = std::min(s.queuedEnd, s.sentBytes + s.rate * dt);
+        }
+    }
+}
+
+void
+FlowNetwork::Process(uint32_t id, ns3::Time now)
+{
+    Stream& s = m_streams[id];
+    // Events land on whole nanoseconds, so a boundary may be missed by a fraction of a byte.
+    const double eps = 1e-6 + 1e-12 * s.queuedEnd;
+    if (s.sentBytes + eps >= s.queuedEnd)
+    {
+        s.sentBytes = s.queuedEnd;
+    }
+    while (!s.queue.empty() && s.queue.front().first <= s.sentBytes + eps)
+    {
+        Frame frame = std::move(s.queue.front().second);
+        s.queue.pop_front();
+        const ns3::Time arrival = std::max(s.lastArrival, now + ns3::Seconds(s.tcp.tail_s));
+        s.lastArrival = arrival;
+        if (s.sent && !frame.internal)
+        {
+            m_deferred.push_back([handler = s.sent, meta = frame]() { handler(meta); });
+        }
+        s.inFlight.push_back(std::move(frame));
+        ns3::Simulator::ScheduleWithContext(s.context, arrival - now, &FlowNetwork::Arrive,
+                                            ns3::Ptr<FlowNetwork>(this), id);
+    }
+    while (s.sentBytes + eps >= s.nextLossAt)
+    {
+        // An expected loss: slow start ends and the window shrinks towards the Padhye window.
+        if (!s.roundOn)
+        {
+            CreditAcked(s);
+        }
+        s.slowStart = false;
+        s.cwnd = std::max(s.tcp.loss_rate_Bps * s.tcp.rtt_s, s.tcp.beta * s.cwnd);
+        s.nextLossAt += LossEventSpacing(s.tcp, s.rate);
+        if (s.roundOn)
+        {
+            s.roundWindow = std::min(s.roundWindow, std::min(s.cwnd, s.tcp.window_bytes));
+        }
+        m_dirty = true;
+    }
+    if (s.queue.empty())
+    {
+        // Idle. The last round's ACKs still grow the window (no restart after idle in ns-3).
+        CreditAcked(s);
+        s.active = false;
+        s.roundOn = false;
+        s.rate = 0;
+        m_dirty = true;
+        return;
+    }
+    if (s.roundOn && !s.roundSpent && s.sentBytes - s.roundStartSent + eps >= s.roundWindow)
+    {
+        s.roundSpent = true; // the window is out: wait for its ACKs
+        m_dirty = true;
+    }
+    if (s.roundOn && now >= s.roundEnd)
+    {
+        // The round's bytes are acknowledged: byte counting grows the window by them.
+        const bool windowBound = s.roundSpent || s.rate * s.tcp.rtt_s >= s.roundWindow;
+        CreditAcked(s);
+        if (windowBound)
+        {
+            StartRound(s, now);
+        }
+        else
+        {
+            s.roundOn = false; // the fair share binds; growth is credited at re-sharing
+        }
+        m_dirty = true;
+    }
+}
+
+void
+FlowNetwork::Reallocate(ns3::Time now)
+{
+    ++m_reallocations;
+    std::vector<uint32_t> ids;
+    std::vector<FlowDemand> demands;
+    for (uint32_t id = 0; id < m_streams.size(); ++id)
+    {
+        Stream& s = m_streams[id];
+        if (!s.active)
+        {
+            continue;
+        }
+        if (!s.roundOn)
+        {
+            CreditAcked(s); // growth while the fair share bound, credited now
+        }
+        s.cap = Cap(s);
+        ids.push_back(id);
+        demands.push_back({s.links, s.cap, s.tcp.wire_factor});
+    }
+    const std::vector<double> rates = MaxMinFairRates(m_capacity, demands);
+    for (size_t i = 0; i < ids.size(); ++i)
+    {
+        Stream& s = m_streams[ids[i]];
+        s.rate = rates[i];
+        const double window = std::min(s.cwnd, s.tcp.window_bytes);
+        if (!s.roundOn && s.rate * s.tcp.rtt_s >= window * (1 - 1e-9))
+        {
+            StartRound(s, now); // the share now covers the window: it binds again
+        }
+    }
+}
+
+void
+FlowNetwork::ScheduleNext(ns3::Time now)
+{
+    double best = std::numeric_limits<double>::infinity();
+    for (const Stream& s : m_streams)
+    {
+        if (!s.active)
+        {
+            continue;
+        }
+        if (s.rate > 0)
+        {
+            best = std::min(best, (s.queue.front().first - s.sentBytes) / s.rate);
+            if (std::isfinite(s.nextLossAt))
+            {
+                best = std::min(best, (s.nextLossAt - s.sentBytes) / s.rate);
+            }
+            if (s.roundOn && !s.roundSpent)
+            {
+                const double left = s.roundWindow - (s.sentBytes - s.roundStartSent);
+                best = std::min(best, left / s.rate);
+            }
+        }
+        if (s.roundOn)
+        {
+            best = std::min(best, (s.roundEnd - now).GetSeconds());
+        }
+    }
+    m_next.Cancel();
+    if (std::isfinite(best))
+    {
+        const auto ns = static_cast<int64_t>(std::ceil(std::max(0.0, best) * 1e9));
+        m_next = ns3::Simulator::Schedule(ns3::NanoSeconds(ns), &FlowNetwork::Update,
+                                          ns3::Ptr<FlowNetwork>(this));
+    }
+}
+
+void
+FlowNetwork::Arrive(uint32_t id)
+{
+    Stream& s = m_streams[id];
+    if (s.inFlight.empty())
+    {
+        return; // disposed
+    }
+    Frame frame = std::move(s.inFlight.front());
+    s.inFlight.pop_front();
+    if (s.arrived)
+    {
+        s.arrived(frame);
+    }
+}
+
+} // namespace hilosim

@@ -1,0 +1,144 @@
+// The flow model's engine: TCP byte streams over directed links whose rates are max-min fair
+// (max-min-fair.h), re-shared whenever a stream starts or stops sending or a stream's own limit
+// changes, each limited by its TCP window (tcp-flow-model.h). It runs on ns-3's scheduler: one
+// pending event for the next change of any stream (a message's last byte leaving, a slow-start
+// round ending, an expected loss), plus one event per message arrival.
+//
+// A stream is one direction of one connection. It carries framed messages back to back, like a
+// TCP byte stream: a message's last byte leaves when the stream's sent bytes pass its end
+// offset, and arrives TcpFlowParams::tail_s later (in order). Between changes every stream sends
+// at a constant rate, so the state is exact at event times up to 1 ns rounding.
+//
+// Window per stream, W = min(cwnd, send buffer). TCP sends at most W bytes per round trip, paced
+// at g x W / RTT (ns-3's pacing ratios: g = 2 in slow start, 1.2 after it): so while the window
+// binds, a round sends W bytes at min(g W / RTT, fair share) and then waits for the round's ACKs;
+// a transfer shorter than W takes S / (g W / RTT), not S / (W / RTT). While the fair share binds
+// instead (share < W / RTT), the stream sends continuously at its share and no round is timed.
+// cwnd starts at the initial window when the stream opens; in slow start it grows by the bytes
+// acknowledged (byte counting), counted at each round's end, or at the next re-sharing while no
+// round is timed. cwnd survives idle periods (ns-3 does not restart slow start after idle).
+// Loss: see tcp-flow-model.h.
+#ifndef HILO_SIM_NET_FLOW_FLOW_NETWORK_H
+#define HILO_SIM_NET_FLOW_FLOW_NETWORK_H
+
+#include "sim/net/flow/tcp-flow-model.h"
+#include "sim/net/message.h"
+
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/simple-ref-count.h"
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hilosim
+{
+
+class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
+{
+  public:
+    /// One message on a stream, framed as on a TCP connection (message-frame.h).
+    struct Frame
+    {
+        std::string header;                         // the 32 frame-header bytes
+        std::shared_ptr<const std::string> payload; // real bytes
+        uint64_t stream_bytes{0};                   // header + wire bytes
+        MessageMeta meta;                           // what the sender reports when it leaves
+        bool internal{false};                       // the connection's hello
+    };
+    using SentHandler = std::function<void(const Frame&)>;
+    using ArrivalHandler = std::function<void(const Frame&)>;
+
+    /// `capacityBytesPerSecond`: wire capacity of each directed link.
+    explicit FlowNetwork(std::vector<double> capacityBytesPerSecond);
+    ~FlowNetwork();
+
+    /// A stream over the directed links `links` (each index used once). Arrivals are scheduled
+    /// in the ns-3 context `receiverContext` (the receiving node's id). Returns its id.
+    uint32_t AddStream(std::vector<uint32_t> links, const TcpFlowParams& params,
+                       uint32_t receiverContext);
+    /// The sender's handler (a message's last byte left; not called for internal frames) and
+    /// the receiver's (a frame arrived). Either may be empty.
+    void SetSentHandler(uint32_t stream, SentHandler sent);
+    void SetArrivalHandler(uint32_t stream, ArrivalHandler arrived);
+
+    /// The connection is up: the stream may send from now on, starting at its initial window.
+    /// Frames queued before leave now. REQUIRES: not open yet.
+    void Open(uint32_t stream);
+    /// Queues a frame behind those already on the stream.
+    void Enqueue(uint32_t stream, Frame frame);
+
+    bool IsOpen(uint32_t stream) const { return m_streams.at(stream).open; }
+    /// Stream bytes queued and not yet sent (after bringing the state to now).
+    double GetBacklog(uint32_t stream);
+    /// Current goodput in bytes/s (0 while idle) and congestion window in bytes.
+    double GetRate(uint32_t stream);
+    double GetCwnd(uint32_t stream);
+    const TcpFlowParams& GetParams(uint32_t stream) const { return m_streams.at(stream).tcp; }
+    /// Times the rates were re-shared (for cost measurements).
+    uint64_t GetReallocations() const { return m_reallocations; }
+
+    /// Cancels pending events and forgets every handler (at simulation teardown).
+    void Dispose();
+
+  private:
+    struct Stream
+    {
+        std::vector<uint32_t> links;
+        TcpFlowParams tcp;
+        uint32_t context{0};
+        SentHandler sent;
+        ArrivalHandler arrived;
+
+        bool open{false};
+        bool active{false};                         // open and with bytes to send
+        std::deque<std::pair<double, Frame>> queue; // frames not fully sent, with end offsets
+        double queuedEnd{0};                        // stream offset after the last queued byte
+        double sentBytes{0};                        // stream offset sent so far
+        double rate{0};                             // goodput bytes/s
+        double cap{0};                              // window / RTT at the last re-sharing
+
+        double cwnd{0};
+        bool slowStart{true};
+        bool roundOn{false};      // a round trip is being timed (the window binds)
+        ns3::Time roundEnd;       // when the current round's bytes are acknowledged
+        double roundStartSent{0}; // sent offset when the round began
+        double roundWindow{0};    // bytes the round may send
+        bool roundSpent{false};   // the round's window has been sent
+        double ackedMark{0};      // sent offset up to which cwnd has been credited
+        double nextLossAt{std::numeric_limits<double>::infinity()}; // sent offset
+
+        std::deque<Frame> inFlight; // left, not yet arrived
+        ns3::Time lastArrival;
+    };
+
+    /// Brings every stream to now, handles departures, losses and round ends, re-shares the
+    /// rates if needed, schedules the next change and then runs the handlers collected.
+    void Update();
+    void Advance(ns3::Time now);
+    void Process(uint32_t id, ns3::Time now);
+    void Reallocate(ns3::Time now);
+    void ScheduleNext(ns3::Time now);
+    void Arrive(uint32_t id);
+    double Cap(const Stream& s) const;
+    void StartRound(Stream& s, ns3::Time now);
+    void CreditAcked(Stream& s);
+
+    std::vector<double> m_capacity;
+    std::vector<Stream> m_streams;
+    ns3::Time m_lastAdvance;
+    ns3::EventId m_next;
+    bool m_dirty{false};
+    bool m_updating{false};
+    std::vector<std::function<void()>> m_deferred; // handlers to run once the state is consistent
+    uint64_t m_reallocations{0};
+};
+
+} // namespace hilosim
+
+#endif // HILO_SIM_NET_FLOW_FLOW_NETWORK_H

@@ -1,0 +1,582 @@
+// The flow network model (sim/net/flow/): max-min fair sharing against hand-computed cases, a
+// single flow's completion time against the closed form, the loss formula, and the flow
+// transport's delivery contract (real bytes, order, sizes, times) on the topologies.
+#include "net-test-util.h"
+
+#include "sim/net/flow/flow-endpoint.h"
+#include "sim/net/flow/flow-network.h"
+#include "sim/net/flow/flow-transport-helper.h"
+#include "sim/net/flow/max-min-fair.h"
+#include "sim/net/flow/tcp-flow-model.h"
+#include "sim/net/message-frame.h"
+#include "sim/net/socket-options.h"
+#include "sim/net/topology-builder.h"
+
+#include "ns3/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <vector>
+
+namespace hilosim
+{
+namespace
+{
+
+using testing::Link;
+using testing::RandomPayload;
+using testing::RunAndDestroy;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// ---- max-min fair rates -------------------------------------------------------------------
+
+TEST(MaxMinFair, TwoFlowsOnOneLinkSplitItEvenly)
+{
+    const auto r = MaxMinFairRates({10.0}, {{{0}}, {{0}}});
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_DOUBLE_EQ(r[0], 5.0);
+    EXPECT_DOUBLE_EQ(r[1], 5.0);
+}
+
+TEST(MaxMinFair, AFlowBelowItsShareLeavesTheRestToTheOther)
+{
+    // Flow 0 wants at most 2: flow 1 gets the other 8.
+    const auto r = MaxMinFairRates({10.0}, {{{0}, 2.0}, {{0}}});
+    EXPECT_DOUBLE_EQ(r[0], 2.0);
+    EXPECT_DOUBLE_EQ(r[1], 8.0);
+}
+
+TEST(MaxMinFair, ThreeFlowsWithDifferentBottlenecks)
+{
+    // Link 0 (capacity 10) carries A and B; link 1 (capacity 4) carries B and C.
+    // Progressive filling: at level 2 link 1 is full, freezing B and C at 2; A rises alone on
+    // link 0 to 10 - 2 = 8.
+    const auto r = MaxMinFairRates({10.0, 4.0}, {{{0}}, {{0, 1}}, {{1}}});
+    EXPECT_DOUBLE_EQ(r[0], 8.0);
+    EXPECT_DOUBLE_EQ(r[1], 2.0);
+    EXPECT_DOUBLE_EQ(r[2], 2.0);
+}
+
+TEST(MaxMinFair, ChainOfBottlenecks)
+{
+    // Bertsekas and Gallager's example shape: links 0 (cap 1), 1 (cap 2), 2 (cap 3).
+    // F0 on 0,1,2; F1 on 0; F2 on 1; F3 on 2. Link 0 saturates first at 0.5 (F0, F1); link 1
+    // then gives F2 2 - 0.5 = 1.5; link 2 gives F3 3 - 0.5 = 2.5.
+    const auto r = MaxMinFairRates({1.0, 2.0, 3.0}, {{{0, 1, 2}}, {{0}}, {{1}}, {{2}}});
+    EXPECT_DOUBLE_EQ(r[0], 0.5);
+    EXPECT_DOUBLE_EQ(r[1], 0.5);
+    EXPECT_DOUBLE_EQ(r[2], 1.5);
+    EXPECT_DOUBLE_EQ(r[3], 2.5);
+}
+
+TEST(MaxMinFair, WeightsChargeLinksPerUnitOfRate)
+{
+    // A flow of weight 1.5 uses 1.5 units of the link per unit of rate: equal rates r with
+    // r + 1.5 r = 10 give r = 4.
+    const auto r = MaxMinFairRates({10.0}, {{{0}, kInf, 1.0}, {{0}, kInf, 1.5}});
+    EXPECT_DOUBLE_EQ(r[0], 4.0);
+    EXPECT_DOUBLE_EQ(r[1], 4.0);
+}
+
+TEST(MaxMinFair, EveryLinkRespectedAndEveryFlowBottlenecked)
+{
+    // A larger random case checked against the definition: no link over capacity, and every
+    // flow either at its cap or on a saturated link where no other flow has a larger rate.
+    std::mt19937 rng(3);
+    std::vector<double> capacity(12);
+    for (auto& c : capacity)
+        c = 1.0 + rng() % 100;
+    std::vector<FlowDemand> flows(40);
+    for (auto& f : flows)
+    {
+        for (uint32_t l = 0; l < capacity.size(); ++l)
+            if (rng() % 4 == 0)
+                f.links.push_back(l);
+        if (rng() % 3 == 0)
+            f.cap = 1.0 + rng() % 30;
+        f.weight = 1.0 + (rng() % 5) / 10.0;
+    }
+    const auto r = MaxMinFairRates(capacity, flows);
+    std::vector<double> load(capacity.size(), 0.0);
+    for (size_t f = 0; f < flows.size(); ++f)
+        for (uint32_t l : flows[f].links)
+            load[l] += r[f] * flows[f].weight;
+    for (size_t l = 0; l < capacity.size(); ++l)
+        EXPECT_LE(load[l], capacity[l] * (1 + 1e-9)) << "link " << l;
+    for (size_t f = 0; f < flows.size(); ++f)
+    {
+        if (r[f] >= flows[f].cap * (1 - 1e-9))
+            continue;
+        bool bottlenecked = false;
+        for (uint32_t l : flows[f].links)
+        {
+            if (load[l] < capacity[l] * (1 - 1e-9))
+                continue;
+            bool largest = true;
+            for (size_t g = 0; g < flows.size(); ++g)
+                for (uint32_t m : flows[g].links)
+                    if (m == l && r[g] > r[f] * (1 + 1e-9))
+                        largest = false;
+            bottlenecked |= largest;
+        }
+        EXPECT_TRUE(bottlenecked) << "flow " << f << " at " << r[f] << " could grow";
+    }
+}
+
+// ---- the flow network on ns-3's scheduler -------------------------------------------------
+
+// A stream with no TCP dynamics (window and initial window unbounded, 1 ms RTT, no tail):
+// what is left is the max-min sharing itself.
+TcpFlowParams
+IdealStream()
+{
+    TcpFlowParams t;
+    t.mss_bytes = 1000;
+    t.wire_factor = 1.0;
+    t.rtt_s = 0.001;
+    t.handshake_rtt_s = 0.001;
+    t.tail_s = 0;
+    t.window_bytes = 1e15;
+    t.initial_cwnd_bytes = 1e15;
+    return t;
+}
+
+FlowNetwork::Frame
+FrameOf(uint64_t bytes)
+{
+    FlowNetwork::Frame f;
+    f.header = std::string(32, 'h');
+    f.payload = std::make_shared<const std::string>();
+    f.stream_bytes = bytes;
+    return f;
+}
+
+// Arrival times of every frame, by stream.
+struct Arrivals
+{
+    std::map<uint32_t, std::vector<double>> at;
+    void Watch(FlowNetwork& net, uint32_t stream)
+    {
+        net.SetArrivalHandler(stream, [this, stream](const FlowNetwork::Frame&)
+                              { at[stream].push_back(ns3::Simulator::Now().GetSeconds()); });
+    }
+};
+
+TEST(FlowNetwork, TwoFlowsOnOneLinkFinishTogether)
+{
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
+    const uint32_t a = net->AddStream({0}, IdealStream(), 0);
+    const uint32_t b = net->AddStream({0}, IdealStream(), 0);
+    Arrivals arrivals;
+    arrivals.Watch(*net, a);
+    arrivals.Watch(*net, b);
+    net->Open(a);
+    net->Open(b);
+    net->Enqueue(a, FrameOf(1000000));
+    net->Enqueue(b, FrameOf(1000000));
+    RunAndDestroy();
+    // Each at 0.5 MB/s: 2 s.
+    EXPECT_NEAR(arrivals.at[a].at(0), 2.0, 1e-8);
+    EXPECT_NEAR(arrivals.at[b].at(0), 2.0, 1e-8);
+}
+
+TEST(FlowNetwork, AFlowJoiningAndLeavingMidTransfer)
+{
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
+    const uint32_t a = net->AddStream({0}, IdealStream(), 0);
+    const uint32_t b = net->AddStream({0}, IdealStream(), 0);
+    Arrivals arrivals;
+    arrivals.Watch(*net, a);
+    arrivals.Watch(*net, b);
+    net->Open(a);
+    net->Open(b);
+    net->Enqueue(a, FrameOf(3000000));
+    ns3::Simulator::Schedule(ns3::Seconds(1), [&]() { net->Enqueue(b, FrameOf(1000000)); });
+    std::map<double, std::pair<double, double>> rates;
+    for (double t : {0.5, 2.0, 3.5})
+    {
+        ns3::Simulator::Schedule(ns3::Seconds(t),
+                                 [&, t]() {
+                                     rates[t] = {net->GetRate(a), net->GetRate(b)};
+                                 });
+    }
+    RunAndDestroy();
+    // A alone for 1 s (1 MB), both at 0.5 MB/s until B's 1 MB is done at t = 3 (A has 2 MB
+    // out), A alone again for its last 1 MB: t = 4.
+    EXPECT_NEAR(arrivals.at[b].at(0), 3.0, 1e-8);
+    EXPECT_NEAR(arrivals.at[a].at(0), 4.0, 1e-8);
+    EXPECT_DOUBLE_EQ(rates[0.5].first, 1e6);
+    EXPECT_DOUBLE_EQ(rates[0.5].second, 0.0);
+    EXPECT_DOUBLE_EQ(rates[2.0].first, 5e5);
+    EXPECT_DOUBLE_EQ(rates[2.0].second, 5e5);
+    EXPECT_DOUBLE_EQ(rates[3.5].first, 1e6);
+}
+
+TEST(FlowNetwork, ThreeFlowsWithDifferentBottlenecksFinishWhenHandComputed)
+{
+    // Links: 0 at 10 MB/s (A, B), 1 at 4 MB/s (B, C). Rates A 8, B 2, C 2 MB/s. With 8 MB for A
+    // and 4 MB for B and C: A ends at t = 1; then B and C still share link 1 at 2 each (link 0
+    // is no longer B's bottleneck but link 1 is): both end at t = 2.
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{10e6, 4e6});
+    const uint32_t a = net->AddStream({0}, IdealStream(), 0);
+    const uint32_t b = net->AddStream({0, 1}, IdealStream(), 0);
+    const uint32_t c = net->AddStream({1}, IdealStream(), 0);
+    Arrivals arrivals;
+    for (uint32_t s : {a, b, c})
+    {
+        arrivals.Watch(*net, s);
+        net->Open(s);
+    }
+    net->Enqueue(a, FrameOf(8000000));
+    net->Enqueue(b, FrameOf(4000000));
+    net->Enqueue(c, FrameOf(4000000));
+    EXPECT_DOUBLE_EQ(net->GetRate(a), 8e6);
+    EXPECT_DOUBLE_EQ(net->GetRate(b), 2e6);
+    EXPECT_DOUBLE_EQ(net->GetRate(c), 2e6);
+    RunAndDestroy();
+    EXPECT_NEAR(arrivals.at[a].at(0), 1.0, 1e-8);
+    EXPECT_NEAR(arrivals.at[b].at(0), 2.0, 1e-8);
+    EXPECT_NEAR(arrivals.at[c].at(0), 2.0, 1e-8);
+}
+
+TEST(FlowNetwork, MessagesOnOneStreamArriveInOrderAtTheirOwnBoundaries)
+{
+    // 1 MB/s: frames of 0.25, 0.5 and 0.25 MB end at 0.25, 0.75 and 1.0 s, plus a 10 ms tail.
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
+    TcpFlowParams p = IdealStream();
+    p.tail_s = 0.01;
+    const uint32_t s = net->AddStream({0}, p, 0);
+    Arrivals arrivals;
+    arrivals.Watch(*net, s);
+    net->Open(s);
+    for (uint64_t bytes : {250000u, 500000u, 250000u})
+        net->Enqueue(s, FrameOf(bytes));
+    RunAndDestroy();
+    ASSERT_EQ(arrivals.at[s].size(), 3u);
+    EXPECT_NEAR(arrivals.at[s][0], 0.26, 1e-8);
+    EXPECT_NEAR(arrivals.at[s][1], 0.76, 1e-8);
+    EXPECT_NEAR(arrivals.at[s][2], 1.01, 1e-8);
+}
+
+// One stream over `link` with the socket options the packet model would use.
+double
+SingleFlowSeconds(const LinkSpec& link, uint64_t bytes, const BufferSizing& sizing,
+                  TcpFlowParams* params)
+{
+    const SocketOptions options =
+        SocketOptions::ForPath(PathInfo::Over({&link}), ns3::TcpCubic::GetTypeId(), sizing);
+    *params = TcpFlowParamsFor({&link}, options);
+    auto net = ns3::Create<FlowNetwork>(
+        std::vector<double>{static_cast<double>(link.rate.GetBitRate()) / 8.0});
+    const uint32_t s = net->AddStream({0}, *params, 0);
+    Arrivals arrivals;
+    arrivals.Watch(*net, s);
+    net->Open(s);
+    net->Enqueue(s, FrameOf(bytes));
+    RunAndDestroy();
+    return arrivals.at[s].at(0);
+}
+
+TEST(FlowNetwork, SingleFlowCompletionTimeEqualsTheClosedForm)
+{
+    struct Case
+    {
+        LinkSpec link;
+        uint64_t bytes;
+        uint32_t fixedBuffer; // 0: auto
+        const char* what;
+    };
+    const Case cases[] = {
+        {Link("100Mbps", "40ms", 9000), 10000000, 0, "slow start, then the link rate"},
+        {Link("1Gbps", "40ms", 9000), 1450000, 0, "ends inside slow start"},
+        {Link("10Gbps", "100ms", 9000), 90000000, 0, "long fat pipe"},
+        {Link("10Mbps", "50ms", 1500), 2000000, 16 * 1024, "window-limited throughout"},
+        {Link("100Mbps", "10ms", 1500), 40000, 0, "a few round trips"},
+    };
+    for (const Case& c : cases)
+    {
+        SCOPED_TRACE(c.what);
+        BufferSizing sizing;
+        sizing.fixed_bytes = c.fixedBuffer;
+        TcpFlowParams params;
+        const double simulated = SingleFlowSeconds(c.link, c.bytes, sizing, &params);
+        const double goodput =
+            static_cast<double>(c.link.rate.GetBitRate()) / 8.0 / params.wire_factor;
+        const double closed = SlowStartTransferSeconds(
+            params, goodput, static_cast<double>(c.bytes), params.initial_cwnd_bytes);
+        // Events fall on whole nanoseconds: a few per round trip.
+        EXPECT_NEAR(simulated, closed, 1e-6) << "closed form " << closed;
+        EXPECT_GT(simulated, c.bytes / goodput + c.link.delay.GetSeconds()) << "physical bound";
+    }
+}
+
+TEST(FlowNetwork, ClosedFormHandComputed)
+{
+    // 10 segments of 1000 B initial window, 100 ms RTT, 1 MB/s goodput (BDP 100 kB), 1 MB
+    // window. Rounds of 10, 20 and 40 kB (each paced at 2 x window / RTT, then waiting for its
+    // ACKs), then one of 80 kB at the link's 1 MB/s (80 kB is still below the BDP); the window
+    // is then 160 kB >= BDP and the remaining 850 kB go at 1 MB/s: 4 x 0.1 + 0.85 = 1.25 s.
+    TcpFlowParams p;
+    p.mss_bytes = 1000;
+    p.rtt_s = 0.1;
+    p.window_bytes = 1e6;
+    p.initial_cwnd_bytes = 10000;
+    p.tail_s = 0;
+    EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 1e6, p.initial_cwnd_bytes), 1.25, 1e-12);
+    // 25 kB: 10 kB in round one, 15 kB of round two at 2 x 20 kB / 0.1 s = 400 kB/s.
+    EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 25000, p.initial_cwnd_bytes),
+                0.1 + 15000.0 / 400000.0, 1e-12);
+    // Window-limited: a 20 kB window sends 20 kB per 100 ms at most, paced at 400 kB/s.
+    p.window_bytes = 20000;
+    p.initial_cwnd_bytes = 20000;
+    EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 100000, p.initial_cwnd_bytes),
+                4 * 0.1 + 20000.0 / 400000.0, 1e-12);
+}
+
+TEST(FlowNetwork, LossSettlesAtThePadhyeRate)
+{
+    // 1% loss each way over 100 Mbps / 40 ms: after the first losses the window decays to the
+    // Padhye window, and the stream's throughput is the Padhye rate.
+    const LinkSpec link = Link("100Mbps", "40ms", 1500, 0.01);
+    const SocketOptions options =
+        SocketOptions::ForPath(PathInfo::Over({&link}), ns3::TcpCubic::GetTypeId());
+    const TcpFlowParams params = TcpFlowParamsFor({&link}, options);
+    EXPECT_NEAR(params.loss, 1 - 0.99, 1e-12);
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{100e6 / 8});
+    const uint32_t s = net->AddStream({0}, params, 0);
+    net->Open(s);
+    net->Enqueue(s, FrameOf(10000000));
+    double backlog30 = 0;
+    double backlog60 = 0;
+    ns3::Simulator::Schedule(ns3::Seconds(30), [&]() { backlog30 = net->GetBacklog(s); });
+    ns3::Simulator::Schedule(ns3::Seconds(60), [&]() { backlog60 = net->GetBacklog(s); });
+    RunAndDestroy();
+    ASSERT_GT(backlog60, 0) << "still sending at 60 s";
+    EXPECT_NEAR((backlog30 - backlog60) / 30.0, params.loss_rate_Bps, 0.01 * params.loss_rate_Bps);
+    // Padhye et al. with b = 2, T0 = 1 s, RTT = 80.4 ms (propagation and serialization), MSS
+    // 1448 B: about 85 segments/s.
+    EXPECT_NEAR(params.loss_rate_Bps / 1448, 85.0, 1.0);
+}
+
+TEST(FlowNetwork, PadhyeFormulaLimits)
+{
+    // Small loss, negligible timeouts: the square-root law sqrt(3 / (2 b p)) / RTT.
+    const double p = 1e-6;
+    const double rate = PadhyeThroughputBytesPerSecond(1000, 0.1, p, 2, 1.0, 1e12);
+    EXPECT_NEAR(rate, 1000 * std::sqrt(3.0 / (4 * p)) / 0.1, rate * 0.01);
+    // The receiver window caps it.
+    EXPECT_DOUBLE_EQ(PadhyeThroughputBytesPerSecond(1000, 0.1, p, 2, 1.0, 5000), 50000);
+    // Heavy loss: timeouts dominate, far below the square-root law.
+    const double heavy = PadhyeThroughputBytesPerSecond(1000, 0.1, 0.2, 2, 1.0, 1e12);
+    EXPECT_LT(heavy, 0.5 * 1000 * std::sqrt(3.0 / (4 * 0.2)) / 0.1);
+}
+
+// ---- the flow transport on topologies ------------------------------------------------------
+
+struct Sent
+{
+    uint32_t type;
+    std::shared_ptr<const std::string> payload;
+    uint64_t wire;
+};
+
+struct Inbox
+{
+    std::map<uint32_t, std::vector<Message>> byPeer;
+    std::map<uint32_t, std::vector<MessageMeta>> sentByPeer;
+    std::vector<uint32_t> connected;
+
+    void Attach(ns3::Ptr<MessageTransport> t)
+    {
+        t->SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&>(
+            [this](uint32_t peer, const Message& m) { byPeer[peer].push_back(m); }));
+        t->SetPeerConnectedCallback(
+            ns3::Callback<void, uint32_t>([this](uint32_t peer) { connected.push_back(peer); }));
+        t->TraceConnectWithoutContext("MessageSent",
+                                      ns3::Callback<void, uint32_t, const MessageMeta&>(
+                                          [this](uint32_t peer, const MessageMeta& m)
+                                          { sentByPeer[peer].push_back(m); }));
+    }
+};
+
+void
+ExpectDelivered(const std::vector<Sent>& sent, const std::vector<Message>& got, const char* what)
+{
+    ASSERT_EQ(got.size(), sent.size()) << what;
+    for (size_t i = 0; i < sent.size(); ++i)
+    {
+        EXPECT_EQ(got[i].type, sent[i].type) << what << " message " << i;
+        EXPECT_EQ(got[i].sequence, i) << what;
+        EXPECT_EQ(got[i].wire_bytes, sent[i].wire) << what << " message " << i;
+        EXPECT_TRUE(got[i].payload == *sent[i].payload) << what << " message " << i;
+        EXPECT_GT(got[i].received_at, got[i].sent_at);
+        if (i > 0)
+            EXPECT_GE(got[i].received_at, got[i - 1].received_at) << "in order";
+    }
+}
+
+TEST(FlowTransport, RealBytesBothWaysWithCorrectSizesAndTimes)
+{
+    TopologySpec spec;
+    spec.worker_links = {Link("100Mbps", "20ms", 1500, 0.001)};
+    auto topo = TopologyBuilder::Build(spec);
+    ASSERT_TRUE(topo.ok()) << topo.status().ToString();
+    TransportEndpoints ends = FlowTransportHelper().Install(*topo);
+    ASSERT_TRUE(ns3::DynamicCast<FlowEndpoint>(ends.GetLearner()));
+    std::vector<Sent> down = {{1, RandomPayload(1, 1), 1},
+                              {2, RandomPayload(0, 2), 5000},
+                              {3, RandomPayload(3000000, 3), 30000000},
+                              {4, RandomPayload(123457, 4), 2000000}};
+    std::vector<Sent> up = {{10, RandomPayload(700000, 10), 7000000},
+                            {11, RandomPayload(5, 11), 5}};
+    Inbox learner, worker;
+    learner.Attach(ends.GetLearner());
+    worker.Attach(ends.GetWorker(0));
+    for (const Sent& s : down)
+        ASSERT_TRUE(ends.GetLearner()->Send(WorkerPeerId(0), s.type, s.payload, s.wire).ok());
+    for (const Sent& s : up)
+        ASSERT_TRUE(ends.GetWorker(0)->Send(kLearnerPeerId, s.type, s.payload, s.wire).ok());
+    EXPECT_EQ(ends.GetLearner()->Send(0, 1, RandomPayload(10, 1), 9).code(),
+              hilo::StatusCode::kInvalidArgument);
+    EXPECT_EQ(ends.GetLearner()->Send(0, FrameHeader::kHelloType, RandomPayload(1, 1), 1).code(),
+              hilo::StatusCode::kInvalidArgument);
+    RunAndDestroy();
+    ExpectDelivered(down, worker.byPeer[kLearnerPeerId], "learner->worker");
+    ExpectDelivered(up, learner.byPeer[WorkerPeerId(0)], "worker->learner");
+    ASSERT_EQ(learner.sentByPeer[WorkerPeerId(0)].size(), down.size()) << "MessageSent trace";
+    // The handshake: the worker's connection is up after one round trip, the learner's when
+    // the hello arrives half a round trip later; the first message cannot arrive before.
+    EXPECT_EQ(worker.connected, std::vector<uint32_t>{kLearnerPeerId});
+    EXPECT_EQ(learner.connected, std::vector<uint32_t>{WorkerPeerId(0)});
+    EXPECT_GT(worker.byPeer[kLearnerPeerId][0].received_at.GetSeconds(), 0.020 * 3);
+}
+
+TEST(FlowTransport, CloseAllDeliversWhatIsQueuedThenClosesBothSides)
+{
+    TopologySpec spec;
+    spec.worker_links = {Link("100Mbps", "5ms")};
+    auto topo = TopologyBuilder::Build(spec);
+    ASSERT_TRUE(topo.ok());
+    TransportEndpoints ends = FlowTransportHelper().Install(*topo);
+    Inbox learner;
+    learner.Attach(ends.GetLearner());
+    std::vector<std::pair<uint32_t, double>> closedAt;
+    ends.GetLearner()->SetPeerClosedCallback(ns3::Callback<void, uint32_t, bool>(
+        [&](uint32_t peer, bool error)
+        {
+            EXPECT_FALSE(error);
+            closedAt.push_back({peer, ns3::Simulator::Now().GetSeconds()});
+        }));
+    auto payload = RandomPayload(5000, 4);
+    ASSERT_TRUE(ends.GetWorker(0)->Send(kLearnerPeerId, 7, payload, 1000000).ok());
+    // As in the packet model, a close drains the queue only once the connection is up.
+    auto worker = ends.GetWorker(0);
+    worker->SetPeerConnectedCallback(ns3::Callback<void, uint32_t>(
+        [&](uint32_t)
+        {
+            worker->CloseAll();
+            EXPECT_EQ(worker->Send(kLearnerPeerId, 8, payload, 5000).code(),
+                      hilo::StatusCode::kInvalidArgument)
+                << "closed";
+        }));
+    RunAndDestroy();
+    ExpectDelivered({{7, payload, 1000000}}, learner.byPeer[WorkerPeerId(0)], "before close");
+    ASSERT_EQ(closedAt.size(), 1u);
+    EXPECT_EQ(closedAt[0].first, WorkerPeerId(0));
+    EXPECT_GE(closedAt[0].second, learner.byPeer[WorkerPeerId(0)][0].received_at.GetSeconds())
+        << "the close arrives behind the last message";
+    EXPECT_TRUE(ends.GetLearner()->GetConnectedPeers().empty());
+}
+
+TEST(FlowTransport, RelayTopologyConnectsWorkersToRelayAndLearner)
+{
+    TopologySpec spec;
+    spec.kind = TopologyKind::kRelay;
+    spec.learner_uplink = Link("1Gbps", "1ms");
+    for (const char* name : {"eu", "us"})
+    {
+        RegionSpec r;
+        r.name = name;
+        r.wan = Link("200Mbps", "30ms");
+        r.worker_links = {Link("1Gbps", "1ms"), Link("1Gbps", "2ms")};
+        spec.regions.push_back(r);
+    }
+    auto topo = TopologyBuilder::Build(spec);
+    ASSERT_TRUE(topo.ok());
+    TransportEndpoints ends = FlowTransportHelper().Install(*topo);
+    ASSERT_EQ(ends.GetRelayCount(), 2u);
+    Inbox learner;
+    learner.Attach(ends.GetLearner());
+    std::vector<Inbox> workers(4);
+    std::vector<Inbox> relays(2);
+    auto update = RandomPayload(20000, 5);
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        relays[r].Attach(ends.GetRelay(r));
+        ASSERT_TRUE(ends.GetLearner()->Send(RelayPeerId(r), 1, update, 3000000).ok());
+    }
+    for (uint32_t w = 0; w < 4; ++w)
+    {
+        workers[w].Attach(ends.GetWorker(w));
+        const uint32_t relay = *topo->GetRelayOf(w);
+        ASSERT_TRUE(ends.GetRelay(relay)->Send(WorkerPeerId(w), 2, update, 3000000).ok());
+        ASSERT_TRUE(ends.GetWorker(w)->Send(kLearnerPeerId, 3, RandomPayload(100, w), 100).ok());
+    }
+    RunAndDestroy();
+    for (uint32_t r = 0; r < 2; ++r)
+        ExpectDelivered({{1, update, 3000000}}, relays[r].byPeer[kLearnerPeerId], "to relay");
+    for (uint32_t w = 0; w < 4; ++w)
+    {
+        const uint32_t relay = *topo->GetRelayOf(w);
+        ExpectDelivered({{2, update, 3000000}}, workers[w].byPeer[RelayPeerId(relay)], "fan-out");
+        ExpectDelivered({{3, RandomPayload(100, w), 100}}, learner.byPeer[WorkerPeerId(w)],
+                        "upload");
+    }
+}
+
+TEST(FlowTransport, SharedUplinkIsSharedAndNoPacketCrossesTheLinks)
+{
+    // Four workers behind a 200 Mbps uplink, each on a 100 Mbps link: 4 x 5 MB through the
+    // uplink at 50 Mbps each, so all four take about 4 x 5 MB / 200 Mbps = 0.8 s, not 0.4 s.
+    TopologySpec spec;
+    spec.learner_uplink = Link("200Mbps", "1ms");
+    spec.worker_links.assign(4, Link("100Mbps", "10ms"));
+    auto topo = TopologyBuilder::Build(spec);
+    ASSERT_TRUE(topo.ok());
+    testing::LinkByteCounter uplinkBytes(topo->GetLearnerUplink()->device_a);
+    TransportEndpoints ends = FlowTransportHelper().Install(*topo);
+    std::vector<Inbox> workers(4);
+    const uint64_t wire = 5000000;
+    auto payload = RandomPayload(1000, 1);
+    ns3::Time start;
+    uint32_t connected = 0;
+    ends.GetLearner()->SetPeerConnectedCallback(ns3::Callback<void, uint32_t>(
+        [&](uint32_t)
+        {
+            if (++connected < 4)
+                return;
+            start = ns3::Simulator::Now();
+            for (uint32_t w = 0; w < 4; ++w)
+                ASSERT_TRUE(ends.GetLearner()->Send(WorkerPeerId(w), 1, payload, wire).ok());
+        }));
+    for (uint32_t w = 0; w < 4; ++w)
+        workers[w].Attach(ends.GetWorker(w));
+    RunAndDestroy();
+    const double bound = 4.0 * wire * 8 / 200e6;
+    for (uint32_t w = 0; w < 4; ++w)
+    {
+        ASSERT_EQ(workers[w].byPeer[kLearnerPeerId].size(), 1u);
+        const double took = (workers[w].byPeer[kLearnerPeerId][0].received_at - start).GetSeconds();
+        EXPECT_GT(took, bound) << "worker " << w;
+        EXPECT_LT(took, 1.3 * bound) << "worker " << w;
+    }
+    EXPECT_EQ(uplinkBytes.GetBytes(), 0u) << "the flow model sends no packets";
+}
+
+} // namespace
+} // namespace hilosim
