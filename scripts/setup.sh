@@ -12,6 +12,7 @@ PACKAGES=(
   libgtest-dev libbenchmark-dev
   libxxhash-dev
   python3-matplotlib python3-distributed
+  iproute2
 )
 
 missing=()

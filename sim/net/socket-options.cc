@@ -1,5 +1,7 @@
 #include "sim/net/socket-options.h"
 
+#include "sim/net/tcp-idle-restart.h"
+
 #include "ns3/abort.h"
 #include "ns3/object-factory.h"
 #include "ns3/tcp-bbr.h"
@@ -64,9 +66,14 @@ SocketOptions::ApplyTo(ns3::Ptr<ns3::Socket> socket) const
     ns3::ObjectFactory factory;
     factory.SetTypeId(congestion_control);
     // Not TypeId::IsChildOf: Debian's ns-3 3.37 gives TcpCubic the wrong parent TypeId.
-    auto algorithm = ns3::DynamicCast<ns3::TcpCongestionOps>(factory.Create());
+    ns3::Ptr<ns3::TcpCongestionOps> algorithm =
+        ns3::DynamicCast<ns3::TcpCongestionOps>(factory.Create());
     NS_ABORT_MSG_IF(!algorithm, "SocketOptions: " << congestion_control.GetName()
                                                   << " is not a TcpCongestionOps");
+    if (restart_after_idle)
+    {
+        algorithm = ns3::CreateObject<TcpIdleRestart>(algorithm);
+    }
     tcp->SetAttribute("SegmentSize", ns3::UintegerValue(segment_bytes));
     ApplyBuffersTo(socket);
     tcp->SetCongestionControlAlgorithm(algorithm);

@@ -73,14 +73,18 @@ struct SocketOptions
     uint32_t send_buffer_bytes{90 * 1448};     // bounds data in flight
     uint32_t receive_buffer_bytes{184 * 1448}; // ReceiveBufferFor(send): never the binding window
     bool window_limited{false};                // the send buffer is below the path's BDP
+    // Linux's congestion-window restart after idle (net.ipv4.tcp_slow_start_after_idle, on by
+    // default there and absent from ns-3): sim/net/tcp-idle-restart.h.
+    bool restart_after_idle{true};
 
     /// Sized for `path`: segment from the path MTU, buffers from its BDP under `sizing` (whole
     /// segments, rounded up).
     static SocketOptions ForPath(const PathInfo& path, ns3::TypeId congestionControl,
                                  const BufferSizing& sizing = BufferSizing());
 
-    /// Applies to a TCP socket before Connect/Listen (segment size, buffers, congestion control,
-    /// pacing, which is on for every variant). Buffers may be changed again later; the segment
+    /// Applies to a TCP socket before Connect/Listen (segment size, buffers, congestion control
+    /// -- wrapped in TcpIdleRestart with restart_after_idle --, pacing, which is on for every
+    /// variant). Buffers may be changed again later; the segment
     /// size may not.
     /// REQUIRES: `socket` is an ns3::TcpSocketBase.
     void ApplyTo(ns3::Ptr<ns3::Socket> socket) const;

@@ -57,6 +57,42 @@ TopologyWorkerOrder(const ResolvedScenario& sc)
     return order;
 }
 
+hilosim::TopologySpec
+ScenarioTopologySpec(const ResolvedScenario& sc)
+{
+    hilosim::TopologySpec spec;
+    if (sc.network.learner_uplink)
+    {
+        spec.learner_uplink = *sc.network.learner_uplink;
+    }
+    if (sc.network.topology == TopologyKind::kStar)
+    {
+        spec.kind = hilosim::TopologyKind::kStar;
+        for (const ResolvedWorker& w : sc.workers)
+        {
+            spec.worker_links.push_back(w.link);
+        }
+        return spec;
+    }
+    spec.kind = sc.network.topology == TopologyKind::kRelay ? hilosim::TopologyKind::kRelay
+                                                            : hilosim::TopologyKind::kRegions;
+    for (size_t r = 0; r < sc.network.regions.size(); ++r)
+    {
+        hilosim::RegionSpec region;
+        region.name = sc.network.regions[r].name;
+        region.wan = sc.network.regions[r].wan;
+        for (const ResolvedWorker& w : sc.workers)
+        {
+            if (w.region_index == static_cast<int32_t>(r))
+            {
+                region.worker_links.push_back(w.link);
+            }
+        }
+        spec.regions.push_back(region);
+    }
+    return spec;
+}
+
 models::WorkloadConfig
 ToWorkloadConfig(const ResolvedScenario& sc, uint32_t rank)
 {

@@ -5,6 +5,7 @@
 #ifndef HILOSIM_RUN_ARM_CONTEXT_BUILDER_H
 #define HILOSIM_RUN_ARM_CONTEXT_BUILDER_H
 
+#include "sim/net/link-spec.h"
 #include "sim/roles/arm-context.h"
 #include "sim/run/arm-result.h"
 #include "sim/scenario/resolved-scenario.h"
@@ -25,6 +26,11 @@ models::WorkloadConfig ToWorkloadConfig(const ResolvedScenario& scenario, uint32
 /// run (ArmContext::worker_gpus, ArmResult, workers.csv) and every worker index (rollout seeds,
 /// peer ids, `hilo-node worker --index`) uses this order.
 std::vector<uint32_t> TopologyWorkerOrder(const ResolvedScenario& scenario);
+
+/// The scenario's network as the topology builder takes it (sim/net/link-spec.h), workers in
+/// topology order. Shared by the simulator and the emulated network (sim/drivers/emulation/), so
+/// that both build the same links, addresses and routes.
+TopologySpec ScenarioTopologySpec(const ResolvedScenario& scenario);
 
 /// The context of `arm`, worker GPUs in topology order. Errors (a budget below the smallest
 /// payload, compressor options the adapter rejects, a model that does not fit a modelled GPU)

@@ -9,6 +9,7 @@
 #include "hilo/core/status.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,20 @@ struct WorkerEnd
     bool alive{false}; // running (not crashed for good, not still waiting to join or restart)
     uint64_t version{0};
     uint64_t state_hash{0};
+};
+
+/// The emulated network's own health during one arm (hilo-emu --network ns3 only): how far the
+/// ns-3 real-time process fell behind the wall clock, sampled periodically, and why its numbers
+/// may not be exact.
+struct EmulationHealth
+{
+    double lag_mean_s{0}; // wall clock minus ns-3 time at the samples
+    double lag_p99_s{0};
+    double lag_max_s{0};
+    uint64_t lag_samples{0};
+    double peak_link_traffic_bps{0}; // the most traffic the scenario's links can carry at once
+    double carried_peak_bps{0};      // the link traffic it carried in its busiest second
+    std::vector<std::string> warnings;
 };
 
 struct ArmResult
@@ -76,6 +91,7 @@ struct ArmResult
     // Real processes only (empty / false in a simulation).
     bool real_time{false};           // times are real: steps.csv gets the overrun columns
     std::vector<int64_t> worker_pid; // by worker: the process that ran it last (workers.csv)
+    std::optional<EmulationHealth> emulation; // emulated links only (summary.json)
 
     std::string network_model;              // "packet" or "flow"
     uint32_t connections{0};                // transport connections opened

@@ -28,43 +28,6 @@ namespace hilosim
 namespace
 {
 
-// Topology worker order is region-major (TopologyWorkerOrder, arm-context-builder.h).
-hilosim::TopologySpec
-ToTopologySpec(const ResolvedScenario& sc)
-{
-    hilosim::TopologySpec spec;
-    if (sc.network.learner_uplink)
-    {
-        spec.learner_uplink = *sc.network.learner_uplink;
-    }
-    if (sc.network.topology == TopologyKind::kStar)
-    {
-        spec.kind = hilosim::TopologyKind::kStar;
-        for (const ResolvedWorker& w : sc.workers)
-        {
-            spec.worker_links.push_back(w.link);
-        }
-        return spec;
-    }
-    spec.kind = sc.network.topology == TopologyKind::kRelay ? hilosim::TopologyKind::kRelay
-                                                            : hilosim::TopologyKind::kRegions;
-    for (size_t r = 0; r < sc.network.regions.size(); ++r)
-    {
-        hilosim::RegionSpec region;
-        region.name = sc.network.regions[r].name;
-        region.wan = sc.network.regions[r].wan;
-        for (const ResolvedWorker& w : sc.workers)
-        {
-            if (w.region_index == static_cast<int32_t>(r))
-            {
-                region.worker_links.push_back(w.link);
-            }
-        }
-        spec.regions.push_back(region);
-    }
-    return spec;
-}
-
 class Recorder
 {
   public:
@@ -291,7 +254,7 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     // The network.
     ns3::RngSeedManager::SetSeed(static_cast<uint32_t>(sc.seed % 0xfffffffeu) + 1);
     ns3::RngSeedManager::SetRun(1);
-    hilosim::TopologySpec tspec = ToTopologySpec(sc);
+    hilosim::TopologySpec tspec = ScenarioTopologySpec(sc);
     auto topology = hilosim::TopologyBuilder::Build(tspec);
     if (!topology.ok())
     {

@@ -150,6 +150,21 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
                              ", \"max\": " + FormatNumber(s.recovery_max_s) +
                              ", \"n\": " + std::to_string(s.recoveries) + "}");
         kv("steps", std::to_string(s.steps));
+        if (a.emulation)
+        {
+            const EmulationHealth& e = *a.emulation;
+            kv("emulation_lag_s", "{\"mean\": " + FormatNumber(e.lag_mean_s) +
+                                      ", \"p99\": " + FormatNumber(e.lag_p99_s) +
+                                      ", \"max\": " + FormatNumber(e.lag_max_s) +
+                                      ", \"samples\": " + std::to_string(e.lag_samples) + "}");
+            kv("emulation_link_traffic_bps",
+               "{\"capacity\": " + FormatNumber(e.peak_link_traffic_bps) +
+                   ", \"carried_peak\": " + FormatNumber(e.carried_peak_bps) + "}");
+            std::string warnings = "[";
+            for (size_t w = 0; w < e.warnings.size(); ++w)
+                warnings += (w ? ", " : "") + JsonString(e.warnings[w]);
+            kv("emulation_warnings", warnings + "]");
+        }
         const LinkUsage* busiest = BusiestLink(a);
         kv("busiest_link",
            busiest == nullptr

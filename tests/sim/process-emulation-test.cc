@@ -1,6 +1,7 @@
-// Real processes end to end: hilo-emu against hilo-sim on the same scenario, a worker killed with
-// SIGKILL and restarted, garbage on the learner's port, a node that dies, SIGTERM to hilo-emu,
-// and bad input. Every test checks that no node process is left behind.
+// Real processes end to end over loopback (hilo-emu --network direct; emulated links are
+// tests/sim/emulation-ns3-test.cc): hilo-emu against hilo-sim on the same scenario, a worker
+// killed with SIGKILL and restarted, garbage on the learner's port, a node that dies, SIGTERM to
+// hilo-emu, and bad input. Every test checks that no node process is left behind.
 #include "sim/drivers/process/child-process.h"
 #include "sim/net/frame-header.h"
 
@@ -96,7 +97,8 @@ TEST(HiloEmu, TinyScenarioRunsAsProcessesAndLearnsExactlyAsSimulated)
     Sandbox box("tiny", std::string(HILO_SOURCE_DIR) + "/tests/scripts/tiny.textproto");
     const std::string emu = (box.dir / "emu").string();
     const std::string sim = (box.dir / "sim").string();
-    auto e = test::RunCommand(kBin + "hilo-emu run " + box.scenario + " --quiet --out " + emu);
+    auto e = test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                              " --network direct --quiet --out " + emu);
     ASSERT_EQ(e.exit_code, 0) << e.output;
     auto s = test::RunCommand(kBin + "hilo-sim run " + box.scenario + " --quiet --out " + sim);
     ASSERT_EQ(s.exit_code, 0) << s.output;
@@ -324,8 +326,9 @@ TEST(HiloEmu, ANodeThatDiesIsNamedWithItsStderrAndNoProcessIsLeft)
           << "exec " << kBin << "hilo-node \"$@\"\n";
     }
     fs::permissions(wrapper, fs::perms::owner_all);
-    auto r = test::RunCommand(kBin + "hilo-emu run " + box.scenario + " --quiet --node " + wrapper +
-                              " --out " + (box.dir / "out").string());
+    auto r = test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                              " --network direct --quiet --node " + wrapper + " --out " +
+                              (box.dir / "out").string());
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("worker 1"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("exited with code 3"), std::string::npos) << r.output;
@@ -337,9 +340,9 @@ TEST(HiloEmu, ANodeThatDiesIsNamedWithItsStderrAndNoProcessIsLeft)
 TEST(HiloEmu, SigtermStopsEveryChild)
 {
     Sandbox box("sigterm", test::DataPath("emu-slow.textproto"));
-    auto emu = ChildProcess::Start(
-        {kBin + "hilo-emu", "run", box.scenario, "--quiet", "--out", (box.dir / "out").string()},
-        (box.dir / "emu.stderr").string(), "hilo-emu");
+    auto emu = ChildProcess::Start({kBin + "hilo-emu", "run", box.scenario, "--network", "direct",
+                                    "--quiet", "--out", (box.dir / "out").string()},
+                                   (box.dir / "emu.stderr").string(), "hilo-emu");
     ASSERT_TRUE(emu.ok());
     const fs::path events = box.dir / "out" / "nodes" / "hilo-spar" / "worker-0.events";
     for (int i = 0; i < 600 && CountLines(events, "apply ") < 1; ++i)

@@ -3,6 +3,7 @@
 #include "sim/cli/run-command.h"
 #include "sim/drivers/process/child-process.h"
 #include "sim/drivers/process/event-log.h"
+#include "sim/drivers/process/node-network.h"
 #include "sim/drivers/process/process-port.h"
 #include "sim/run/arm-context-builder.h"
 #include "sim/run/arm-summary.h"
@@ -92,21 +93,30 @@ class ArmEmulation
 {
   public:
     ArmEmulation(const LoadedScenario& loaded, size_t arm_index, const EmuOptions& options,
-                 std::string dir, SignalWatch* signals, std::ostream& err)
+                 NodeNetwork* network, std::string dir, SignalWatch* signals, std::ostream& err)
       : m_loaded(loaded)
       , m_sc(loaded.resolved)
       , m_arm(m_sc.arms[arm_index])
       , m_armIndex(arm_index)
       , m_options(options)
+      , m_network(network)
       , m_dir(std::move(dir))
       , m_signals(signals)
       , m_err(err)
     {
     }
 
-    /// Runs the arm's processes to the end. On failure every child is stopped.
+    /// Builds the arm's network and runs its processes to the end. On failure every child is
+    /// stopped; the network is the caller's to finish (NodeNetwork::FinishArm) in every case.
     bool Run(ArmFailure* failure)
     {
+        hilo::Status network = m_network->StartArm(m_dir);
+        if (!network.ok())
+        {
+            failure->message =
+                "cannot set up the " + m_network->Name() + " network: " + network.message();
+            return false;
+        }
         const auto start = std::chrono::steady_clock::now();
         const bool ok = RunChildren(failure);
         for (auto& c : m_children)
@@ -146,10 +156,11 @@ class ArmEmulation
         return a;
     }
 
-    ChildProcess* Spawn(std::vector<std::string> args, const std::string& file,
-                        const std::string& name, ArmFailure* failure)
+    ChildProcess* Spawn(NodeRole role, uint32_t index, std::vector<std::string> args,
+                        const std::string& file, const std::string& name, ArmFailure* failure)
     {
-        auto child = ChildProcess::Start(args, m_dir + "/" + file + ".stderr", name);
+        auto child = ChildProcess::Start(m_network->Command(role, index, std::move(args)),
+                                         m_dir + "/" + file + ".stderr", name);
         if (!child.ok())
         {
             failure->message = "cannot start " + name + ": " + child.status().message();
@@ -185,6 +196,8 @@ class ArmEmulation
                 ChildFailed(c, failure);
                 return false;
             }
+            if (NetworkFailed(failure))
+                return false;
         }
         failure->message = c->name() + " was not ready after " +
                            std::to_string(int(m_options.ready_timeout_s)) + " s";
@@ -197,6 +210,15 @@ class ArmEmulation
         failure->message = c->name() + " (pid " + std::to_string(c->pid()) + ") " + c->Describe() +
                            "; the end of its stderr (" + c->stderr_path() + "):\n" +
                            c->StderrTail(12);
+    }
+
+    bool NetworkFailed(ArmFailure* failure)
+    {
+        hilo::Status s = m_network->Check();
+        if (s.ok())
+            return false;
+        failure->message = "the " + m_network->Name() + " network failed: " + s.message();
+        return true;
     }
 
     bool Interrupted(ArmFailure* failure)
@@ -212,20 +234,19 @@ class ArmEmulation
 
     bool RunChildren(ArmFailure* failure)
     {
-        const std::string loopback = "127.0.0.1";
         ChildProcess* learner = nullptr;
         {
             auto args = NodeArgs("learner", 0, m_dir + "/learner.events");
             args.push_back("--listen");
-            args.push_back(loopback + ":0");
-            learner = Spawn(args, "learner", "learner", failure);
+            args.push_back(m_network->ListenAddress(NodeRole::kLearner, 0));
+            learner = Spawn(NodeRole::kLearner, 0, args, "learner", "learner", failure);
         }
         uint16_t learner_port = 0;
         if (!learner || !AwaitReady(learner, &learner_port, failure))
             return false;
-        const std::string learner_at = loopback + ":" + std::to_string(learner_port);
+        const std::string port = ":" + std::to_string(learner_port);
 
-        std::vector<std::string> relay_at;
+        std::vector<std::string> relay_ports;
         const bool relayed = m_sc.network.topology == TopologyKind::kRelay;
         if (relayed)
         {
@@ -233,15 +254,15 @@ class ArmEmulation
             {
                 auto args = NodeArgs("relay", r, /*events=*/"");
                 args.push_back("--listen");
-                args.push_back(loopback + ":0");
+                args.push_back(m_network->ListenAddress(NodeRole::kRelay, r));
                 args.push_back("--connect");
-                args.push_back(learner_at);
-                ChildProcess* c = Spawn(args, "relay-" + std::to_string(r),
+                args.push_back(m_network->LearnerHostForRelay(r) + port);
+                ChildProcess* c = Spawn(NodeRole::kRelay, r, args, "relay-" + std::to_string(r),
                                         "relay " + std::to_string(r), failure);
-                uint16_t port = 0;
-                if (!c || !AwaitReady(c, &port, failure))
+                uint16_t relay_port = 0;
+                if (!c || !AwaitReady(c, &relay_port, failure))
                     return false;
-                relay_at.push_back(loopback + ":" + std::to_string(port));
+                relay_ports.push_back(":" + std::to_string(relay_port));
             }
         }
         const std::vector<uint32_t> order = TopologyWorkerOrder(m_sc);
@@ -250,14 +271,15 @@ class ArmEmulation
         {
             auto args = NodeArgs("worker", w, m_dir + "/worker-" + std::to_string(w) + ".events");
             args.push_back("--connect");
-            args.push_back(learner_at);
+            args.push_back(m_network->LearnerHostForWorker(w) + port);
             if (relayed)
             {
                 args.push_back("--relay");
-                args.push_back(relay_at.at(m_sc.workers[order[w]].region_index));
+                args.push_back(m_network->RelayHostForWorker(w) +
+                               relay_ports.at(m_sc.workers[order[w]].region_index));
             }
-            ChildProcess* c =
-                Spawn(args, "worker-" + std::to_string(w), "worker " + std::to_string(w), failure);
+            ChildProcess* c = Spawn(NodeRole::kWorker, w, args, "worker-" + std::to_string(w),
+                                    "worker " + std::to_string(w), failure);
             if (!c)
                 return false;
             workers.push_back(c);
@@ -289,7 +311,7 @@ class ArmEmulation
         auto last_progress_check = start;
         while (true)
         {
-            if (Interrupted(failure))
+            if (Interrupted(failure) || NetworkFailed(failure))
                 return false;
             for (auto& c : m_children)
             {
@@ -362,6 +384,7 @@ class ArmEmulation
     const ResolvedArm& m_arm;
     size_t m_armIndex;
     const EmuOptions& m_options;
+    NodeNetwork* m_network;
     std::string m_dir;
     SignalWatch* m_signals;
     std::ostream& m_err;
@@ -435,23 +458,24 @@ GatherArm(const ResolvedScenario& sc, size_t arm_index, const std::string& dir, 
 } // namespace
 
 int
-RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, std::ostream& out,
-             std::ostream& err)
+RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwork& network,
+             std::ostream& out, std::ostream& err)
 {
     const ResolvedScenario& sc = loaded.resolved;
-    if (options.network != "direct")
-    {
-        err << "hilo-emu run: --network " << options.network
-            << " is not available; allowed: direct\n";
-        return kExitBadInput;
-    }
     hilo::Status checked = CheckScenarioArms(loaded);
     if (!checked.ok())
     {
         err << "hilo-emu run: " << checked.message() << "\n";
         return kExitBadInput;
     }
+    // Signals are collected from here on, so that an interrupted set-up is undone too.
     SignalWatch signals;
+    hilo::Status prepared = network.Prepare();
+    if (!prepared.ok())
+    {
+        err << "hilo-emu run: --network " << network.Name() << ": " << prepared.message() << "\n";
+        return kExitBadInput;
+    }
     const auto start = std::chrono::steady_clock::now();
     std::vector<ArmResult> results;
     for (size_t i = 0; i < sc.arms.size(); ++i)
@@ -465,20 +489,33 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, std::ostre
             err << "hilo-emu run: cannot create " << dir << ": " << ec.message() << "\n";
             return kExitRuntime;
         }
-        ArmEmulation arm(loaded, i, options, dir, &signals, err);
+        ArmEmulation arm(loaded, i, options, &network, dir, &signals, err);
         ArmFailure failure;
         if (!arm.Run(&failure))
         {
+            network.FinishArm(nullptr);
             err << "\nhilo-emu: arm '" << sc.arms[i].name << "' failed: " << failure.message
                 << "\n";
             return failure.code;
         }
         auto result = GatherArm(sc, i, dir, arm.wall_s());
+        hilo::Status finished = network.FinishArm(result.ok() ? &*result : nullptr);
         if (!result.ok())
         {
             err << "hilo-emu: arm '" << sc.arms[i].name
                 << "': cannot gather its records: " << result.status().message() << "\n";
             return kExitRuntime;
+        }
+        if (!finished.ok())
+        {
+            err << "hilo-emu: arm '" << sc.arms[i].name
+                << "': the network did not shut down cleanly: " << finished.message() << "\n";
+            return kExitRuntime;
+        }
+        if (result->emulation)
+        {
+            for (const std::string& w : result->emulation->warnings)
+                err << "hilo-emu: warning: arm '" << sc.arms[i].name << "': " << w << "\n";
         }
         results.push_back(std::move(*result));
     }
@@ -489,7 +526,7 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, std::ostre
     record.overrides = loaded.overrides;
     record.seed = sc.seed;
     record.llm_profile = sc.llm_profile;
-    record.mode = "emulation-" + options.network;
+    record.mode = "emulation-" + network.Name();
     hilo::Status written = WriteRunOutputs(options.out_dir, record, results);
     if (!written.ok())
     {

@@ -1,8 +1,9 @@
-// RunEmulation: `hilo-emu run`. For each arm of a scenario, starts the learner, any relays and one
-// process per worker (hilo-node, fork + exec, loopback addresses with --network direct), starts
-// them together at one epoch, supervises them, gathers their event logs and writes the same files
-// as `hilo-sim run` (sim/run/output-writer.h) with "mode": "emulation-direct" in summary.json, a
-// `pid` column in workers.csv and the compute-overrun columns in steps.csv.
+// RunEmulation: `hilo-emu run`. For each arm of a scenario, builds the arm's network (a
+// NodeNetwork: loopback with --network direct, namespaces and ns-3 real-time links with --network
+// ns3), starts the learner, any relays and one process per worker in it (hilo-node, fork + exec),
+// starts them together at one epoch, supervises them, gathers their event logs and writes the same
+// files as `hilo-sim run` (sim/run/output-writer.h) with "mode": "emulation-<network>" in
+// summary.json, a `pid` column in workers.csv and the compute-overrun columns in steps.csv.
 //
 // A child that dies is named, with its stderr tail; the others are stopped and the run exits 1.
 // SIGINT or SIGTERM to hilo-emu stops every child (and a hilo-emu killed outright takes its
@@ -10,6 +11,7 @@
 #ifndef HILOSIM_DRIVERS_PROCESS_EMU_RUNNER_H
 #define HILOSIM_DRIVERS_PROCESS_EMU_RUNNER_H
 
+#include "sim/drivers/process/node-network.h"
 #include "sim/scenario/scenario-loader.h"
 
 #include <ostream>
@@ -22,7 +24,6 @@ namespace hilosim
 struct EmuOptions
 {
     std::string out_dir;                // results folder (the CLI defaults it)
-    std::string network{"direct"};      // "direct": loopback TCP between the processes
     bool quiet{false};                  // no progress lines
     std::string node_binary;            // hilo-node; the CLI finds it next to hilo-emu
     double stall_timeout_s{300};        // passed to every node (bounded waits)
@@ -30,10 +31,12 @@ struct EmuOptions
     std::vector<std::string> overrides; // the `--set` assignments, passed to every node
 };
 
-/// Runs every arm of `scenario` as processes; returns the exit code (0 ok, 1 runtime failure,
-/// 2 bad input, 128 + N when stopped by signal N). Messages go to `err`, the comparison to `out`.
-int RunEmulation(const LoadedScenario& scenario, const EmuOptions& options, std::ostream& out,
-                 std::ostream& err);
+/// Runs every arm of `scenario` as processes in `network`; returns the exit code (0 ok, 1 runtime
+/// failure, 2 bad input -- the scenario, or a network this machine cannot build --, 128 + N when
+/// stopped by signal N). Messages go to `err`, the comparison to `out`. Every arm's network is
+/// finished (torn down) on every return path.
+int RunEmulation(const LoadedScenario& scenario, const EmuOptions& options, NodeNetwork& network,
+                 std::ostream& out, std::ostream& err);
 
 } // namespace hilosim
 

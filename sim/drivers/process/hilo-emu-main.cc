@@ -1,7 +1,11 @@
 // hilo-emu: runs a scenario's learner, relays and workers as real processes and writes the same
-// outputs as hilo-sim (sim/drivers/process/emu-runner.h).
+// outputs as hilo-sim (sim/drivers/process/emu-runner.h), over emulated links (--network ns3,
+// sim/drivers/emulation/ns3-network.h) or loopback (--network direct).
 #include "sim/cli/catalog.h"
+#include "sim/drivers/emulation/ns3-network.h"
 #include "sim/drivers/process/emu-runner.h"
+#include "sim/drivers/process/node-network.h"
+#include "sim/net/units.h"
 #include "sim/scenario/scenario-loader.h"
 
 #include <boost/program_options.hpp>
@@ -18,20 +22,25 @@ namespace
 
 const char* const kUsage =
     "usage:\n"
-    "  hilo-emu run SCENARIO [--set path=value ...] [--out DIR] [--network direct] [--quiet]\n"
+    "  hilo-emu run SCENARIO [--set path=value ...] [--out DIR] [--network ns3|direct] [--quiet]\n"
     "Runs every arm of the scenario with the learner, any relays and each worker as separate\n"
-    "hilo-node processes over real TCP (--network direct: loopback), and writes summary.json,\n"
-    "steps.csv, workers.csv, rollouts.csv, allocation.csv and resolved.textproto to DIR\n"
-    "(default results/runs/<scenario name>-emu), as hilo-sim run does.\n"
-    "Exit codes: 0 success, 1 run-time failure, 2 bad input, 128+N stopped by signal N.\n";
+    "hilo-node processes over kernel TCP, and writes summary.json, steps.csv, workers.csv,\n"
+    "rollouts.csv, allocation.csv and resolved.textproto to DIR (default\n"
+    "results/runs/<scenario name>-emu), as hilo-sim run does.\n"
+    "  --network ns3 (default): each process in its own network namespace, the scenario's links\n"
+    "      (bandwidth, delay, loss, MTU, queues, topology) modelled by ns-3 in real time between\n"
+    "      them (hilo-netem). Needs root. summary.json reports the emulator's lag.\n"
+    "  --network direct: loopback TCP, no emulated links.\n"
+    "Exit codes: 0 success, 1 run-time failure, 2 bad input (or a machine that cannot emulate:\n"
+    "the message names what is missing), 128+N stopped by signal N.\n";
 
-// hilo-node next to this executable (the build puts both in build/sim/).
+// A binary next to this executable (the build puts hilo-node and hilo-netem in build/sim/).
 std::string
-NodeBinary()
+Sibling(const std::string& name)
 {
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string("hilo-node") : (self.parent_path() / "hilo-node").string();
+    return ec ? name : (self.parent_path() / name).string();
 }
 
 } // namespace
@@ -40,16 +49,28 @@ int
 main(int argc, char** argv)
 {
     hilosim::EmuOptions options;
-    std::string command, scenario;
+    hilosim::Ns3NetworkOptions ns3;
+    std::string command, scenario, network, sustained;
     std::vector<std::string> overrides;
+    std::vector<std::string> sysctls;
     po::options_description desc("hilo-emu run options");
     desc.add_options()("help,h",
                        "this text")("set", po::value(&overrides)->composing(),
                                     "override a scenario field: path.to.field=value (repeatable)")(
         "out", po::value(&options.out_dir), "output folder (default results/runs/<name>-emu)")(
-        "network", po::value(&options.network)->default_value("direct"),
-        "direct: loopback TCP between the processes")("quiet", po::bool_switch(&options.quiet),
-                                                      "no progress on stderr")(
+        "network", po::value(&network)->default_value("ns3"),
+        "ns3: emulated links between network namespaces (root); direct: loopback")(
+        "quiet", po::bool_switch(&options.quiet), "no progress on stderr")(
+        "netem", po::value(&ns3.netem_binary),
+        "--network ns3: the hilo-netem binary (default: next to hilo-emu)")(
+        "netem-priority", po::value(&ns3.netem_priority)->default_value(10),
+        "--network ns3: SCHED_RR priority of hilo-netem, 1-99 (0: ordinary scheduling)")(
+        "sysctl", po::value(&sysctls)->composing(),
+        "--network ns3: set KEY=VALUE in every process's namespace, after hilo-emu's own TCP "
+        "settings (repeatable; e.g. net.ipv4.tcp_slow_start_after_idle=0)")(
+        "sustained-rate", po::value(&sustained)->default_value("400Mbps"),
+        "--network ns3: link traffic (all links summed) this machine's emulator sustains; "
+        "scenarios whose links can carry more get a warning (README, \"Emulated links\")")(
         "stall-timeout", po::value(&options.stall_timeout_s)->default_value(300),
         "seconds a node waits without progress before it gives up")(
         "node", po::value(&options.node_binary),
@@ -73,6 +94,35 @@ main(int argc, char** argv)
         std::cout << kUsage << "\n" << desc;
         return 0;
     }
+    if (network != "ns3" && network != "direct")
+    {
+        std::cerr << "hilo-emu: --network " << network << " is not available; allowed: ns3, direct"
+                  << "\n\n"
+                  << kUsage;
+        return 2;
+    }
+    if (ns3.netem_priority < 0 || ns3.netem_priority > 99)
+    {
+        std::cerr << "hilo-emu: --netem-priority " << ns3.netem_priority << " is outside 0..99\n";
+        return 2;
+    }
+    auto sustained_rate = hilosim::ParseDataRate(sustained);
+    if (!sustained_rate.ok())
+    {
+        std::cerr << "hilo-emu: --sustained-rate: " << sustained_rate.status().message() << "\n";
+        return 2;
+    }
+    for (const std::string& kv : sysctls)
+    {
+        const size_t eq = kv.find('=');
+        if (eq == 0 || eq == std::string::npos || kv.rfind("net.", 0) != 0)
+        {
+            std::cerr << "hilo-emu: --sysctl " << kv
+                      << ": expected KEY=VALUE with a network key (net.*)\n";
+            return 2;
+        }
+        ns3.sysctls.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    }
     if (command != "run" || scenario.empty())
     {
         std::cerr << (command.empty() || command == "run"
@@ -95,7 +145,7 @@ main(int argc, char** argv)
     }
     if (options.node_binary.empty())
     {
-        options.node_binary = NodeBinary();
+        options.node_binary = Sibling("hilo-node");
     }
     if (access(options.node_binary.c_str(), X_OK) != 0)
     {
@@ -104,5 +154,19 @@ main(int argc, char** argv)
         return 2;
     }
     options.overrides = loaded->overrides;
-    return hilosim::RunEmulation(*loaded, options, std::cout, std::cerr);
+    std::unique_ptr<hilosim::NodeNetwork> nodes;
+    if (network == "ns3")
+    {
+        if (ns3.netem_binary.empty())
+            ns3.netem_binary = Sibling("hilo-netem");
+        ns3.overrides = loaded->overrides;
+        ns3.quiet = options.quiet;
+        ns3.sustained_link_traffic_bps = static_cast<double>(sustained_rate->GetBitRate());
+        nodes = hilosim::NewNs3Network(*loaded, ns3, std::cerr);
+    }
+    else
+    {
+        nodes = hilosim::NewDirectNetwork();
+    }
+    return hilosim::RunEmulation(*loaded, options, *nodes, std::cout, std::cerr);
 }

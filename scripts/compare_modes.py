@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+"""Runs one scenario in the simulator and through emulated links, and compares them per arm.
+
+Usage:
+  scripts/compare_modes.py SCENARIO [--set PATH=VALUE ...] [--out DIR] [--label TEXT]
+                           [--csv FILE] [--bin DIR] [--emu-arg ARG ...] [--reuse]
+
+Runs `hilo-sim run SCENARIO --set ... --quiet --out DIR/sim` and
+`hilo-emu run SCENARIO --set ... --network ns3 --quiet --out DIR/emu` (real processes in network
+namespaces, the scenario's links in ns-3 real time; needs root), then prints per arm:
+  - update latency p50 and p99 (seconds) in both modes and sim/emu, their ratio;
+  - mean step time in both and its ratio;
+  - the transfer time of updates (published -> received, p50 over versions and workers), which
+    isolates the network from the modelled compute both modes wait out;
+  - wire bytes per update in both (equal: the same real payloads, the same padding);
+  - final quality in both ("same" when bit-identical, as synchronous mode must be);
+  - the emulation's own health: its lag p99, the link traffic it carried in its busiest second,
+    and the largest compute overrun of the processes (real computation slower than modelled
+    time lengthens the emulated latencies).
+--csv appends one row per arm to FILE (header written when FILE is new), with --label and the
+overrides in front: scripts/validate_emulation.sh builds results/validation/ from these rows.
+--reuse skips a mode whose DIR/<mode>/summary.json exists. Extra --emu-arg values go to hilo-emu.
+
+Exit status: 0 when both runs finished, 1 when one failed (its log is named), 2 on bad input.
+Runs only the Python standard library.
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CSV_FIELDS = [
+    "label", "overrides", "arm", "sim_latency_p50_s", "emu_latency_p50_s", "latency_p50_ratio",
+    "sim_latency_p99_s", "emu_latency_p99_s", "latency_p99_ratio", "sim_step_s", "emu_step_s",
+    "step_ratio", "sim_transfer_p50_s", "emu_transfer_p50_s", "transfer_p50_ratio",
+    "sim_wire_bytes", "emu_wire_bytes", "sim_quality", "emu_quality", "quality_same",
+    "emu_lag_mean_s", "emu_lag_p99_s", "emu_lag_max_s", "emu_link_capacity_bps",
+    "emu_carried_peak_bps", "emu_overrun_max_s", "emu_warnings",
+]
+
+
+def run(cmd, log):
+    with open(log, "w") as f:
+        f.write(" ".join(cmd) + "\n")
+        f.flush()
+        return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def percentile(values, q):
+    """Nearest-rank percentile, as the simulator's summaries compute it."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(1, int(-(-q * len(ordered) // 100)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def transfers(run_dir, arm):
+    """Per (version, worker): received_s - published_s of the update."""
+    published = {}
+    for row in read_csv(os.path.join(run_dir, "steps.csv")):
+        if row["arm"] == arm and row["version"] != "0":
+            published[row["version"]] = float(row["sim_time_s"])
+    out = []
+    for row in read_csv(os.path.join(run_dir, "workers.csv")):
+        if row["arm"] == arm and row["version"] in published and row["received_s"]:
+            out.append(float(row["received_s"]) - published[row["version"]])
+    return out
+
+
+def overrun_max(run_dir, arm):
+    worst = 0.0
+    for row in read_csv(os.path.join(run_dir, "steps.csv")):
+        if row["arm"] != arm:
+            continue
+        for key in ("train_overrun_s", "encode_overrun_s", "rollout_overrun_s_max",
+                    "apply_overrun_s_max"):
+            if row.get(key):
+                worst = max(worst, float(row[key]))
+    return worst
+
+
+def ratio(a, b):
+    return a / b if b else float("nan")
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scenario")
+    parser.add_argument("--set", action="append", default=[], dest="overrides",
+                        metavar="PATH=VALUE")
+    parser.add_argument("--out", help="folder for both runs (default results/runs/compare-<name>)")
+    parser.add_argument("--label", default="", help="names this comparison in --csv rows")
+    parser.add_argument("--csv", help="append one row per arm to this CSV file")
+    parser.add_argument("--bin", default=os.path.join(REPO_ROOT, "build", "sim"),
+                        help="folder with hilo-sim and hilo-emu (default build/sim)")
+    parser.add_argument("--emu-arg", action="append", default=[], help="extra hilo-emu argument")
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep a mode's earlier results when its summary.json exists")
+    args = parser.parse_args()
+
+    if not os.path.isfile(args.scenario):
+        print(f"compare_modes.py: no scenario file {args.scenario}", file=sys.stderr)
+        return 2
+    for tool in ("hilo-sim", "hilo-emu"):
+        if not os.access(os.path.join(args.bin, tool), os.X_OK):
+            print(f"compare_modes.py: {args.bin}/{tool} is missing (build it, or pass --bin)",
+                  file=sys.stderr)
+            return 2
+    name = os.path.splitext(os.path.basename(args.scenario))[0]
+    out = args.out or os.path.join("results", "runs", "compare-" + name)
+    sets = [a for o in args.overrides for a in ("--set", o)]
+    commands = {
+        "sim": [os.path.join(args.bin, "hilo-sim"), "run", args.scenario, *sets, "--quiet",
+                "--out", os.path.join(out, "sim")],
+        "emu": [os.path.join(args.bin, "hilo-emu"), "run", args.scenario, *sets, "--network",
+                "ns3", "--quiet", *args.emu_arg, "--out", os.path.join(out, "emu")],
+    }
+    summaries = {}
+    for mode, cmd in commands.items():
+        os.makedirs(os.path.join(out, mode), exist_ok=True)
+        summary = os.path.join(out, mode, "summary.json")
+        log = os.path.join(out, mode + ".log")
+        if not (args.reuse and os.path.exists(summary)):
+            if os.path.exists(summary):
+                os.remove(summary)
+            print(f"[{mode}] {' '.join(cmd)}", file=sys.stderr)
+            code = run(cmd, log)
+            if code != 0:
+                print(f"compare_modes.py: {mode} run failed with exit code {code}; see {log}",
+                      file=sys.stderr)
+                return 2 if code == 2 else 1
+        with open(summary) as f:
+            summaries[mode] = json.load(f)
+
+    rows = []
+    for sim_arm in summaries["sim"]["arms"]:
+        arm = sim_arm["name"]
+        emu_arm = next(a for a in summaries["emu"]["arms"] if a["name"] == arm)
+        sim_tr = transfers(os.path.join(out, "sim"), arm)
+        emu_tr = transfers(os.path.join(out, "emu"), arm)
+        lag = emu_arm.get("emulation_lag_s", {})
+        traffic = emu_arm.get("emulation_link_traffic_bps", {})
+        row = {
+            "label": args.label,
+            "overrides": " ".join(args.overrides),
+            "arm": arm,
+            "sim_latency_p50_s": sim_arm["update_latency_s"]["p50"],
+            "emu_latency_p50_s": emu_arm["update_latency_s"]["p50"],
+            "sim_latency_p99_s": sim_arm["update_latency_s"]["p99"],
+            "emu_latency_p99_s": emu_arm["update_latency_s"]["p99"],
+            "sim_step_s": sim_arm["step_time_s_mean"],
+            "emu_step_s": emu_arm["step_time_s_mean"],
+            "sim_transfer_p50_s": percentile(sim_tr, 50),
+            "emu_transfer_p50_s": percentile(emu_tr, 50),
+            "sim_wire_bytes": sim_arm["wire_bytes_per_update_mean"],
+            "emu_wire_bytes": emu_arm["wire_bytes_per_update_mean"],
+            "sim_quality": sim_arm["final_quality"],
+            "emu_quality": emu_arm["final_quality"],
+            "quality_same": int(sim_arm["final_quality"] == emu_arm["final_quality"]),
+            "emu_lag_mean_s": lag.get("mean", float("nan")),
+            "emu_lag_p99_s": lag.get("p99", float("nan")),
+            "emu_lag_max_s": lag.get("max", float("nan")),
+            "emu_link_capacity_bps": traffic.get("capacity", float("nan")),
+            "emu_carried_peak_bps": traffic.get("carried_peak", float("nan")),
+            "emu_overrun_max_s": overrun_max(os.path.join(out, "emu"), arm),
+            "emu_warnings": " | ".join(emu_arm.get("emulation_warnings", [])),
+        }
+        row["latency_p50_ratio"] = ratio(row["sim_latency_p50_s"], row["emu_latency_p50_s"])
+        row["latency_p99_ratio"] = ratio(row["sim_latency_p99_s"], row["emu_latency_p99_s"])
+        row["step_ratio"] = ratio(row["sim_step_s"], row["emu_step_s"])
+        row["transfer_p50_ratio"] = ratio(row["sim_transfer_p50_s"], row["emu_transfer_p50_s"])
+        rows.append(row)
+
+    print(f"{name} {' '.join(args.overrides)}  (sim/emu ratios; results in {out})")
+    print(f"{'arm':14} {'lat p50 sim':>11} {'emu':>7} {'ratio':>6}  {'lat p99 sim':>11} "
+          f"{'emu':>7} {'ratio':>6}  {'step sim':>8} {'emu':>7} {'ratio':>6}  "
+          f"{'xfer p50 sim':>12} {'emu':>7} {'ratio':>6}  {'wire B sim':>10} {'emu':>10}  "
+          f"{'quality sim':>11} {'emu':>9}  {'lag p99':>8} {'carried':>9} {'overrun':>7}")
+    for r in rows:
+        same = "same" if r["quality_same"] else f"{r['emu_quality']:.6g}"
+        print(f"{r['arm'][:14]:14} {r['sim_latency_p50_s']:11.3f} {r['emu_latency_p50_s']:7.3f} "
+              f"{r['latency_p50_ratio']:6.3f}  {r['sim_latency_p99_s']:11.3f} "
+              f"{r['emu_latency_p99_s']:7.3f} {r['latency_p99_ratio']:6.3f}  "
+              f"{r['sim_step_s']:8.3f} {r['emu_step_s']:7.3f} {r['step_ratio']:6.3f}  "
+              f"{r['sim_transfer_p50_s']:12.3f} {r['emu_transfer_p50_s']:7.3f} "
+              f"{r['transfer_p50_ratio']:6.3f}  {r['sim_wire_bytes']:10.0f} "
+              f"{r['emu_wire_bytes']:10.0f}  {r['sim_quality']:11.6g} {same:>9}  "
+              f"{r['emu_lag_p99_s'] * 1e3:6.2f}ms {r['emu_carried_peak_bps'] / 1e6:5.0f}Mbps "
+              f"{r['emu_overrun_max_s']:6.3f}s")
+        if r["emu_warnings"]:
+            print(f"  warnings: {r['emu_warnings']}")
+    if args.csv:
+        new = not os.path.exists(args.csv)
+        with open(args.csv, "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+            if new:
+                writer.writeheader()
+            for r in rows:
+                writer.writerow({k: r[k] for k in CSV_FIELDS})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

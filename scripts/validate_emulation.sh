@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Validates the simulator against emulated links (README, "Emulated links"): runs
+# scripts/compare_modes.py on every scenario of scenarios/validation/emu-*.textproto -- the single
+# link at 10/50/100 Mbps x 10/40 ms one-way x 0%/1% loss, a shared uplink, regions, relays and a
+# GPU mix with staleness 1 -- and writes results/validation/emulation.csv (a row per scenario and
+# arm), emulation.md (the table, with this command, the kernel, the machine's load and the
+# emulator's lag, and emulation-notes.md -- why rows miss, written by hand -- below it) and the
+# runs under results/runs/validation-emu/.
+# Needs root (hilo-emu --network ns3) and a build (scripts/build.sh --target hilo-sim hilo-emu
+# hilo-node hilo-netem). About 20 minutes. Usage: scripts/validate_emulation.sh [--reuse]
+#   --reuse  keep each mode's earlier results where its summary.json exists (rerun one side only
+#            by deleting that side's folder).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+reuse=()
+[ "${1:-}" = "--reuse" ] && reuse=(--reuse)
+out=results/validation
+runs=results/runs/validation-emu
+mkdir -p "$out" "$runs"
+csv="$out/emulation.csv"
+rm -f "$csv"
+meta="$out/emulation-meta.txt"
+earlier=""
+if [ ${#reuse[@]} -gt 0 ] && [ -f "$meta" ]; then
+  # Results reused from an earlier run keep that run's date and load on record.
+  earlier="$(grep -E '^(date|load before|load after):' "$meta" | sed 's/^/earlier run (results reused where present), /')"
+fi
+{
+  echo "command: scripts/validate_emulation.sh ${reuse[*]}"
+  echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet -- sim scripts scenarios || echo ' (with uncommitted changes)')"
+  echo "kernel: $(uname -r)"
+  echo "cpus: $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  [ -n "$earlier" ] && echo "$earlier"
+} > "$meta"
+
+compare() { # label scenario [--set ...]
+  local label="$1" scenario="$2"
+  shift 2
+  /usr/bin/python3 scripts/compare_modes.py "$scenario" "$@" --label "$label" --csv "$csv" \
+    --out "$runs/$label" "${reuse[@]}"
+}
+
+for rate in 10Mbps 50Mbps 100Mbps; do
+  for delay in 10ms 40ms; do
+    for loss in 0 0.01; do
+      compare "link-$rate-$delay-loss$loss" scenarios/validation/emu-link.textproto \
+        --set network.worker_link.bandwidth=$rate --set network.worker_link.delay=$delay \
+        --set network.worker_link.loss=$loss
+    done
+  done
+done
+for s in star-uplink regions relay gpu-mix; do
+  compare "$s" "scenarios/validation/emu-$s.textproto"
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$meta"
+notes=()
+[ -f "$out/emulation-notes.md" ] && notes=(--notes "$out/emulation-notes.md")
+/usr/bin/python3 scripts/validation_table.py "$csv" --meta "$meta" "${notes[@]}" > "$out/emulation.md"
+echo "wrote $csv and $out/emulation.md" >&2

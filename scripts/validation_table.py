@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""Formats scripts/compare_modes.py rows (a CSV) as a Markdown table of simulator vs emulation.
+
+Usage: scripts/validation_table.py CSV [--meta FILE] [--notes FILE] > TABLE.md
+
+Per scenario and arm: update latency p50 and p99 and mean step time in both modes with the
+simulator/emulation ratio, the updates' transfer time (network only) ratio, whether the final
+quality is bit-identical, and the emulator's lag. A ratio within the goals (p50 within 10%, p99
+within 20%) is plain; one outside is marked with "!". --meta FILE (key: value lines: command,
+commit, kernel, load) is printed above the table, --notes FILE (Markdown: why rows miss) below
+it. Runs only the Python standard library.
+"""
+import argparse
+import csv
+import sys
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("csv")
+    parser.add_argument("--meta")
+    parser.add_argument("--notes")
+    args = parser.parse_args()
+    with open(args.csv, newline="") as f:
+        rows = list(csv.DictReader(f))
+    print("# Simulator vs emulated links\n")
+    if args.meta:
+        with open(args.meta) as f:
+            for line in f:
+                print(f"- {line.strip()}")
+        print()
+    print("Ratios are simulator / emulation. Goals: update latency p50 within 10% (0.90-1.10), "
+          "p99 within 20% (0.80-1.20); `!` marks a miss. `xfer` is the updates' transfer time "
+          "alone (published to received), `lag p99` the emulator's own lag behind real time, "
+          "`carried` the link traffic (all links summed) it carried in its busiest second.\n")
+    print("| scenario | arm | lat p50 sim | emu | ratio | lat p99 sim | emu | ratio | step sim | emu "
+          "| ratio | xfer p50 ratio | quality | lag p99 ms | carried Mbps |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    misses = 0
+    for r in rows:
+        p50 = float(r["latency_p50_ratio"])
+        p99 = float(r["latency_p99_ratio"])
+        mark50 = "" if 0.9 <= p50 <= 1.1 else " !"
+        mark99 = "" if 0.8 <= p99 <= 1.2 else " !"
+        misses += bool(mark50 or mark99)
+        quality = "same" if r["quality_same"] == "1" else "differs"
+        print(f"| {r['label']} | {r['arm']} | {float(r['sim_latency_p50_s']):.3f} | "
+              f"{float(r['emu_latency_p50_s']):.3f} | {p50:.3f}{mark50} | "
+              f"{float(r['sim_latency_p99_s']):.3f} | {float(r['emu_latency_p99_s']):.3f} | "
+              f"{p99:.3f}{mark99} | {float(r['sim_step_s']):.3f} | {float(r['emu_step_s']):.3f} | "
+              f"{float(r['step_ratio']):.3f} | {float(r['transfer_p50_ratio']):.3f} | {quality} | "
+              f"{float(r['emu_lag_p99_s']) * 1e3:.2f} | "
+              f"{float(r.get('emu_carried_peak_bps') or 'nan') / 1e6:.0f} |")
+    print(f"\n{len(rows) - misses} of {len(rows)} rows meet both goals.")
+    if args.notes:
+        with open(args.notes) as f:
+            print("\n" + f.read().rstrip())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
