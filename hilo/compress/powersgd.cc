@@ -16,12 +16,14 @@ namespace
 
 /// Modified Gram-Schmidt on the columns of the row-major rows x k fp32 matrix `p`, in double (the
 /// reference implementation orthogonalizes the same way). A column that vanishes against the
-/// earlier ones becomes zero; M^T P then makes its reconstruction term zero as well. Cost
-/// 2 rows k^2: negligible next to the products with M, and far cheaper here than LAPACK's QR, which
-/// spends its time in BLAS thread hand-offs on such skinny panels.
-void
+/// earlier ones becomes zero; M^T P then makes its reconstruction term zero as well. Returns the
+/// indices of the columns that vanished. Cost 2 rows k^2: negligible next to the products with M,
+/// and far cheaper here than LAPACK's QR, which spends its time in BLAS thread hand-offs on such
+/// skinny panels.
+std::vector<int64_t>
 Orthonormalize(at::Tensor* p)
 {
+    std::vector<int64_t> vanished;
     const int64_t rows = p->size(0);
     const int64_t k = p->size(1);
     at::Tensor cols = p->t().to(at::kDouble).contiguous(); // k x rows
@@ -43,10 +45,13 @@ Orthonormalize(at::Tensor* p)
             norm2 += cj[t] * cj[t];
         const double norm = std::sqrt(norm2);
         const double inv = norm > 1e-30 ? 1.0 / norm : 0.0;
+        if (inv == 0.0)
+            vanished.push_back(j);
         for (int64_t t = 0; t < rows; ++t)
             cj[t] *= inv;
     }
     *p = cols.t().to(at::kFloat).contiguous();
+    return vanished;
 }
 
 class PowerSgdCompressor : public Compressor
@@ -60,6 +65,7 @@ class PowerSgdCompressor : public Compressor
       , m_seed(seed)
       , m_error_feedback(error_feedback)
       , m_q(layout.size())
+      , m_q_draws(layout.size(), 0)
     {
         for (const MatrixSpec& s : layout.matrices())
         {
@@ -96,9 +102,11 @@ class PowerSgdCompressor : public Compressor
         }
         return total;
     }
-    at::Tensor InitialQ(size_t i, int64_t cols, int64_t k) const
+    /// A cols x k N(0, 1) matrix for matrix i; `draw` counts the draws made for that matrix (0
+    /// the first time), so every draw is a pure function of (seed, i, draw).
+    at::Tensor RandomQ(size_t i, uint64_t draw, int64_t cols, int64_t k) const
     {
-        std::mt19937_64 gen(m_seed * 0x9e3779b97f4a7c15ULL + i);
+        std::mt19937_64 gen(m_seed * 0x9e3779b97f4a7c15ULL + i + draw * 0xd1b54a32d192ed03ULL);
         std::normal_distribution<float> normal(0.0f, 1.0f);
         at::Tensor q = at::empty({cols, k}, at::kFloat);
         float* p = q.data_ptr<float>();
@@ -115,10 +123,11 @@ class PowerSgdCompressor : public Compressor
     uint64_t m_seed;
     bool m_error_feedback;
     int64_t m_full_rank{0};
-    std::vector<at::Tensor> m_q;    // learner-local warm start, cols_i x k_i
-    std::vector<float> m_residual;  // learner-local error feedback (error_feedback=true)
-    std::vector<float> m_corrected; // scratch: x + residual
-    std::vector<float> m_decoded;   // scratch: M_hat
+    std::vector<at::Tensor> m_q;     // learner-local warm start, cols_i x k_i
+    std::vector<uint64_t> m_q_draws; // learner-local: random draws made for each m_q[i]
+    std::vector<float> m_residual;   // learner-local error feedback (error_feedback=true)
+    std::vector<float> m_corrected;  // scratch: x + residual
+    std::vector<float> m_decoded;    // scratch: M_hat
 };
 
 StatusOr<Encoded>
@@ -172,15 +181,26 @@ PowerSgdCompressor::Encode(const std::vector<float>& x_in, int64_t budget_bytes)
             at::Tensor& q = m_q[i];
             if (!q.defined() || q.size(1) != ki)
             {
-                q = InitialQ(i, s.cols, ki);
+                q = RandomQ(i, m_q_draws[i]++, s.cols, ki);
             }
             at::Tensor p = at::mm(mi, q);
             if (!at::isfinite(p).all().item<bool>())
             {
                 return Status::InvalidArgument("powersgd: the input holds non-finite values");
             }
-            Orthonormalize(&p);
+            const std::vector<int64_t> vanished = Orthonormalize(&p);
             q = at::mm(mi.t(), p).contiguous();
+            if (!vanished.empty())
+            {
+                // A direction M did not reach (all of M is zero: LoRA's A factors while B is
+                // still zero) would stay zero in every later warm start, M Q = 0, and the matrix
+                // would never be sent again. Restart those columns from fresh random ones.
+                at::Tensor fresh = RandomQ(i, m_q_draws[i]++, s.cols, ki);
+                for (int64_t j : vanished)
+                {
+                    q.select(1, j).copy_(fresh.select(1, j));
+                }
+            }
             at::Tensor pt = p.t().contiguous();
             at::Tensor qt = q.t().contiguous();
             for (int64_t j = 0; j < ki; ++j)
