@@ -1,6 +1,6 @@
 #include "hilo/compress/factor-coding.h"
 
-#include <ATen/Parallel.h>
+#include "hilo/core/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -85,35 +85,35 @@ LowRankReconstruct(int64_t rows, int64_t cols, int64_t k, const float* left, con
 {
     // Grain: about 64 Ki output values per task, at least one row.
     const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, cols));
-    at::parallel_for(0, rows, grain,
-                     [&](int64_t begin, int64_t end)
-                     {
-                         for (int64_t r = begin; r < end; ++r)
-                         {
-                             float* o = out + r * cols;
-                             if (k == 0)
-                             {
-                                 std::fill(o, o + cols, 0.0f);
-                                 continue;
-                             }
-                             const float a0 = left[r];
-                             const float* v0 = right;
-                             for (int64_t c = 0; c < cols; ++c)
-                             {
-                                 o[c] = a0 * v0[c];
-                             }
-                             for (int64_t j = 1; j < k; ++j)
-                             {
-                                 const float a = left[j * rows + r];
-                                 const float* v = right + j * cols;
-                                 for (int64_t c = 0; c < cols; ++c)
-                                 {
-                                     const float p = a * v[c];
-                                     o[c] = o[c] + p;
-                                 }
-                             }
-                         }
-                     });
+    ParallelFor(0, rows, grain,
+                [&](int64_t begin, int64_t end)
+                {
+                    for (int64_t r = begin; r < end; ++r)
+                    {
+                        float* o = out + r * cols;
+                        if (k == 0)
+                        {
+                            std::fill(o, o + cols, 0.0f);
+                            continue;
+                        }
+                        const float a0 = left[r];
+                        const float* v0 = right;
+                        for (int64_t c = 0; c < cols; ++c)
+                        {
+                            o[c] = a0 * v0[c];
+                        }
+                        for (int64_t j = 1; j < k; ++j)
+                        {
+                            const float a = left[j * rows + r];
+                            const float* v = right + j * cols;
+                            for (int64_t c = 0; c < cols; ++c)
+                            {
+                                const float p = a * v[c];
+                                o[c] = o[c] + p;
+                            }
+                        }
+                    }
+                });
 }
 
 } // namespace hilo

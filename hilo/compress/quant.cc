@@ -2,8 +2,7 @@
 
 #include "hilo/compress/counter-rng.h"
 #include "hilo/core/coding.h"
-
-#include <ATen/Parallel.h>
+#include "hilo/core/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -75,26 +74,26 @@ class QuantCompressor : public Compressor
     template<typename F>
     void ForEachBlock(F f) const
     {
-        at::parallel_for(
-            0, m_blocks, 16,
-            [&](int64_t b, int64_t e)
-            {
-                size_t mat = static_cast<size_t>(
-                    std::upper_bound(m_block_start.begin(), m_block_start.end(), b) -
-                    m_block_start.begin() - 1);
-                for (int64_t blk = b; blk < e; ++blk)
-                {
-                    while (mat + 1 < m_block_start.size() && blk >= m_block_start[mat + 1])
+        ParallelFor(0, m_blocks, 16,
+                    [&](int64_t b, int64_t e)
                     {
-                        ++mat;
-                    }
-                    const int64_t local = (blk - m_block_start[mat]) * m_block;
-                    const int64_t begin = m_layout.offset(mat) + local;
-                    const int64_t end = m_layout.offset(mat) +
-                                        std::min(local + m_block, m_layout.matrix(mat).numel());
-                    f(begin, end, blk);
-                }
-            });
+                        size_t mat = static_cast<size_t>(
+                            std::upper_bound(m_block_start.begin(), m_block_start.end(), b) -
+                            m_block_start.begin() - 1);
+                        for (int64_t blk = b; blk < e; ++blk)
+                        {
+                            while (mat + 1 < m_block_start.size() && blk >= m_block_start[mat + 1])
+                            {
+                                ++mat;
+                            }
+                            const int64_t local = (blk - m_block_start[mat]) * m_block;
+                            const int64_t begin = m_layout.offset(mat) + local;
+                            const int64_t end =
+                                m_layout.offset(mat) +
+                                std::min(local + m_block, m_layout.matrix(mat).numel());
+                            f(begin, end, blk);
+                        }
+                    });
     }
 
     AdapterLayout m_layout;
@@ -182,7 +181,7 @@ QuantCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
     e.payload.resize(start + static_cast<size_t>(nbytes));
     auto* p = reinterpret_cast<unsigned char*>(&e.payload[start]);
     const int8_t* q = m_codes.data();
-    at::parallel_for(
+    ParallelFor(
         0, nbytes, 1 << 16,
         [&](int64_t b, int64_t end)
         {

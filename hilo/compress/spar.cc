@@ -2,9 +2,9 @@
 
 #include "hilo/compress/factor-coding.h"
 #include "hilo/core/coding.h"
+#include "hilo/core/parallel.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 
 #include <dlfcn.h>
 
@@ -207,16 +207,16 @@ SparCompressor::Spectra(const std::vector<float>& x, std::vector<SparCandidates>
         at::Tensor evals = at::empty({count, m}, at::kDouble);
         at::Tensor evecs = at::empty({count, m, m}, at::kDouble);
         SingleThreadedBlas one_blas_thread;
-        at::parallel_for(0, count, 1,
-                         [&](int64_t b, int64_t e)
-                         {
-                             for (int64_t t = b; t < e; ++t)
-                             {
-                                 auto [w, v] = at::linalg_eigh(gd[t]);
-                                 evals[t].copy_(w);
-                                 evecs[t].copy_(v);
-                             }
-                         });
+        ParallelFor(0, count, 1,
+                    [&](int64_t b, int64_t e)
+                    {
+                        for (int64_t t = b; t < e; ++t)
+                        {
+                            auto [w, v] = at::linalg_eigh(gd[t]);
+                            evals[t].copy_(w);
+                            evecs[t].copy_(v);
+                        }
+                    });
         evals = evals.contiguous();
         for (size_t t = 0; t < members.size(); ++t)
         {
