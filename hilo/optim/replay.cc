@@ -52,7 +52,12 @@ AdamWElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_i
 // by-value copy and every array is __restrict, so the compiler needs no alias checks and
 // vectorizes the loop (sqrt included: the library builds with -fno-math-errno, see
 // hilo/CMakeLists.txt; sqrtps and sqrtss round identically, so vector and scalar tails agree).
-void
+// noinline: GCC drops __restrict when it inlines the function into the parallel lambda, and the
+// seven streams of the out-of-place loop exceed its runtime alias-check limit, which left that
+// loop scalar.
+#define HILO_CHUNK_KERNEL __attribute__((noinline))
+
+HILO_CHUNK_KERNEL void
 AdamWInPlace(const AdamWScalars s, const float* __restrict g, float* __restrict theta,
              float* __restrict m, float* __restrict v, int64_t begin, int64_t end)
 {
@@ -62,7 +67,7 @@ AdamWInPlace(const AdamWScalars s, const float* __restrict g, float* __restrict 
     }
 }
 
-void
+HILO_CHUNK_KERNEL void
 AdamWOutOfPlace(const AdamWScalars s, const float* __restrict g, const float* __restrict theta_in,
                 const float* __restrict m_in, const float* __restrict v_in,
                 float* __restrict theta_out, float* __restrict m_out, float* __restrict v_out,
@@ -121,7 +126,7 @@ SgdElement(const SgdScalars& s, float gi, float p, float m_in, float* theta_out,
     *m_out = buf;
 }
 
-void
+HILO_CHUNK_KERNEL void
 SgdInPlace(const SgdScalars s, const float* __restrict g, float* __restrict theta,
            float* __restrict m, int64_t begin, int64_t end)
 {
@@ -131,7 +136,7 @@ SgdInPlace(const SgdScalars s, const float* __restrict g, float* __restrict thet
     }
 }
 
-void
+HILO_CHUNK_KERNEL void
 SgdOutOfPlace(const SgdScalars s, const float* __restrict g, const float* __restrict theta_in,
               const float* __restrict m_in, float* __restrict theta_out, float* __restrict m_out,
               int64_t begin, int64_t end)
