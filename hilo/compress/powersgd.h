@@ -15,7 +15,7 @@
 //   varint k (the common rank; k_i = min(k, rows_i, cols_i))
 //   for each matrix i, for j = 0..k_i-1: coded vector p_ij (rows_i values), coded vector q_ij
 //   (cols_i values) (hilo/compress/factor-coding.h)
-// Nothing follows. Decode: M_hat_i = sum_j p_ij q_ij^T with LowRankReconstruct.
+// Nothing follows. Decode: M_hat_i = sum_j p_ij q_ij^T with LowRankReconstructAll.
 //
 // Options: dtype=fp32|bf16|fp16|int8 (default bf16); max_rank=N (default 0: no cap); seed=N
 // (default 1, the initial Q); error_feedback=true|false (default false): the reference design's

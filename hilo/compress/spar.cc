@@ -1,12 +1,11 @@
 #include "hilo/compress/spar.h"
 
+#include "hilo/compress/blas-hooks.h"
 #include "hilo/compress/factor-coding.h"
 #include "hilo/core/coding.h"
 #include "hilo/core/parallel.h"
 
 #include <ATen/ATen.h>
-
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,69 +15,9 @@ namespace hilo
 namespace
 {
 
-// Optional BLAS entry points, looked up at run time in the BLAS that LibTorch already loaded
-// (OpenBLAS on Debian; libblas.so.3 is not on our link line). ssyrk forms only one triangle of the
-// Gram matrix, half the FLOPs of at::mm (and faster than it here); openblas_set_num_threads lets
-// the encode run one matrix per LibTorch thread (Gram, eigendecomposition and projections) with
-// BLAS on that thread alone, instead of two thread pools competing for the same cores. Without
-// them spar falls back to at::mm and BLAS's own threading. Resolved once, immutable afterwards.
-using SsyrkFn = void (*)(const char*, const char*, const int*, const int*, const float*,
-                         const float*, const int*, const float*, float*, const int*);
-using SetThreadsFn = void (*)(int);
-using GetThreadsFn = int (*)();
-
-struct BlasHooks
-{
-    SsyrkFn ssyrk{nullptr};
-    SetThreadsFn set_threads{nullptr};
-    GetThreadsFn get_threads{nullptr};
-};
-
-const BlasHooks&
-Blas()
-{
-    static const BlasHooks hooks = []
-    {
-        BlasHooks h;
-        h.ssyrk = reinterpret_cast<SsyrkFn>(dlsym(RTLD_DEFAULT, "ssyrk_"));
-        h.set_threads =
-            reinterpret_cast<SetThreadsFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-        h.get_threads =
-            reinterpret_cast<GetThreadsFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-        if (!h.set_threads || !h.get_threads)
-        {
-            h.set_threads = nullptr;
-            h.get_threads = nullptr;
-        }
-        return h;
-    }();
-    return hooks;
-}
-
-/// Holds BLAS at one thread for its lifetime (no-op without the OpenBLAS hooks).
-class SingleThreadedBlas
-{
-  public:
-    SingleThreadedBlas()
-      : m_saved(Blas().get_threads ? Blas().get_threads() : 0)
-    {
-        if (Blas().set_threads)
-            Blas().set_threads(1);
-    }
-    ~SingleThreadedBlas()
-    {
-        if (Blas().set_threads)
-            Blas().set_threads(m_saved);
-    }
-    SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-    SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
-  private:
-    int m_saved;
-};
-
 /// Lower triangle (row-major) of the Gram matrix of the row-major rows x cols matrix `x`: X X^T
-/// when rows <= cols, else X^T X. `g` is m x m contiguous fp32, m = min(rows, cols).
+/// when rows <= cols, else X^T X. `g` is m x m contiguous fp32, m = min(rows, cols). ssyrk forms
+/// only that triangle: half the FLOPs of at::mm, and faster than it here.
 void
 GramLower(const float* x, int64_t rows, int64_t cols, at::Tensor g)
 {
@@ -407,12 +346,18 @@ SparCompressor::Decode(std::string_view payload, std::vector<float>* out) const
         }
     }
     out->resize(static_cast<size_t>(m_layout.numel()));
+    std::vector<LowRankFactors> factors(ks.size());
     for (size_t i = 0; i < ks.size(); ++i)
     {
         const MatrixSpec& s = m_layout.matrix(i);
-        LowRankReconstruct(s.rows, s.cols, ks[i], left.data() + left_at[i],
-                           right.data() + right_at[i], out->data() + m_layout.offset(i));
+        factors[i] = {s.rows,
+                      s.cols,
+                      ks[i],
+                      left.data() + left_at[i],
+                      right.data() + right_at[i],
+                      out->data() + m_layout.offset(i)};
     }
+    LowRankReconstructAll(factors);
     return Status::Ok();
 }
 
