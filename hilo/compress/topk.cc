@@ -19,6 +19,9 @@ MagnitudeKey(float f)
 }
 
 /// Splits [0, n) into `parts` contiguous ranges (fixed, so results never depend on threads).
+/// Loops take both ends once: inside a parallel lambda the compiler cannot prove that stores
+/// through the output pointers leave the captured n unchanged, and would redo this 128-bit
+/// division for every element.
 inline int64_t
 PartBegin(int64_t n, int64_t parts, int64_t p)
 {
@@ -36,7 +39,8 @@ AllFinite(const float* x, int64_t n)
                     for (int64_t p = b; p < e; ++p)
                     {
                         uint32_t worst = 0;
-                        for (int64_t i = PartBegin(n, 16, p); i < PartBegin(n, 16, p + 1); ++i)
+                        for (int64_t i = PartBegin(n, 16, p), stop = PartBegin(n, 16, p + 1);
+                             i < stop; ++i)
                         {
                             worst = std::max(worst, MagnitudeKey(x[i]));
                         }
@@ -285,8 +289,8 @@ SelectLargestMagnitudes(const float* x, int64_t n, int64_t k, std::vector<int64_
                     {
                         std::vector<int64_t>& h = hist[static_cast<size_t>(p)];
                         h.assign(size_t{1} << kHiBits, 0);
-                        for (int64_t i = PartBegin(n, parts, p); i < PartBegin(n, parts, p + 1);
-                             ++i)
+                        for (int64_t i = PartBegin(n, parts, p), stop = PartBegin(n, parts, p + 1);
+                             i < stop; ++i)
                         {
                             ++h[MagnitudeKey(x[i]) >> kLoBits];
                         }
@@ -314,8 +318,8 @@ SelectLargestMagnitudes(const float* x, int64_t n, int64_t k, std::vector<int64_
                     {
                         std::vector<int64_t>& h = hist[static_cast<size_t>(p)];
                         h.assign(size_t{1} << kLoBits, 0);
-                        for (int64_t i = PartBegin(n, parts, p); i < PartBegin(n, parts, p + 1);
-                             ++i)
+                        for (int64_t i = PartBegin(n, parts, p), stop = PartBegin(n, parts, p + 1);
+                             i < stop; ++i)
                         {
                             const uint32_t key = MagnitudeKey(x[i]);
                             if ((key >> kLoBits) == hi_bucket)
@@ -347,8 +351,8 @@ SelectLargestMagnitudes(const float* x, int64_t n, int64_t k, std::vector<int64_
                     {
                         int64_t g = 0;
                         int64_t q = 0;
-                        for (int64_t i = PartBegin(n, parts, p); i < PartBegin(n, parts, p + 1);
-                             ++i)
+                        for (int64_t i = PartBegin(n, parts, p), stop = PartBegin(n, parts, p + 1);
+                             i < stop; ++i)
                         {
                             const uint32_t key = MagnitudeKey(x[i]);
                             g += key > threshold;
@@ -378,8 +382,8 @@ SelectLargestMagnitudes(const float* x, int64_t n, int64_t k, std::vector<int64_
                     {
                         int64_t w = start[static_cast<size_t>(p)];
                         int64_t eq_left = take_equal[static_cast<size_t>(p)];
-                        for (int64_t i = PartBegin(n, parts, p); i < PartBegin(n, parts, p + 1);
-                             ++i)
+                        for (int64_t i = PartBegin(n, parts, p), stop = PartBegin(n, parts, p + 1);
+                             i < stop; ++i)
                         {
                             const uint32_t key = MagnitudeKey(x[i]);
                             if (key > threshold || (key == threshold && eq_left > 0))
