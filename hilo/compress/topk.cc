@@ -170,19 +170,38 @@ TopKCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
     }
     else
     {
-        for (size_t i = 0; i < m_layout.size(); ++i)
+        // One matrix per intra-op task (its selection then runs on that thread alone), each
+        // coded into a buffer of its own; concatenated in layout order. One thread hand-off per
+        // encode instead of several per matrix.
+        const size_t nmat = m_layout.size();
+        std::vector<std::string> coded(nmat);
+        std::vector<std::vector<float>> values(nmat);
+        ParallelFor(0, static_cast<int64_t>(nmat), 1,
+                    [&](int64_t b, int64_t end)
+                    {
+                        std::vector<int64_t> indices;
+                        for (int64_t t = b; t < end; ++t)
+                        {
+                            const size_t i = static_cast<size_t>(t);
+                            const int64_t ni = m_layout.matrix(i).numel();
+                            const int64_t ki = MatrixK(k, i);
+                            const float* xi = x.data() + m_layout.offset(i);
+                            SelectLargestMagnitudes(xi, ni, ki, &indices);
+                            ByteWriter wi(&coded[i]);
+                            wi.PutVarint(static_cast<uint64_t>(ki));
+                            PutEliasFano(&wi, indices.data(), ki, ni, EliasFanoBestLowBits(ki, ni));
+                            values[i].reserve(indices.size());
+                            for (int64_t idx : indices)
+                            {
+                                values[i].push_back(xi[idx]);
+                            }
+                            e.kept_per_matrix[i] = ki;
+                        }
+                    });
+        for (size_t i = 0; i < nmat; ++i)
         {
-            const int64_t ni = m_layout.matrix(i).numel();
-            const int64_t ki = MatrixK(k, i);
-            const float* xi = x.data() + m_layout.offset(i);
-            SelectLargestMagnitudes(xi, ni, ki, &m_indices);
-            w.PutVarint(static_cast<uint64_t>(ki));
-            PutEliasFano(&w, m_indices.data(), ki, ni, EliasFanoBestLowBits(ki, ni));
-            for (int64_t idx : m_indices)
-            {
-                m_values.push_back(xi[idx]);
-            }
-            e.kept_per_matrix[i] = ki;
+            w.PutBytes(coded[i].data(), coded[i].size());
+            m_values.insert(m_values.end(), values[i].begin(), values[i].end());
         }
     }
     w.PutFloats(m_values.data(), m_values.size(), m_dtype);
