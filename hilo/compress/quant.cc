@@ -129,38 +129,49 @@ QuantCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
     std::vector<float> scales(static_cast<size_t>(m_blocks));
     m_codes.resize(static_cast<size_t>(n));
     std::vector<char> bad(static_cast<size_t>(m_blocks), 0);
+    // Locals, not members: the int8 code stores may alias any memory, so the compiler would
+    // otherwise reload every member and pointer for each element.
+    const float* xp = x.data();
+    int8_t* codes = m_codes.data();
+    const bool int8 = m_int8;
+    const bool l2 = m_l2;
     ForEachBlock(
         [&](int64_t begin, int64_t end, int64_t blk)
         {
+            const float* in = xp;
+            int8_t* out = codes;
+            const float smax = s;
+            const uint64_t sd = seed;
+            const bool is_int8 = int8;
             double acc = 0.0;
             float absmax = 0.0f;
             for (int64_t t = begin; t < end; ++t)
             {
-                absmax = std::max(absmax, std::fabs(x[t]));
-                acc += static_cast<double>(x[t]) * x[t];
+                absmax = std::max(absmax, std::fabs(in[t]));
+                acc += static_cast<double>(in[t]) * in[t];
             }
-            const float scale = m_l2 ? static_cast<float>(std::sqrt(acc)) : absmax;
+            const float scale = l2 ? static_cast<float>(std::sqrt(acc)) : absmax;
             scales[static_cast<size_t>(blk)] = scale;
             bad[static_cast<size_t>(blk)] =
                 !std::isfinite(acc) || !std::isfinite(scale); // NaN, Inf
-            const float inv = scale > 0.0f ? s / scale : 0.0f;
+            const float inv = scale > 0.0f ? smax / scale : 0.0f;
             for (int64_t t = begin; t < end; ++t)
             {
-                const float a = std::min(s, std::fabs(x[t]) * inv);
+                const float a = std::min(smax, std::fabs(in[t]) * inv);
                 float level;
-                if (m_int8)
+                if (is_int8)
                 {
                     level = std::nearbyint(a);
                 }
                 else
                 {
                     level = std::floor(a);
-                    if (CounterUniform(seed, static_cast<uint64_t>(t)) < a - level)
+                    if (CounterUniform(sd, static_cast<uint64_t>(t)) < a - level)
                         level += 1.0f;
                 }
-                level = std::min(level, s);
+                level = std::min(level, smax);
                 const int q = static_cast<int>(level);
-                m_codes[static_cast<size_t>(t)] = static_cast<int8_t>(x[t] < 0.0f ? -q : q);
+                out[t] = static_cast<int8_t>(in[t] < 0.0f ? -q : q);
             }
         });
     for (char b : bad)
