@@ -1,6 +1,7 @@
 #include "hilo/compress/dense.h"
 
 #include "hilo/core/coding.h"
+#include "hilo/core/parallel.h"
 
 namespace hilo
 {
@@ -70,7 +71,19 @@ class DenseCompressor : public Compressor
                                       std::to_string(n * BytesPerValue(m_dtype)));
         }
         out->resize(n);
-        r.GetFloats(out->data(), n, m_dtype);
+        // Element-wise conversion, split across threads: every value is decoded on its own, so
+        // the split cannot change a bit.
+        const size_t width = static_cast<size_t>(BytesPerValue(m_dtype));
+        std::string_view values;
+        r.GetBytes(n * width, &values);
+        float* o = out->data();
+        ParallelFor(0, static_cast<int64_t>(n), 1 << 16,
+                    [&](int64_t b, int64_t e)
+                    {
+                        ByteReader part(values.substr(static_cast<size_t>(b) * width,
+                                                      static_cast<size_t>(e - b) * width));
+                        part.GetFloats(o + b, static_cast<size_t>(e - b), m_dtype);
+                    });
         return Status::Ok();
     }
 

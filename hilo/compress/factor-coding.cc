@@ -1,6 +1,6 @@
 #include "hilo/compress/factor-coding.h"
 
-#include <ATen/Parallel.h>
+#include "hilo/core/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -79,41 +79,107 @@ GetCodedVector(ByteReader* r, float* out, int64_t n, ValueDtype dtype, float mul
     return finite;
 }
 
+namespace
+{
+
+/// Rows [begin, end) of one reconstruction: each output value is its own fixed-order sum.
+void
+ReconstructRows(const LowRankFactors& f, int64_t begin, int64_t end)
+{
+    for (int64_t r = begin; r < end; ++r)
+    {
+        float* o = f.out + r * f.cols;
+        if (f.k == 0)
+        {
+            std::fill(o, o + f.cols, 0.0f);
+            continue;
+        }
+        const float a0 = f.left[r];
+        const float* v0 = f.right;
+        for (int64_t c = 0; c < f.cols; ++c)
+        {
+            o[c] = a0 * v0[c];
+        }
+        for (int64_t j = 1; j < f.k; ++j)
+        {
+            const float a = f.left[j * f.rows + r];
+            const float* v = f.right + j * f.cols;
+            for (int64_t c = 0; c < f.cols; ++c)
+            {
+                const float p = a * v[c];
+                o[c] = o[c] + p;
+            }
+        }
+    }
+}
+
+struct RowBlock
+{
+    size_t matrix;
+    int64_t begin;
+    int64_t end;
+};
+
+} // namespace
+
 void
 LowRankReconstruct(int64_t rows, int64_t cols, int64_t k, const float* left, const float* right,
                    float* out)
 {
-    // Grain: about 64 Ki output values per task, at least one row.
-    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, cols));
-    at::parallel_for(0, rows, grain,
-                     [&](int64_t begin, int64_t end)
-                     {
-                         for (int64_t r = begin; r < end; ++r)
-                         {
-                             float* o = out + r * cols;
-                             if (k == 0)
-                             {
-                                 std::fill(o, o + cols, 0.0f);
-                                 continue;
-                             }
-                             const float a0 = left[r];
-                             const float* v0 = right;
-                             for (int64_t c = 0; c < cols; ++c)
-                             {
-                                 o[c] = a0 * v0[c];
-                             }
-                             for (int64_t j = 1; j < k; ++j)
-                             {
-                                 const float a = left[j * rows + r];
-                                 const float* v = right + j * cols;
-                                 for (int64_t c = 0; c < cols; ++c)
-                                 {
-                                     const float p = a * v[c];
-                                     o[c] = o[c] + p;
-                                 }
-                             }
-                         }
-                     });
+    LowRankReconstructAll({LowRankFactors{rows, cols, k, left, right, out}});
+}
+
+void
+LowRankReconstructAll(const std::vector<LowRankFactors>& matrices)
+{
+    // Blocks of about 64 Ki output values (at least one row), each costed rows x cols x max(k, 1).
+    std::vector<RowBlock> blocks;
+    std::vector<double> cost_end; // cumulative cost after each block
+    double total = 0.0;
+    for (size_t i = 0; i < matrices.size(); ++i)
+    {
+        const LowRankFactors& f = matrices[i];
+        const int64_t rows_per_block =
+            std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, f.cols));
+        for (int64_t r = 0; r < f.rows; r += rows_per_block)
+        {
+            const int64_t e = std::min(f.rows, r + rows_per_block);
+            blocks.push_back({i, r, e});
+            total += static_cast<double>(e - r) * static_cast<double>(f.cols) *
+                     static_cast<double>(std::max<int64_t>(f.k, 1));
+            cost_end.push_back(total);
+        }
+    }
+    if (blocks.empty())
+    {
+        return;
+    }
+    // One task per thread, each a contiguous run of blocks holding an equal share of the work.
+    // The split only decides which thread writes which rows, never what they hold.
+    const int64_t parts = std::max<int64_t>(
+        1, std::min<int64_t>(at::get_num_threads(), static_cast<int64_t>(blocks.size())));
+    std::vector<size_t> first(static_cast<size_t>(parts) + 1, blocks.size());
+    first[0] = 0;
+    for (int64_t p = 1; p < parts; ++p)
+    {
+        const double share = total * static_cast<double>(p) / static_cast<double>(parts);
+        first[static_cast<size_t>(p)] = static_cast<size_t>(
+            std::lower_bound(cost_end.begin(), cost_end.end(), share) - cost_end.begin());
+    }
+    ParallelFor(0, parts, 1,
+                [&](int64_t pb, int64_t pe)
+                {
+                    for (int64_t p = pb; p < pe; ++p)
+                    {
+                        const size_t b0 = first[static_cast<size_t>(p)];
+                        const size_t b1 = std::max(b0, first[static_cast<size_t>(p) + 1]);
+                        for (size_t b = b0; b < b1; ++b)
+                        {
+                            ReconstructRows(matrices[blocks[b].matrix], blocks[b].begin,
+                                            blocks[b].end);
+                        }
+                    }
+                });
 }
 
 } // namespace hilo

@@ -13,6 +13,7 @@
 #include "hilo/core/value-dtype.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace hilo
 {
@@ -38,6 +39,22 @@ bool GetCodedVector(ByteReader* r, float* out, int64_t n, ValueDtype dtype, floa
 /// zeros.
 void LowRankReconstruct(int64_t rows, int64_t cols, int64_t k, const float* left,
                         const float* right, float* out);
+
+/// One matrix of a batched reconstruction: the arguments of LowRankReconstruct.
+struct LowRankFactors
+{
+    int64_t rows{0};
+    int64_t cols{0};
+    int64_t k{0};
+    const float* left{nullptr};
+    const float* right{nullptr};
+    float* out{nullptr};
+};
+
+/// LowRankReconstruct for every entry of `matrices`, in one parallel loop over row blocks of all
+/// of them (one thread hand-off per decode instead of one per matrix; blocks are balanced by
+/// their work rows x cols x k). Bit-identical to calling LowRankReconstruct on each.
+void LowRankReconstructAll(const std::vector<LowRankFactors>& matrices);
 
 } // namespace hilo
 

@@ -1,7 +1,9 @@
 #include "hilo/compress/powersgd.h"
 
+#include "hilo/compress/blas-hooks.h"
 #include "hilo/compress/factor-coding.h"
 #include "hilo/core/coding.h"
+#include "hilo/core/parallel.h"
 
 #include <ATen/ATen.h>
 
@@ -16,12 +18,14 @@ namespace
 
 /// Modified Gram-Schmidt on the columns of the row-major rows x k fp32 matrix `p`, in double (the
 /// reference implementation orthogonalizes the same way). A column that vanishes against the
-/// earlier ones becomes zero; M^T P then makes its reconstruction term zero as well. Cost
-/// 2 rows k^2: negligible next to the products with M, and far cheaper here than LAPACK's QR, which
-/// spends its time in BLAS thread hand-offs on such skinny panels.
-void
+/// earlier ones becomes zero; M^T P then makes its reconstruction term zero as well. Returns the
+/// indices of the columns that vanished. Cost 2 rows k^2: negligible next to the products with M,
+/// and far cheaper here than LAPACK's QR, which spends its time in BLAS thread hand-offs on such
+/// skinny panels.
+std::vector<int64_t>
 Orthonormalize(at::Tensor* p)
 {
+    std::vector<int64_t> vanished;
     const int64_t rows = p->size(0);
     const int64_t k = p->size(1);
     at::Tensor cols = p->t().to(at::kDouble).contiguous(); // k x rows
@@ -43,10 +47,13 @@ Orthonormalize(at::Tensor* p)
             norm2 += cj[t] * cj[t];
         const double norm = std::sqrt(norm2);
         const double inv = norm > 1e-30 ? 1.0 / norm : 0.0;
+        if (inv == 0.0)
+            vanished.push_back(j);
         for (int64_t t = 0; t < rows; ++t)
             cj[t] *= inv;
     }
     *p = cols.t().to(at::kFloat).contiguous();
+    return vanished;
 }
 
 class PowerSgdCompressor : public Compressor
@@ -60,6 +67,7 @@ class PowerSgdCompressor : public Compressor
       , m_seed(seed)
       , m_error_feedback(error_feedback)
       , m_q(layout.size())
+      , m_q_draws(layout.size(), 0)
     {
         for (const MatrixSpec& s : layout.matrices())
         {
@@ -88,6 +96,10 @@ class PowerSgdCompressor : public Compressor
     Status RestoreLocalState(std::string_view state) override;
 
   private:
+    /// One power iteration on matrix i at rank min(k, rows, cols), updating its warm start, and
+    /// its coded factors appended to `out`. Returns the rank, or -1 when M Q holds a non-finite
+    /// value (nothing is then written or updated beyond the warm start's first draw).
+    int64_t EncodeMatrix(const std::vector<float>& x, size_t i, int64_t k, std::string* out);
     int64_t PayloadBytes(int64_t k) const
     {
         int64_t total = 1 + VarintLength(m_layout.size()) + VarintLength(static_cast<uint64_t>(k));
@@ -98,9 +110,11 @@ class PowerSgdCompressor : public Compressor
         }
         return total;
     }
-    at::Tensor InitialQ(size_t i, int64_t cols, int64_t k) const
+    /// A cols x k N(0, 1) matrix for matrix i; `draw` counts the draws made for that matrix (0
+    /// the first time), so every draw is a pure function of (seed, i, draw).
+    at::Tensor RandomQ(size_t i, uint64_t draw, int64_t cols, int64_t k) const
     {
-        std::mt19937_64 gen(m_seed * 0x9e3779b97f4a7c15ULL + i);
+        std::mt19937_64 gen(m_seed * 0x9e3779b97f4a7c15ULL + i + draw * 0xd1b54a32d192ed03ULL);
         std::normal_distribution<float> normal(0.0f, 1.0f);
         at::Tensor q = at::empty({cols, k}, at::kFloat);
         float* p = q.data_ptr<float>();
@@ -117,11 +131,57 @@ class PowerSgdCompressor : public Compressor
     uint64_t m_seed;
     bool m_error_feedback;
     int64_t m_full_rank{0};
-    std::vector<at::Tensor> m_q;    // learner-local warm start, cols_i x k_i
-    std::vector<float> m_residual;  // learner-local error feedback (error_feedback=true)
-    std::vector<float> m_corrected; // scratch: x + residual
-    std::vector<float> m_decoded;   // scratch: M_hat
+    std::vector<at::Tensor> m_q;     // learner-local warm start, cols_i x k_i
+    std::vector<uint64_t> m_q_draws; // learner-local: random draws made for each m_q[i]
+    std::vector<float> m_residual;   // learner-local error feedback (error_feedback=true)
+    std::vector<float> m_corrected;  // scratch: x + residual
+    std::vector<float> m_decoded;    // scratch: M_hat
 };
+
+int64_t
+PowerSgdCompressor::EncodeMatrix(const std::vector<float>& x, size_t i, int64_t k, std::string* out)
+{
+    const MatrixSpec& s = m_layout.matrix(i);
+    const int64_t ki = std::min({k, s.rows, s.cols});
+    at::Tensor mi = at::from_blob(const_cast<float*>(x.data()) + m_layout.offset(i),
+                                  {s.rows, s.cols}, at::kFloat);
+    at::Tensor& q = m_q[i];
+    if (!q.defined() || q.size(1) != ki)
+    {
+        q = RandomQ(i, m_q_draws[i]++, s.cols, ki);
+    }
+    at::Tensor p = at::mm(mi, q);
+    const float* pp = p.data_ptr<float>();
+    for (int64_t t = 0; t < p.numel(); ++t)
+    {
+        if (!std::isfinite(pp[t]))
+            return -1;
+    }
+    const std::vector<int64_t> vanished = Orthonormalize(&p);
+    q = at::mm(mi.t(), p).contiguous();
+    if (!vanished.empty())
+    {
+        // A direction M did not reach (all of M is zero: LoRA's A factors while B is still zero)
+        // would stay zero in every later warm start, M Q = 0, and the matrix would never be sent
+        // again. Restart those columns from fresh random ones.
+        at::Tensor fresh = RandomQ(i, m_q_draws[i]++, s.cols, ki);
+        for (int64_t j : vanished)
+        {
+            q.select(1, j).copy_(fresh.select(1, j));
+        }
+    }
+    at::Tensor pt = p.t().contiguous();
+    at::Tensor qt = q.t().contiguous();
+    out->reserve(static_cast<size_t>(
+        ki * (CodedVectorBytes(s.rows, m_dtype) + CodedVectorBytes(s.cols, m_dtype))));
+    ByteWriter w(out);
+    for (int64_t j = 0; j < ki; ++j)
+    {
+        PutCodedVector(&w, pt.data_ptr<float>() + j * s.rows, s.rows, m_dtype);
+        PutCodedVector(&w, qt.data_ptr<float>() + j * s.cols, s.cols, m_dtype);
+    }
+    return ki;
+}
 
 StatusOr<Encoded>
 PowerSgdCompressor::Encode(const std::vector<float>& x_in, int64_t budget_bytes)
@@ -156,46 +216,46 @@ PowerSgdCompressor::Encode(const std::vector<float>& x_in, int64_t budget_bytes)
     }
 
     Encoded e;
-    e.payload.reserve(static_cast<size_t>(PayloadBytes(k)));
-    ByteWriter w(&e.payload);
-    w.PutU8(static_cast<uint8_t>(m_dtype));
-    w.PutVarint(m_layout.size());
-    w.PutVarint(static_cast<uint64_t>(k));
     e.kept_per_matrix.resize(m_layout.size());
+    // One matrix per intra-op task, with BLAS on that thread alone (blas-hooks.h); each task
+    // touches only its own warm start and draw counter, and codes its factors into a buffer of
+    // its own, concatenated in layout order below. A matrix's result does not depend on which
+    // thread ran it.
+    std::vector<std::string> coded(m_layout.size());
+    std::vector<char> finite(m_layout.size(), 1);
     try
     {
-        for (size_t i = 0; i < m_layout.size(); ++i)
-        {
-            const MatrixSpec& s = m_layout.matrix(i);
-            const int64_t ki = std::min({k, s.rows, s.cols});
-            e.kept_per_matrix[i] = ki;
-            at::Tensor mi = at::from_blob(const_cast<float*>(x.data()) + m_layout.offset(i),
-                                          {s.rows, s.cols}, at::kFloat);
-            at::Tensor& q = m_q[i];
-            if (!q.defined() || q.size(1) != ki)
-            {
-                q = InitialQ(i, s.cols, ki);
-            }
-            at::Tensor p = at::mm(mi, q);
-            if (!at::isfinite(p).all().item<bool>())
-            {
-                return Status::InvalidArgument("powersgd: the input holds non-finite values");
-            }
-            Orthonormalize(&p);
-            q = at::mm(mi.t(), p).contiguous();
-            at::Tensor pt = p.t().contiguous();
-            at::Tensor qt = q.t().contiguous();
-            for (int64_t j = 0; j < ki; ++j)
-            {
-                PutCodedVector(&w, pt.data_ptr<float>() + j * s.rows, s.rows, m_dtype);
-                PutCodedVector(&w, qt.data_ptr<float>() + j * s.cols, s.cols, m_dtype);
-            }
-        }
+        SingleThreadedBlas one_blas_thread;
+        ParallelFor(0, static_cast<int64_t>(m_layout.size()), 1,
+                    [&](int64_t b, int64_t end)
+                    {
+                        for (int64_t t = b; t < end; ++t)
+                        {
+                            const size_t i = static_cast<size_t>(t);
+                            const int64_t ki = EncodeMatrix(x, i, k, &coded[i]);
+                            finite[i] = ki >= 0;
+                            e.kept_per_matrix[i] = ki;
+                        }
+                    });
     }
     catch (const std::exception& ex)
     {
         return Status::Internal(std::string("powersgd: LibTorch failed during encode: ") +
                                 ex.what());
+    }
+    for (char f : finite)
+    {
+        if (!f)
+            return Status::InvalidArgument("powersgd: the input holds non-finite values");
+    }
+    e.payload.reserve(static_cast<size_t>(PayloadBytes(k)));
+    ByteWriter w(&e.payload);
+    w.PutU8(static_cast<uint8_t>(m_dtype));
+    w.PutVarint(m_layout.size());
+    w.PutVarint(static_cast<uint64_t>(k));
+    for (const std::string& c : coded)
+    {
+        w.PutBytes(c.data(), c.size());
     }
     if (m_error_feedback)
     {
@@ -311,26 +371,38 @@ PowerSgdCompressor::Decode(std::string_view payload, std::vector<float>* out) co
                                   std::to_string(PayloadBytes(static_cast<int64_t>(k))));
     }
     out->resize(static_cast<size_t>(m_layout.numel()));
-    std::vector<float> left;
-    std::vector<float> right;
+    // All factors first (one buffer each side), then one reconstruction pass over every matrix.
+    int64_t left_len = 0;
+    int64_t right_len = 0;
+    for (const MatrixSpec& s : m_layout.matrices())
+    {
+        const int64_t ki = std::min({static_cast<int64_t>(k), s.rows, s.cols});
+        left_len += ki * s.rows;
+        right_len += ki * s.cols;
+    }
+    std::vector<float> left(static_cast<size_t>(left_len));
+    std::vector<float> right(static_cast<size_t>(right_len));
+    std::vector<LowRankFactors> factors(m_layout.size());
+    float* lp = left.data();
+    float* rp = right.data();
     for (size_t i = 0; i < m_layout.size(); ++i)
     {
         const MatrixSpec& s = m_layout.matrix(i);
         const int64_t ki = std::min({static_cast<int64_t>(k), s.rows, s.cols});
-        left.resize(static_cast<size_t>(ki * s.rows));
-        right.resize(static_cast<size_t>(ki * s.cols));
         for (int64_t j = 0; j < ki; ++j)
         {
-            if (!GetCodedVector(&r, left.data() + j * s.rows, s.rows, m_dtype, 1.0f) ||
-                !GetCodedVector(&r, right.data() + j * s.cols, s.cols, m_dtype, 1.0f))
+            if (!GetCodedVector(&r, lp + j * s.rows, s.rows, m_dtype, 1.0f) ||
+                !GetCodedVector(&r, rp + j * s.cols, s.cols, m_dtype, 1.0f))
             {
                 return Status::Corruption("powersgd: factor " + std::to_string(j) + " of matrix " +
                                           std::to_string(i) + " holds a non-finite value");
             }
         }
-        LowRankReconstruct(s.rows, s.cols, ki, left.data(), right.data(),
-                           out->data() + m_layout.offset(i));
+        factors[i] = {s.rows, s.cols, ki, lp, rp, out->data() + m_layout.offset(i)};
+        lp += ki * s.rows;
+        rp += ki * s.cols;
     }
+    LowRankReconstructAll(factors);
     return Status::Ok();
 }
 

@@ -2,8 +2,7 @@
 
 #include "hilo/compress/counter-rng.h"
 #include "hilo/core/coding.h"
-
-#include <ATen/Parallel.h>
+#include "hilo/core/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -93,26 +92,26 @@ class QuantCompressor : public Compressor
     template<typename F>
     void ForEachBlock(F f) const
     {
-        at::parallel_for(
-            0, m_blocks, 16,
-            [&](int64_t b, int64_t e)
-            {
-                size_t mat = static_cast<size_t>(
-                    std::upper_bound(m_block_start.begin(), m_block_start.end(), b) -
-                    m_block_start.begin() - 1);
-                for (int64_t blk = b; blk < e; ++blk)
-                {
-                    while (mat + 1 < m_block_start.size() && blk >= m_block_start[mat + 1])
+        ParallelFor(0, m_blocks, 16,
+                    [&](int64_t b, int64_t e)
                     {
-                        ++mat;
-                    }
-                    const int64_t local = (blk - m_block_start[mat]) * m_block;
-                    const int64_t begin = m_layout.offset(mat) + local;
-                    const int64_t end = m_layout.offset(mat) +
-                                        std::min(local + m_block, m_layout.matrix(mat).numel());
-                    f(begin, end, blk);
-                }
-            });
+                        size_t mat = static_cast<size_t>(
+                            std::upper_bound(m_block_start.begin(), m_block_start.end(), b) -
+                            m_block_start.begin() - 1);
+                        for (int64_t blk = b; blk < e; ++blk)
+                        {
+                            while (mat + 1 < m_block_start.size() && blk >= m_block_start[mat + 1])
+                            {
+                                ++mat;
+                            }
+                            const int64_t local = (blk - m_block_start[mat]) * m_block;
+                            const int64_t begin = m_layout.offset(mat) + local;
+                            const int64_t end =
+                                m_layout.offset(mat) +
+                                std::min(local + m_block, m_layout.matrix(mat).numel());
+                            f(begin, end, blk);
+                        }
+                    });
     }
 
     AdapterLayout m_layout;
@@ -148,38 +147,49 @@ QuantCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
     std::vector<float> scales(static_cast<size_t>(m_blocks));
     m_codes.resize(static_cast<size_t>(n));
     std::vector<char> bad(static_cast<size_t>(m_blocks), 0);
+    // Locals, not members: the int8 code stores may alias any memory, so the compiler would
+    // otherwise reload every member and pointer for each element.
+    const float* xp = x.data();
+    int8_t* codes = m_codes.data();
+    const bool int8 = m_int8;
+    const bool l2 = m_l2;
     ForEachBlock(
         [&](int64_t begin, int64_t end, int64_t blk)
         {
+            const float* in = xp;
+            int8_t* out = codes;
+            const float smax = s;
+            const uint64_t sd = seed;
+            const bool is_int8 = int8;
             double acc = 0.0;
             float absmax = 0.0f;
             for (int64_t t = begin; t < end; ++t)
             {
-                absmax = std::max(absmax, std::fabs(x[t]));
-                acc += static_cast<double>(x[t]) * x[t];
+                absmax = std::max(absmax, std::fabs(in[t]));
+                acc += static_cast<double>(in[t]) * in[t];
             }
-            const float scale = m_l2 ? static_cast<float>(std::sqrt(acc)) : absmax;
+            const float scale = l2 ? static_cast<float>(std::sqrt(acc)) : absmax;
             scales[static_cast<size_t>(blk)] = scale;
             bad[static_cast<size_t>(blk)] =
                 !std::isfinite(acc) || !std::isfinite(scale); // NaN, Inf
-            const float inv = scale > 0.0f ? s / scale : 0.0f;
+            const float inv = scale > 0.0f ? smax / scale : 0.0f;
             for (int64_t t = begin; t < end; ++t)
             {
-                const float a = std::min(s, std::fabs(x[t]) * inv);
+                const float a = std::min(smax, std::fabs(in[t]) * inv);
                 float level;
-                if (m_int8)
+                if (is_int8)
                 {
                     level = std::nearbyint(a);
                 }
                 else
                 {
                     level = std::floor(a);
-                    if (CounterUniform(seed, static_cast<uint64_t>(t)) < a - level)
+                    if (CounterUniform(sd, static_cast<uint64_t>(t)) < a - level)
                         level += 1.0f;
                 }
-                level = std::min(level, s);
+                level = std::min(level, smax);
                 const int q = static_cast<int>(level);
-                m_codes[static_cast<size_t>(t)] = static_cast<int8_t>(x[t] < 0.0f ? -q : q);
+                out[t] = static_cast<int8_t>(in[t] < 0.0f ? -q : q);
             }
         });
     for (char b : bad)
@@ -200,7 +210,7 @@ QuantCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
     e.payload.resize(start + static_cast<size_t>(nbytes));
     auto* p = reinterpret_cast<unsigned char*>(&e.payload[start]);
     const int8_t* q = m_codes.data();
-    at::parallel_for(
+    ParallelFor(
         0, nbytes, 1 << 16,
         [&](int64_t b, int64_t end)
         {

@@ -2,8 +2,7 @@
 
 #include "hilo/compress/counter-rng.h"
 #include "hilo/core/coding.h"
-
-#include <ATen/Parallel.h>
+#include "hilo/core/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -143,17 +142,16 @@ class RandKCompressor : public Compressor
         }
         out->resize(static_cast<size_t>(n));
         float* o = out->data();
-        at::parallel_for(0, n, 1 << 16,
-                         [&](int64_t b, int64_t e) { std::fill(o + b, o + e, 0.0f); });
+        ParallelFor(0, n, 1 << 16, [&](int64_t b, int64_t e) { std::fill(o + b, o + e, 0.0f); });
         const int64_t kk = static_cast<int64_t>(k);
-        at::parallel_for(0, kk, 1 << 15,
-                         [&](int64_t b, int64_t e)
-                         {
-                             for (int64_t j = b; j < e; ++j)
-                             {
-                                 o[RandKIndex(seed, j, kk, n)] = values[static_cast<size_t>(j)];
-                             }
-                         });
+        ParallelFor(0, kk, 1 << 15,
+                    [&](int64_t b, int64_t e)
+                    {
+                        for (int64_t j = b; j < e; ++j)
+                        {
+                            o[RandKIndex(seed, j, kk, n)] = values[static_cast<size_t>(j)];
+                        }
+                    });
         return Status::Ok();
     }
 

@@ -1,85 +1,23 @@
 #include "hilo/compress/spar.h"
 
+#include "hilo/compress/blas-hooks.h"
 #include "hilo/compress/factor-coding.h"
 #include "hilo/core/coding.h"
+#include "hilo/core/parallel.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
-
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace hilo
 {
 namespace
 {
 
-// Optional BLAS entry points, looked up at run time in the BLAS that LibTorch already loaded
-// (OpenBLAS on Debian; libblas.so.3 is not on our link line). ssyrk forms only one triangle of the
-// Gram matrix, half the FLOPs of at::mm; openblas_set_num_threads lets the hundreds of tiny 64 x 64
-// eigendecompositions run one per LibTorch thread instead of each spreading over BLAS threads
-// (measured 1.7-2x faster here). Without them spar falls back to at::mm and a batched eigh.
-// Resolved once, immutable afterwards.
-using SsyrkFn = void (*)(const char*, const char*, const int*, const int*, const float*,
-                         const float*, const int*, const float*, float*, const int*);
-using SetThreadsFn = void (*)(int);
-using GetThreadsFn = int (*)();
-
-struct BlasHooks
-{
-    SsyrkFn ssyrk{nullptr};
-    SetThreadsFn set_threads{nullptr};
-    GetThreadsFn get_threads{nullptr};
-};
-
-const BlasHooks&
-Blas()
-{
-    static const BlasHooks hooks = []
-    {
-        BlasHooks h;
-        h.ssyrk = reinterpret_cast<SsyrkFn>(dlsym(RTLD_DEFAULT, "ssyrk_"));
-        h.set_threads =
-            reinterpret_cast<SetThreadsFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-        h.get_threads =
-            reinterpret_cast<GetThreadsFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-        if (!h.set_threads || !h.get_threads)
-        {
-            h.set_threads = nullptr;
-            h.get_threads = nullptr;
-        }
-        return h;
-    }();
-    return hooks;
-}
-
-/// Holds BLAS at one thread for its lifetime (no-op without the OpenBLAS hooks).
-class SingleThreadedBlas
-{
-  public:
-    SingleThreadedBlas()
-      : m_saved(Blas().get_threads ? Blas().get_threads() : 0)
-    {
-        if (Blas().set_threads)
-            Blas().set_threads(1);
-    }
-    ~SingleThreadedBlas()
-    {
-        if (Blas().set_threads)
-            Blas().set_threads(m_saved);
-    }
-    SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-    SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
-  private:
-    int m_saved;
-};
-
 /// Lower triangle (row-major) of the Gram matrix of the row-major rows x cols matrix `x`: X X^T
-/// when rows <= cols, else X^T X. `g` is m x m contiguous fp32, m = min(rows, cols).
+/// when rows <= cols, else X^T X. `g` is m x m contiguous fp32, m = min(rows, cols). ssyrk forms
+/// only that triangle: half the FLOPs of at::mm, and faster than it here.
 void
 GramLower(const float* x, int64_t rows, int64_t cols, at::Tensor g)
 {
@@ -156,6 +94,11 @@ class SparCompressor : public Compressor
     /// m x m, columns in ascending eigenvalue order as LAPACK returns them).
     Status Spectra(const std::vector<float>& x, std::vector<SparCandidates>* cands,
                    std::vector<at::Tensor>* bases) const;
+    /// Appends the k leading triplets of matrix i to `out`: sigma, then the coded u and v. The
+    /// factor not given by the eigenvectors (`basis`, m x m, ascending eigenvalues) is recomputed
+    /// from X, so each shipped triplet is an exact projection of X.
+    void CodeTriplets(const std::vector<float>& x, size_t i, int64_t k, const at::Tensor& basis,
+                      std::string* out) const;
 
     AdapterLayout m_layout;
     ValueDtype m_dtype;
@@ -180,58 +123,93 @@ SparCompressor::Spectra(const std::vector<float>& x, std::vector<SparCandidates>
     const size_t n = m_layout.size();
     cands->assign(n, SparCandidates());
     bases->assign(n, at::Tensor());
-    // Group matrices by Gram size so that one batched eigh call serves each group.
-    std::map<int64_t, std::vector<size_t>> groups;
-    for (size_t i = 0; i < n; ++i)
+    // One matrix per task, the whole chain in the task (Gram, eigendecomposition, gains): every
+    // matrix is read once, by one thread, with BLAS held at one thread (see SingleThreadedBlas),
+    // and no batch tensors are built or copied. A matrix's result does not depend on which
+    // thread ran it, so the encode does not depend on the thread count.
+    std::vector<char> finite(n, 1);
+    ParallelFor(0, static_cast<int64_t>(n), 1,
+                [&](int64_t b, int64_t e)
+                {
+                    for (int64_t t = b; t < e; ++t)
+                    {
+                        const size_t i = static_cast<size_t>(t);
+                        const MatrixSpec& s = m_layout.matrix(i);
+                        const int64_t m = std::min(s.rows, s.cols);
+                        at::Tensor gram = at::zeros({m, m}, at::kFloat);
+                        GramLower(x.data() + m_layout.offset(i), s.rows, s.cols, gram);
+                        const float* g = gram.data_ptr<float>();
+                        bool ok = true;
+                        for (int64_t k = 0; k < m * m; ++k)
+                            ok &= std::isfinite(g[k]);
+                        SparCandidates& c = (*cands)[i];
+                        c.cost = TripletBytes(s);
+                        if (!ok)
+                        {
+                            finite[i] = 0;
+                            continue;
+                        }
+                        // Eigendecomposition in double (only the lower triangle is read).
+                        auto [w, v] = at::linalg_eigh(gram.to(at::kDouble));
+                        const double* ev = w.data_ptr<double>();
+                        c.gains.resize(static_cast<size_t>(m));
+                        for (int64_t j = 0; j < m; ++j)
+                            c.gains[static_cast<size_t>(j)] = std::max(0.0, ev[m - 1 - j]);
+                        (*bases)[i] = v;
+                    }
+                });
+    for (char f : finite)
     {
-        const MatrixSpec& s = m_layout.matrix(i);
-        groups[std::min(s.rows, s.cols)].push_back(i);
-        (*cands)[i].cost = TripletBytes(s);
-    }
-    for (const auto& [m, members] : groups)
-    {
-        const int64_t count = static_cast<int64_t>(members.size());
-        at::Tensor grams = at::zeros({count, m, m}, at::kFloat);
-        for (int64_t t = 0; t < count; ++t)
-        {
-            const MatrixSpec& s = m_layout.matrix(members[static_cast<size_t>(t)]);
-            GramLower(x.data() + m_layout.offset(members[static_cast<size_t>(t)]), s.rows, s.cols,
-                      grams[t]);
-        }
-        if (!at::isfinite(grams).all().item<bool>())
-        {
+        if (!f)
             return Status::InvalidArgument("spar: the input holds non-finite values");
-        }
-        // Eigendecomposition in double (only the lower triangle is read), one matrix per thread.
-        at::Tensor gd = grams.to(at::kDouble);
-        at::Tensor evals = at::empty({count, m}, at::kDouble);
-        at::Tensor evecs = at::empty({count, m, m}, at::kDouble);
-        SingleThreadedBlas one_blas_thread;
-        at::parallel_for(0, count, 1,
-                         [&](int64_t b, int64_t e)
-                         {
-                             for (int64_t t = b; t < e; ++t)
-                             {
-                                 auto [w, v] = at::linalg_eigh(gd[t]);
-                                 evals[t].copy_(w);
-                                 evecs[t].copy_(v);
-                             }
-                         });
-        evals = evals.contiguous();
-        for (size_t t = 0; t < members.size(); ++t)
-        {
-            const size_t i = members[t];
-            const double* ev = evals[static_cast<int64_t>(t)].data_ptr<double>();
-            std::vector<double>& gains = (*cands)[i].gains;
-            gains.resize(static_cast<size_t>(m));
-            for (int64_t j = 0; j < m; ++j)
-            {
-                gains[static_cast<size_t>(j)] = std::max(0.0, ev[m - 1 - j]);
-            }
-            (*bases)[i] = evecs[static_cast<int64_t>(t)];
-        }
     }
     return Status::Ok();
+}
+
+void
+SparCompressor::CodeTriplets(const std::vector<float>& x, size_t i, int64_t k,
+                             const at::Tensor& eigvecs, std::string* out) const
+{
+    const MatrixSpec& s = m_layout.matrix(i);
+    const int64_t m = std::min(s.rows, s.cols);
+    const bool left_basis = s.rows <= s.cols; // eigenvectors are u (else v)
+    out->reserve(static_cast<size_t>(k * TripletBytes(s)));
+    ByteWriter w(out);
+    // The k leading eigenvectors, largest first, as fp32 columns (m x k).
+    at::Tensor basis = eigvecs.narrow(1, m - k, k).flip({1}).to(at::kFloat).contiguous();
+    at::Tensor xi = MatrixView(x, m_layout, i);
+    // The other side: X^T u (cols x k) or X v (rows x k); rows of w = one triplet each.
+    at::Tensor w_t = (left_basis ? at::mm(xi.t(), basis) : at::mm(xi, basis)).t().contiguous();
+    at::Tensor basis_t = basis.t().contiguous();
+    const int64_t olen = left_basis ? s.cols : s.rows;
+    std::vector<float> other(static_cast<size_t>(olen));
+    for (int64_t j = 0; j < k; ++j)
+    {
+        const float* wj = w_t.data_ptr<float>() + j * olen;
+        const float* bj = basis_t.data_ptr<float>() + j * m;
+        double norm2 = 0.0;
+        for (int64_t t = 0; t < olen; ++t)
+        {
+            norm2 += static_cast<double>(wj[t]) * static_cast<double>(wj[t]);
+        }
+        const double sigma = std::sqrt(norm2);
+        const float inv = sigma > 0.0 ? static_cast<float>(1.0 / sigma) : 0.0f;
+        for (int64_t t = 0; t < olen; ++t)
+        {
+            other[static_cast<size_t>(t)] = wj[t] * inv;
+        }
+        w.PutF32(static_cast<float>(sigma));
+        if (left_basis)
+        {
+            PutCodedVector(&w, bj, s.rows, m_dtype);
+            PutCodedVector(&w, other.data(), s.cols, m_dtype);
+        }
+        else
+        {
+            PutCodedVector(&w, other.data(), s.rows, m_dtype);
+            PutCodedVector(&w, bj, s.cols, m_dtype);
+        }
+    }
 }
 
 StatusOr<Encoded>
@@ -254,6 +232,7 @@ SparCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
     Encoded e;
     try
     {
+        SingleThreadedBlas one_blas_thread;
         HILO_RETURN_IF_ERROR(Spectra(x, &cands, &bases));
         StatusOr<std::vector<int64_t>> alloc =
             SparAllocate(cands, budget_bytes - m_header_bytes, m_min_rank, m_mode);
@@ -263,6 +242,19 @@ SparCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
         }
         ks = std::move(*alloc);
 
+        // The kept triplets of each matrix, coded into a buffer of its own (one task per matrix,
+        // as in Spectra), then concatenated in layout order.
+        std::vector<std::string> coded(ks.size());
+        ParallelFor(0, static_cast<int64_t>(ks.size()), 1,
+                    [&](int64_t b, int64_t end)
+                    {
+                        for (int64_t t = b; t < end; ++t)
+                        {
+                            const size_t i = static_cast<size_t>(t);
+                            if (ks[i] > 0)
+                                CodeTriplets(x, i, ks[i], bases[i], &coded[i]);
+                        }
+                    });
         int64_t total = m_header_bytes;
         for (size_t i = 0; i < ks.size(); ++i)
         {
@@ -276,53 +268,9 @@ SparCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
         {
             w.PutVarint(static_cast<uint64_t>(k));
         }
-        std::vector<float> other;
-        for (size_t i = 0; i < ks.size(); ++i)
+        for (const std::string& c : coded)
         {
-            const int64_t k = ks[i];
-            if (k == 0)
-            {
-                continue;
-            }
-            const MatrixSpec& s = m_layout.matrix(i);
-            const int64_t m = std::min(s.rows, s.cols);
-            const bool left_basis = s.rows <= s.cols; // eigenvectors are u (else v)
-            // The k leading eigenvectors, largest first, as fp32 columns (m x k).
-            at::Tensor basis = bases[i].narrow(1, m - k, k).flip({1}).to(at::kFloat).contiguous();
-            at::Tensor xi = MatrixView(x, m_layout, i);
-            // The other side: X^T u (cols x k) or X v (rows x k); rows of w = one triplet each.
-            at::Tensor w_t =
-                (left_basis ? at::mm(xi.t(), basis) : at::mm(xi, basis)).t().contiguous();
-            at::Tensor basis_t = basis.t().contiguous();
-            const int64_t olen = left_basis ? s.cols : s.rows;
-            other.resize(static_cast<size_t>(olen));
-            for (int64_t j = 0; j < k; ++j)
-            {
-                const float* wj = w_t.data_ptr<float>() + j * olen;
-                const float* bj = basis_t.data_ptr<float>() + j * m;
-                double norm2 = 0.0;
-                for (int64_t t = 0; t < olen; ++t)
-                {
-                    norm2 += static_cast<double>(wj[t]) * static_cast<double>(wj[t]);
-                }
-                const double sigma = std::sqrt(norm2);
-                const float inv = sigma > 0.0 ? static_cast<float>(1.0 / sigma) : 0.0f;
-                for (int64_t t = 0; t < olen; ++t)
-                {
-                    other[static_cast<size_t>(t)] = wj[t] * inv;
-                }
-                w.PutF32(static_cast<float>(sigma));
-                if (left_basis)
-                {
-                    PutCodedVector(&w, bj, s.rows, m_dtype);
-                    PutCodedVector(&w, other.data(), s.cols, m_dtype);
-                }
-                else
-                {
-                    PutCodedVector(&w, other.data(), s.rows, m_dtype);
-                    PutCodedVector(&w, bj, s.cols, m_dtype);
-                }
-            }
+            w.PutBytes(c.data(), c.size());
         }
     }
     catch (const std::exception& ex)
@@ -398,12 +346,18 @@ SparCompressor::Decode(std::string_view payload, std::vector<float>* out) const
         }
     }
     out->resize(static_cast<size_t>(m_layout.numel()));
+    std::vector<LowRankFactors> factors(ks.size());
     for (size_t i = 0; i < ks.size(); ++i)
     {
         const MatrixSpec& s = m_layout.matrix(i);
-        LowRankReconstruct(s.rows, s.cols, ks[i], left.data() + left_at[i],
-                           right.data() + right_at[i], out->data() + m_layout.offset(i));
+        factors[i] = {s.rows,
+                      s.cols,
+                      ks[i],
+                      left.data() + left_at[i],
+                      right.data() + right_at[i],
+                      out->data() + m_layout.offset(i)};
     }
+    LowRankReconstructAll(factors);
     return Status::Ok();
 }
 

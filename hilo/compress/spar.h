@@ -15,7 +15,7 @@
 //   for each matrix i with k_i > 0, for j = 0..k_i-1 (decreasing sigma):
 //     f32 sigma_ij, coded vector u_ij (rows_i values), coded vector v_ij (cols_i values)
 //   (coded vectors: hilo/compress/factor-coding.h; int8 vectors carry their own f32 scale)
-// Nothing follows. Decode: X_hat_i = sum_j (sigma_ij u_ij) v_ij^T with LowRankReconstruct.
+// Nothing follows. Decode: X_hat_i = sum_j (sigma_ij u_ij) v_ij^T with LowRankReconstructAll.
 //
 // Options: dtype=fp32|bf16|fp16|int8 (default bf16), min_rank=N (default 0; triplets every matrix
 // keeps, capped at m_i), allocation=greedy|uniform (default greedy; uniform = the same k for every

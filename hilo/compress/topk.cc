@@ -2,8 +2,7 @@
 
 #include "hilo/compress/elias-fano.h"
 #include "hilo/core/coding.h"
-
-#include <ATen/Parallel.h>
+#include "hilo/core/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +19,9 @@ MagnitudeKey(float f)
 }
 
 /// Splits [0, n) into `parts` contiguous ranges (fixed, so results never depend on threads).
+/// Loops take both ends once: inside a parallel lambda the compiler cannot prove that stores
+/// through the output pointers leave the captured n unchanged, and would redo this 128-bit
+/// division for every element.
 inline int64_t
 PartBegin(int64_t n, int64_t parts, int64_t p)
 {
@@ -31,19 +33,20 @@ AllFinite(const float* x, int64_t n)
 {
     bool ok = true;
     std::vector<char> part_ok(16, 1);
-    at::parallel_for(0, 16, 1,
-                     [&](int64_t b, int64_t e)
-                     {
-                         for (int64_t p = b; p < e; ++p)
-                         {
-                             uint32_t worst = 0;
-                             for (int64_t i = PartBegin(n, 16, p); i < PartBegin(n, 16, p + 1); ++i)
-                             {
-                                 worst = std::max(worst, MagnitudeKey(x[i]));
-                             }
-                             part_ok[static_cast<size_t>(p)] = worst < 0x7f800000u;
-                         }
-                     });
+    ParallelFor(0, 16, 1,
+                [&](int64_t b, int64_t e)
+                {
+                    for (int64_t p = b; p < e; ++p)
+                    {
+                        uint32_t worst = 0;
+                        for (int64_t i = PartBegin(n, 16, p), stop = PartBegin(n, 16, p + 1);
+                             i < stop; ++i)
+                        {
+                            worst = std::max(worst, MagnitudeKey(x[i]));
+                        }
+                        part_ok[static_cast<size_t>(p)] = worst < 0x7f800000u;
+                    }
+                });
     for (char c : part_ok)
     {
         ok &= c != 0;
@@ -167,19 +170,38 @@ TopKCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
     }
     else
     {
-        for (size_t i = 0; i < m_layout.size(); ++i)
+        // One matrix per intra-op task (its selection then runs on that thread alone), each
+        // coded into a buffer of its own; concatenated in layout order. One thread hand-off per
+        // encode instead of several per matrix.
+        const size_t nmat = m_layout.size();
+        std::vector<std::string> coded(nmat);
+        std::vector<std::vector<float>> values(nmat);
+        ParallelFor(0, static_cast<int64_t>(nmat), 1,
+                    [&](int64_t b, int64_t end)
+                    {
+                        std::vector<int64_t> indices;
+                        for (int64_t t = b; t < end; ++t)
+                        {
+                            const size_t i = static_cast<size_t>(t);
+                            const int64_t ni = m_layout.matrix(i).numel();
+                            const int64_t ki = MatrixK(k, i);
+                            const float* xi = x.data() + m_layout.offset(i);
+                            SelectLargestMagnitudes(xi, ni, ki, &indices);
+                            ByteWriter wi(&coded[i]);
+                            wi.PutVarint(static_cast<uint64_t>(ki));
+                            PutEliasFano(&wi, indices.data(), ki, ni, EliasFanoBestLowBits(ki, ni));
+                            values[i].reserve(indices.size());
+                            for (int64_t idx : indices)
+                            {
+                                values[i].push_back(xi[idx]);
+                            }
+                            e.kept_per_matrix[i] = ki;
+                        }
+                    });
+        for (size_t i = 0; i < nmat; ++i)
         {
-            const int64_t ni = m_layout.matrix(i).numel();
-            const int64_t ki = MatrixK(k, i);
-            const float* xi = x.data() + m_layout.offset(i);
-            SelectLargestMagnitudes(xi, ni, ki, &m_indices);
-            w.PutVarint(static_cast<uint64_t>(ki));
-            PutEliasFano(&w, m_indices.data(), ki, ni, EliasFanoBestLowBits(ki, ni));
-            for (int64_t idx : m_indices)
-            {
-                m_values.push_back(xi[idx]);
-            }
-            e.kept_per_matrix[i] = ki;
+            w.PutBytes(coded[i].data(), coded[i].size());
+            m_values.insert(m_values.end(), values[i].begin(), values[i].end());
         }
     }
     w.PutFloats(m_values.data(), m_values.size(), m_dtype);
@@ -242,17 +264,17 @@ TopKCompressor::Decode(std::string_view payload, std::vector<float>* out) const
     }
     out->resize(static_cast<size_t>(n));
     float* o = out->data();
-    at::parallel_for(0, n, 1 << 16, [&](int64_t b, int64_t e) { std::fill(o + b, o + e, 0.0f); });
+    ParallelFor(0, n, 1 << 16, [&](int64_t b, int64_t e) { std::fill(o + b, o + e, 0.0f); });
     const int64_t* idx = all.data();
     const float* val = values.data();
-    at::parallel_for(0, static_cast<int64_t>(k), 1 << 16,
-                     [&](int64_t b, int64_t e)
-                     {
-                         for (int64_t t = b; t < e; ++t)
-                         {
-                             o[idx[t]] = val[t];
-                         }
-                     });
+    ParallelFor(0, static_cast<int64_t>(k), 1 << 16,
+                [&](int64_t b, int64_t e)
+                {
+                    for (int64_t t = b; t < e; ++t)
+                    {
+                        o[idx[t]] = val[t];
+                    }
+                });
     return Status::Ok();
 }
 
@@ -279,20 +301,20 @@ SelectLargestMagnitudes(const float* x, int64_t n, int64_t k, std::vector<int64_
     constexpr int kLoBits = 15; // key = 31 magnitude bits = hi (16) | lo (15)
     // Pass 1: histogram of the high 16 bits of the key.
     std::vector<std::vector<int64_t>> hist(static_cast<size_t>(parts));
-    at::parallel_for(0, parts, 1,
-                     [&](int64_t b, int64_t e)
-                     {
-                         for (int64_t p = b; p < e; ++p)
-                         {
-                             std::vector<int64_t>& h = hist[static_cast<size_t>(p)];
-                             h.assign(size_t{1} << kHiBits, 0);
-                             for (int64_t i = PartBegin(n, parts, p);
-                                  i < PartBegin(n, parts, p + 1); ++i)
-                             {
-                                 ++h[MagnitudeKey(x[i]) >> kLoBits];
-                             }
-                         }
-                     });
+    ParallelFor(0, parts, 1,
+                [&](int64_t b, int64_t e)
+                {
+                    for (int64_t p = b; p < e; ++p)
+                    {
+                        std::vector<int64_t>& h = hist[static_cast<size_t>(p)];
+                        h.assign(size_t{1} << kHiBits, 0);
+                        for (int64_t i = PartBegin(n, parts, p), stop = PartBegin(n, parts, p + 1);
+                             i < stop; ++i)
+                        {
+                            ++h[MagnitudeKey(x[i]) >> kLoBits];
+                        }
+                    }
+                });
     int64_t above = 0;
     uint32_t hi_bucket = 0;
     for (int64_t bkt = (int64_t{1} << kHiBits) - 1; bkt >= 0; --bkt)
@@ -308,22 +330,22 @@ SelectLargestMagnitudes(const float* x, int64_t n, int64_t k, std::vector<int64_
         above += c;
     }
     // Pass 2: histogram of the low bits within that bucket.
-    at::parallel_for(0, parts, 1,
-                     [&](int64_t b, int64_t e)
-                     {
-                         for (int64_t p = b; p < e; ++p)
-                         {
-                             std::vector<int64_t>& h = hist[static_cast<size_t>(p)];
-                             h.assign(size_t{1} << kLoBits, 0);
-                             for (int64_t i = PartBegin(n, parts, p);
-                                  i < PartBegin(n, parts, p + 1); ++i)
-                             {
-                                 const uint32_t key = MagnitudeKey(x[i]);
-                                 if ((key >> kLoBits) == hi_bucket)
-                                     ++h[key & ((1u << kLoBits) - 1)];
-                             }
-                         }
-                     });
+    ParallelFor(0, parts, 1,
+                [&](int64_t b, int64_t e)
+                {
+                    for (int64_t p = b; p < e; ++p)
+                    {
+                        std::vector<int64_t>& h = hist[static_cast<size_t>(p)];
+                        h.assign(size_t{1} << kLoBits, 0);
+                        for (int64_t i = PartBegin(n, parts, p), stop = PartBegin(n, parts, p + 1);
+                             i < stop; ++i)
+                        {
+                            const uint32_t key = MagnitudeKey(x[i]);
+                            if ((key >> kLoBits) == hi_bucket)
+                                ++h[key & ((1u << kLoBits) - 1)];
+                        }
+                    }
+                });
     uint32_t threshold = 0;
     for (int64_t bkt = (int64_t{1} << kLoBits) - 1; bkt >= 0; --bkt)
     {
@@ -341,24 +363,24 @@ SelectLargestMagnitudes(const float* x, int64_t n, int64_t k, std::vector<int64_
     // index first. Pass 3 counts per part, pass 4 writes.
     std::vector<int64_t> greater(static_cast<size_t>(parts), 0);
     std::vector<int64_t> equal(static_cast<size_t>(parts), 0);
-    at::parallel_for(0, parts, 1,
-                     [&](int64_t b, int64_t e)
-                     {
-                         for (int64_t p = b; p < e; ++p)
-                         {
-                             int64_t g = 0;
-                             int64_t q = 0;
-                             for (int64_t i = PartBegin(n, parts, p);
-                                  i < PartBegin(n, parts, p + 1); ++i)
-                             {
-                                 const uint32_t key = MagnitudeKey(x[i]);
-                                 g += key > threshold;
-                                 q += key == threshold;
-                             }
-                             greater[static_cast<size_t>(p)] = g;
-                             equal[static_cast<size_t>(p)] = q;
-                         }
-                     });
+    ParallelFor(0, parts, 1,
+                [&](int64_t b, int64_t e)
+                {
+                    for (int64_t p = b; p < e; ++p)
+                    {
+                        int64_t g = 0;
+                        int64_t q = 0;
+                        for (int64_t i = PartBegin(n, parts, p), stop = PartBegin(n, parts, p + 1);
+                             i < stop; ++i)
+                        {
+                            const uint32_t key = MagnitudeKey(x[i]);
+                            g += key > threshold;
+                            q += key == threshold;
+                        }
+                        greater[static_cast<size_t>(p)] = g;
+                        equal[static_cast<size_t>(p)] = q;
+                    }
+                });
     std::vector<int64_t> take_equal(static_cast<size_t>(parts), 0);
     std::vector<int64_t> start(static_cast<size_t>(parts), 0);
     int64_t need = k - above;
@@ -372,25 +394,25 @@ SelectLargestMagnitudes(const float* x, int64_t n, int64_t k, std::vector<int64_
     }
     out->resize(static_cast<size_t>(pos));
     int64_t* o = out->data();
-    at::parallel_for(0, parts, 1,
-                     [&](int64_t b, int64_t e)
-                     {
-                         for (int64_t p = b; p < e; ++p)
-                         {
-                             int64_t w = start[static_cast<size_t>(p)];
-                             int64_t eq_left = take_equal[static_cast<size_t>(p)];
-                             for (int64_t i = PartBegin(n, parts, p);
-                                  i < PartBegin(n, parts, p + 1); ++i)
-                             {
-                                 const uint32_t key = MagnitudeKey(x[i]);
-                                 if (key > threshold || (key == threshold && eq_left > 0))
-                                 {
-                                     eq_left -= key == threshold;
-                                     o[w++] = i;
-                                 }
-                             }
-                         }
-                     });
+    ParallelFor(0, parts, 1,
+                [&](int64_t b, int64_t e)
+                {
+                    for (int64_t p = b; p < e; ++p)
+                    {
+                        int64_t w = start[static_cast<size_t>(p)];
+                        int64_t eq_left = take_equal[static_cast<size_t>(p)];
+                        for (int64_t i = PartBegin(n, parts, p), stop = PartBegin(n, parts, p + 1);
+                             i < stop; ++i)
+                        {
+                            const uint32_t key = MagnitudeKey(x[i]);
+                            if (key > threshold || (key == threshold && eq_left > 0))
+                            {
+                                eq_left -= key == threshold;
+                                o[w++] = i;
+                            }
+                        }
+                    }
+                });
 }
 
 StatusOr<std::unique_ptr<Compressor>>

@@ -2,7 +2,7 @@
 // sequence of roundings is the contract between learner and replicas.
 #include "hilo/optim/replay.h"
 
-#include <ATen/Parallel.h>
+#include "hilo/core/parallel.h"
 
 #include <cmath>
 
@@ -28,61 +28,139 @@ struct AdamWScalars
     float eps;
 };
 
+// One AdamW element, in the fixed order of roundings both sides run. Kept in one inline function
+// so the in-place and out-of-place loops below cannot drift apart.
+inline void
+AdamWElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_in, float* theta_out,
+             float* m_out, float* v_out)
+{
+    float p = theta * s.decay;
+    const float m = s.beta1 * m_in + s.one_minus_beta1 * gi;
+    const float gg = gi * gi;
+    const float v = s.beta2 * v_in + s.one_minus_beta2 * gg;
+    const float m_hat = m / s.bias1;
+    const float v_hat = v / s.bias2;
+    const float denom = std::sqrt(v_hat) + s.eps;
+    const float delta = s.lr * (m_hat / denom);
+    p = p - delta;
+    *theta_out = p;
+    *m_out = m;
+    *v_out = v;
+}
+
+// One streaming pass: reads g, theta, m, v once and writes theta, m, v once. The scalars are a
+// by-value copy and every array is __restrict, so the compiler needs no alias checks and
+// vectorizes the loop (sqrt included: the library builds with -fno-math-errno, see
+// hilo/CMakeLists.txt; sqrtps and sqrtss round identically, so vector and scalar tails agree).
+// noinline: GCC drops __restrict when it inlines the function into the parallel lambda, and the
+// seven streams of the out-of-place loop exceed its runtime alias-check limit, which left that
+// loop scalar.
+#define HILO_CHUNK_KERNEL __attribute__((noinline))
+
+HILO_CHUNK_KERNEL void
+AdamWInPlace(const AdamWScalars s, const float* __restrict g, float* __restrict theta,
+             float* __restrict m, float* __restrict v, int64_t begin, int64_t end)
+{
+    for (int64_t i = begin; i < end; ++i)
+    {
+        AdamWElement(s, g[i], theta[i], m[i], v[i], &theta[i], &m[i], &v[i]);
+    }
+}
+
+HILO_CHUNK_KERNEL void
+AdamWOutOfPlace(const AdamWScalars s, const float* __restrict g, const float* __restrict theta_in,
+                const float* __restrict m_in, const float* __restrict v_in,
+                float* __restrict theta_out, float* __restrict m_out, float* __restrict v_out,
+                int64_t begin, int64_t end)
+{
+    for (int64_t i = begin; i < end; ++i)
+    {
+        AdamWElement(s, g[i], theta_in[i], m_in[i], v_in[i], &theta_out[i], &m_out[i], &v_out[i]);
+    }
+}
+
 void
 AdamWKernel(const AdamWScalars& s, const float* theta_in, const float* m_in, const float* v_in,
             const float* g, float* theta_out, float* m_out, float* v_out, int64_t n)
 {
-    at::parallel_for(0, n, kGrain,
-                     [&](int64_t begin, int64_t end)
-                     {
-                         for (int64_t i = begin; i < end; ++i)
-                         {
-                             const float gi = g[i];
-                             float p = theta_in[i] * s.decay;
-                             const float m = s.beta1 * m_in[i] + s.one_minus_beta1 * gi;
-                             const float gg = gi * gi;
-                             const float v = s.beta2 * v_in[i] + s.one_minus_beta2 * gg;
-                             const float m_hat = m / s.bias1;
-                             const float v_hat = v / s.bias2;
-                             const float denom = std::sqrt(v_hat) + s.eps;
-                             const float delta = s.lr * (m_hat / denom);
-                             p = p - delta;
-                             theta_out[i] = p;
-                             m_out[i] = m;
-                             v_out[i] = v;
-                         }
-                     });
+    if (theta_out == theta_in)
+    {
+        ParallelFor(0, n, kGrain,
+                    [&](int64_t begin, int64_t end)
+                    { AdamWInPlace(s, g, theta_out, m_out, v_out, begin, end); });
+        return;
+    }
+    ParallelFor(
+        0, n, kGrain,
+        [&](int64_t begin, int64_t end)
+        { AdamWOutOfPlace(s, g, theta_in, m_in, v_in, theta_out, m_out, v_out, begin, end); });
+}
+
+struct SgdScalars
+{
+    float lr;
+    float wd;
+    float momentum;
+    float one_minus_dampening;
+    bool first; // step 1: the buffer is the gradient itself
+};
+
+inline void
+SgdElement(const SgdScalars& s, float gi, float p, float m_in, float* theta_out, float* m_out)
+{
+    const float wdp = s.wd * p;
+    const float d = gi + wdp;
+    float buf;
+    if (s.first)
+    {
+        buf = d;
+    }
+    else
+    {
+        const float kept = s.momentum * m_in;
+        const float added = s.one_minus_dampening * d;
+        buf = kept + added;
+    }
+    const float step = s.lr * buf;
+    *theta_out = p - step;
+    *m_out = buf;
+}
+
+HILO_CHUNK_KERNEL void
+SgdInPlace(const SgdScalars s, const float* __restrict g, float* __restrict theta,
+           float* __restrict m, int64_t begin, int64_t end)
+{
+    for (int64_t i = begin; i < end; ++i)
+    {
+        SgdElement(s, g[i], theta[i], m[i], &theta[i], &m[i]);
+    }
+}
+
+HILO_CHUNK_KERNEL void
+SgdOutOfPlace(const SgdScalars s, const float* __restrict g, const float* __restrict theta_in,
+              const float* __restrict m_in, float* __restrict theta_out, float* __restrict m_out,
+              int64_t begin, int64_t end)
+{
+    for (int64_t i = begin; i < end; ++i)
+    {
+        SgdElement(s, g[i], theta_in[i], m_in[i], &theta_out[i], &m_out[i]);
+    }
 }
 
 void
-SgdKernel(float lr, float wd, float momentum, float one_minus_dampening, bool first,
-          const float* theta_in, const float* m_in, const float* g, float* theta_out, float* m_out,
-          int64_t n)
+SgdKernel(const SgdScalars& s, const float* theta_in, const float* m_in, const float* g,
+          float* theta_out, float* m_out, int64_t n)
 {
-    at::parallel_for(0, n, kGrain,
-                     [&](int64_t begin, int64_t end)
-                     {
-                         for (int64_t i = begin; i < end; ++i)
-                         {
-                             const float p = theta_in[i];
-                             const float wdp = wd * p;
-                             const float d = g[i] + wdp;
-                             float buf;
-                             if (first)
-                             {
-                                 buf = d;
-                             }
-                             else
-                             {
-                                 const float kept = momentum * m_in[i];
-                                 const float added = one_minus_dampening * d;
-                                 buf = kept + added;
-                             }
-                             const float step = lr * buf;
-                             theta_out[i] = p - step;
-                             m_out[i] = buf;
-                         }
-                     });
+    if (theta_out == theta_in)
+    {
+        ParallelFor(0, n, kGrain,
+                    [&](int64_t begin, int64_t end)
+                    { SgdInPlace(s, g, theta_out, m_out, begin, end); });
+        return;
+    }
+    ParallelFor(0, n, kGrain,
+                [&](int64_t begin, int64_t end)
+                { SgdOutOfPlace(s, g, theta_in, m_in, theta_out, m_out, begin, end); });
 }
 
 } // namespace
@@ -156,9 +234,14 @@ ReplayStep(const OptimizerConfig& config, const ReplicatedState& in, const std::
     }
     else
     {
-        SgdKernel(lr, config.weight_decay, config.momentum, 1.0f - config.dampening,
-                  /*first=*/oin.step == 0, in.adapter.theta.data(), oin.m.data(), grad.data(),
-                  out->adapter.theta.data(), oout.m.data(), n);
+        SgdScalars s;
+        s.lr = lr;
+        s.wd = config.weight_decay;
+        s.momentum = config.momentum;
+        s.one_minus_dampening = 1.0f - config.dampening;
+        s.first = oin.step == 0;
+        SgdKernel(s, in.adapter.theta.data(), oin.m.data(), grad.data(), out->adapter.theta.data(),
+                  oout.m.data(), n);
     }
     oout.step = step;
     oout.beta1_prod = beta1_prod;

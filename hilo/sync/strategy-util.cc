@@ -1,8 +1,7 @@
 #include "hilo/sync/strategies.h"
 
 #include "hilo/core/coding.h"
-
-#include <ATen/Parallel.h>
+#include "hilo/core/parallel.h"
 
 #include <chrono>
 
@@ -16,14 +15,14 @@ AddVectors(const std::vector<float>& a, const std::vector<float>& b, std::vector
     const float* pa = a.data();
     const float* pb = b.data();
     float* po = out->data();
-    at::parallel_for(0, static_cast<int64_t>(a.size()), 1 << 15,
-                     [&](int64_t begin, int64_t end)
-                     {
-                         for (int64_t i = begin; i < end; ++i)
-                         {
-                             po[i] = pa[i] + pb[i];
-                         }
-                     });
+    ParallelFor(0, static_cast<int64_t>(a.size()), 1 << 15,
+                [&](int64_t begin, int64_t end)
+                {
+                    for (int64_t i = begin; i < end; ++i)
+                    {
+                        po[i] = pa[i] + pb[i];
+                    }
+                });
 }
 
 std::string

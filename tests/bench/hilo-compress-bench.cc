@@ -13,6 +13,8 @@
 #include <ATen/Parallel.h>
 #include <benchmark/benchmark.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -34,13 +36,25 @@ Shared()
 {
     static const Fixture* f = []
     {
-        at::set_num_threads(2);
+        const char* threads = std::getenv("HILO_BENCH_THREADS");
+        at::set_num_threads(threads != nullptr ? std::max(1, std::atoi(threads)) : 2);
         auto* out = new Fixture;
         out->layout = bench::Qwen7BLoraLayout();
         out->x = bench::SyntheticLoraGradient(out->layout, 2024);
         return out;
     }();
     return *f;
+}
+
+/// CPU seconds used by every thread of this process so far: on a shared machine, the work an
+/// operation costs, whatever else was running (wall time is reported next to it).
+double
+ProcessCpuSeconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 std::unique_ptr<Compressor>
@@ -65,6 +79,7 @@ BM_Encode(benchmark::State& state)
     auto c = Make(static_cast<int>(state.range(0)));
     const int64_t budget = BudgetBytes(*c, state.range(1));
     size_t bytes = 0;
+    const double cpu0 = ProcessCpuSeconds();
     for (auto _ : state)
     {
         StatusOr<Encoded> e = c->Encode(f.x, budget);
@@ -76,6 +91,8 @@ BM_Encode(benchmark::State& state)
         bytes = e->payload.size();
         benchmark::DoNotOptimize(e->payload.data());
     }
+    state.counters["process_cpu_s"] =
+        benchmark::Counter(ProcessCpuSeconds() - cpu0, benchmark::Counter::kAvgIterations);
     state.counters["payload_bytes"] = static_cast<double>(bytes);
     state.counters["fraction"] = static_cast<double>(bytes) / f.layout.adapter_bytes();
     state.SetLabel(bench::ReportArms()[static_cast<size_t>(state.range(0))].label);
@@ -94,6 +111,7 @@ BM_Decode(benchmark::State& state)
     }
     auto worker = Make(static_cast<int>(state.range(0)));
     std::vector<float> out(f.x.size());
+    const double cpu0 = ProcessCpuSeconds();
     for (auto _ : state)
     {
         Status s = worker->Decode(e->payload, &out);
@@ -101,6 +119,8 @@ BM_Decode(benchmark::State& state)
         if (!s.ok())
             state.SkipWithError(s.ToString().c_str());
     }
+    state.counters["process_cpu_s"] =
+        benchmark::Counter(ProcessCpuSeconds() - cpu0, benchmark::Counter::kAvgIterations);
     state.SetLabel(bench::ReportArms()[static_cast<size_t>(state.range(0))].label);
 }
 

@@ -5,7 +5,10 @@
 #include "hilo/core/coding.h"
 #include "tests/hilo/compress-test-util.h"
 
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace hilo
 {
@@ -41,6 +44,84 @@ TEST(PowerSgd, WarmStartReducesErrorOnAFixedLowRankSignal)
     std::vector<float> s;
     ASSERT_TRUE(spar->Decode(best->payload, &s).ok());
     EXPECT_LT(errs.back(), testing::RelativeError(s, x) * 1.05);
+}
+
+/// Per-matrix truncated-SVD error of `x` at rank k (the best any rank-k code can do), as
+/// ||X - X_k|| / ||X|| over the whole buffer, in double.
+double
+TruncatedSvdError(const AdapterLayout& layout, const std::vector<float>& x, int64_t k)
+{
+    double err2 = 0.0, norm2 = 0.0;
+    for (size_t i = 0; i < layout.size(); ++i)
+    {
+        const MatrixSpec& s = layout.matrix(i);
+        at::Tensor xi = at::from_blob(const_cast<float*>(x.data()) + layout.offset(i),
+                                      {s.rows, s.cols}, at::kFloat)
+                            .to(at::kDouble);
+        at::Tensor sv = at::linalg_svdvals(xi);
+        for (int64_t j = 0; j < sv.size(0); ++j)
+        {
+            const double v = sv[j].item<double>();
+            norm2 += v * v;
+            if (j >= k)
+                err2 += v * v;
+        }
+    }
+    return std::sqrt(err2 / norm2);
+}
+
+TEST(PowerSgd, FullRankReconstructsInOneIteration)
+{
+    // At k = min(rows, cols) P spans the whole column space, so P P^T M = M: one iteration from
+    // the random start is exact up to fp32 rounding, for full-rank matrices of every shape.
+    const AdapterLayout layout = LoraLayout(2, 8, 48, 96);
+    const std::vector<float> x = testing::SpectralGradient(layout, 5, /*noise=*/1e-2);
+    auto c = MakeCompressor("powersgd", layout, "dtype=fp32");
+    StatusOr<Encoded> e = c->Encode(x, layout.adapter_bytes() * 4);
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    EXPECT_EQ(e->kept_per_matrix[0], 8);
+    std::vector<float> out;
+    ASSERT_TRUE(c->Decode(e->payload, &out).ok());
+    EXPECT_LT(testing::RelativeError(out, x), 1e-5);
+}
+
+TEST(PowerSgd, WarmStartReachesTheTruncatedSvdErrorInAFewSteps)
+{
+    const AdapterLayout layout = LoraLayout();
+    // Rank-8 matrices, spectra decaying as j^-1 .. j^-2: compress the same matrix at rank 2.
+    const std::vector<float> x = testing::SpectralGradient(layout, 12, 0.0, 1.0, 2.0);
+    const double best = TruncatedSvdError(layout, x, 2);
+    auto c = MakeCompressor("powersgd", layout, "dtype=fp32;max_rank=2");
+    std::vector<float> out;
+    double err = 0.0;
+    for (int step = 0; step < 6; ++step)
+    {
+        StatusOr<Encoded> e = c->Encode(x, layout.adapter_bytes());
+        ASSERT_TRUE(e.ok());
+        ASSERT_TRUE(c->Decode(e->payload, &out).ok());
+        err = testing::RelativeError(out, x);
+    }
+    EXPECT_GE(err, best * (1 - 1e-6));
+    EXPECT_LT(err, best * 1.01) << "truncated-SVD error " << best;
+}
+
+TEST(PowerSgd, MatrixThatStartsAtZeroIsLearnedOnceItMoves)
+{
+    // LoRA's A factors get an exactly zero gradient while B is still zero (the usual init). A
+    // warm start taken from that step is zero; the compressor must not stay stuck on it.
+    const AdapterLayout layout = LoraLayout();
+    const std::vector<float> x = testing::SpectralGradient(layout, 3, /*noise=*/1e-3);
+    std::vector<float> first = x;
+    for (size_t i = 0; i < layout.size(); i += 2) // every lora_A
+        std::fill(first.begin() + layout.offset(i),
+                  first.begin() + layout.offset(i) + layout.matrix(i).numel(), 0.0f);
+    auto c = MakeCompressor("powersgd", layout, "dtype=fp32");
+    ASSERT_TRUE(c->Encode(first, layout.adapter_bytes() * 4).ok());
+    StatusOr<Encoded> e = c->Encode(x, layout.adapter_bytes() * 4);
+    ASSERT_TRUE(e.ok());
+    std::vector<float> out;
+    ASSERT_TRUE(c->Decode(e->payload, &out).ok());
+    EXPECT_LT(testing::RelativeError(out, x), 1e-5); // full rank: exact again
 }
 
 TEST(PowerSgd, RankFollowsTheBudget)

@@ -1,5 +1,9 @@
 // Learner and replica hold bit-identical adapters after every one of 1,000 replayed steps, for
-// dense fp32 and bf16 HiLo payloads and for the full strategy, with 1 and 2 intra-op threads.
+// dense fp32 and bf16 HiLo payloads and for the full strategy, with 1 and 2 intra-op threads. The
+// layout (525k parameters) is above the loops' grain, and every 2-thread run checks that its
+// loops really ran on more than one thread.
+#include "hilo/core/parallel.h"
+#include "hilo/optim/replay.h"
 #include "hilo/sync/publisher.h"
 #include "hilo/sync/replica.h"
 #include "tests/hilo/test-util.h"
@@ -64,6 +68,7 @@ RunLockstep(const Case& c, int steps)
     {
         testing::FillGradient(layout, &rng, &g);
     }
+    ParallelTally tally;
     for (int step = 1; step <= steps; ++step)
     {
         PublishedUpdate u = publisher->Step(pool[step % pool.size()]).value();
@@ -92,6 +97,8 @@ RunLockstep(const Case& c, int steps)
             return 0;
         }
     }
+    // Not vacuous: with two threads the decode and replay loops split across two OS threads.
+    EXPECT_EQ(tally.threads(), c.threads);
     // The run really trained: parameters moved away from the initial ones.
     EXPECT_NE(publisher->train_state().adapter.Hash(), init.Hash());
     EXPECT_EQ(replica->stats().applied, static_cast<uint64_t>(steps));
@@ -127,6 +134,46 @@ TEST(ReplayThreads, ResultDoesNotDependOnThreadCount)
         EXPECT_NE(one, 0u);
     }
     at::set_num_threads(1);
+}
+
+TEST(ReplayThreads, OneStepInAndOutOfPlaceIsIndependentOfThreadCount)
+{
+    // ReplayStep alone, on both of its loops (in place: learner; out of place: replica), with a
+    // state whose moments are far from their initial values.
+    const AdapterLayout layout = testing::MixedLayout();
+    const OptimizerConfig opt = TestOptimizer();
+    testing::SplitMix rng(5);
+    ReplicatedState start;
+    start.adapter = testing::InitialState(layout, 3);
+    start.optimizer = NewOptimizerState(opt, layout.numel());
+    std::vector<float> g;
+    for (int t = 0; t < 3; ++t)
+    {
+        testing::FillGradient(layout, &rng, &g);
+        ReplayStep(opt, start, g, &start);
+    }
+    testing::FillGradient(layout, &rng, &g);
+    std::vector<ReplicatedState> results;
+    for (int threads : {1, 2})
+    {
+        at::set_num_threads(threads);
+        ParallelTally tally;
+        ReplicatedState in_place = start;
+        ReplayStep(opt, in_place, g, &in_place);
+        ReplicatedState out_of_place;
+        ReplayStep(opt, start, g, &out_of_place);
+        EXPECT_EQ(tally.threads(), threads);
+        EXPECT_EQ(in_place.adapter.Hash(), out_of_place.adapter.Hash());
+        EXPECT_EQ(in_place.optimizer.Hash(), out_of_place.optimizer.Hash());
+        results.push_back(std::move(in_place));
+    }
+    at::set_num_threads(1);
+    const auto bits = [](const std::vector<float>& a, const std::vector<float>& b)
+    { return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0; };
+    EXPECT_TRUE(bits(results[0].adapter.theta, results[1].adapter.theta));
+    EXPECT_TRUE(bits(results[0].optimizer.m, results[1].optimizer.m));
+    EXPECT_TRUE(bits(results[0].optimizer.v, results[1].optimizer.v));
+    EXPECT_FALSE(bits(results[0].adapter.theta, start.adapter.theta));
 }
 
 TEST(ReplayThreads, Bf16PayloadChangesTheTrajectory)

@@ -2,6 +2,7 @@
 // size, per-matrix scope, and rejection of inconsistent index blocks.
 #include "hilo/compress/elias-fano.h"
 #include "hilo/compress/topk.h"
+#include "hilo/core/parallel.h"
 #include "tests/hilo/compress-test-util.h"
 
 #include <ATen/Parallel.h>
@@ -34,7 +35,9 @@ ReferenceTopK(const std::vector<float>& x, int64_t k)
 TEST(SelectLargestMagnitudes, MatchesASortWithLowIndexTieBreakForEveryThreadCount)
 {
     std::mt19937_64 gen(1);
-    for (int64_t n : {1, 7, 1000, 300000})
+    // 1,100,003 values make 4 fixed parts (one per 2^18 values, at most 16), so the selection
+    // really splits across two threads; the smaller sizes take the single-part path.
+    for (int64_t n : {1, 7, 1000, 300000, 1100003})
     {
         std::vector<float> x(static_cast<size_t>(n));
         for (float& v : x) // many exact ties: few distinct magnitudes, both signs
@@ -48,8 +51,13 @@ TEST(SelectLargestMagnitudes, MatchesASortWithLowIndexTieBreakForEveryThreadCoun
             {
                 at::set_num_threads(threads);
                 std::vector<int64_t> got;
+                ParallelTally tally;
                 SelectLargestMagnitudes(x.data(), n, k, &got);
                 EXPECT_EQ(got, want) << "n " << n << " k " << k << " threads " << threads;
+                if (n >= (1 << 19) && k > 0 && k < n)
+                {
+                    EXPECT_EQ(tally.threads(), threads) << "n " << n << " k " << k;
+                }
             }
         }
     }

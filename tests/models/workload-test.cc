@@ -5,6 +5,7 @@
 #include "hilo/sync/publisher.h"
 #include "hilo/sync/replica.h"
 #include "models/lm-workload.h"
+#include "models/trajectory-batch.h"
 
 #include <gtest/gtest.h>
 
@@ -192,6 +193,51 @@ TEST(WorkloadTest, ReplicaSamplesExactlyLikeTheLearner)
     EXPECT_NE(learner, wl->InitialAdapter().theta);
     EXPECT_EQ(wl->Rollout(learner, 7, 0, nullptr).value(),
               wl->Rollout(worker, 7, 0, nullptr).value());
+}
+
+TEST(WorkloadTest, RolloutsDependOnTheAdapterTheyAreGiven)
+{
+    // Every other rollout in the suite samples with the initial adapter, whose B factors are zero
+    // (no LoRA contribution at all). Here: B = 0 with other A factors samples exactly like the
+    // base; a non-zero B changes the behaviour log-probs and the sampled tokens.
+    for (const char* kind : {"distill", "grpo"})
+    {
+        auto wl = Make(Tiny(kind));
+        const hilo::AdapterLayout& l = wl->layout();
+        const std::vector<float> init = wl->InitialAdapter().theta;
+        std::vector<float> other_a = init;
+        std::vector<float> nonzero_b = init;
+        for (size_t i = 0; i < l.size(); ++i)
+        {
+            for (int64_t j = 0; j < l.matrix(i).numel(); ++j)
+            {
+                const size_t at = static_cast<size_t>(l.offset(i) + j);
+                const float wave = 0.3f * std::sin(0.7f * static_cast<float>(j) + i);
+                (i % 2 == 0 ? other_a : nonzero_b)[at] = wave; // A factors even, B factors odd
+            }
+        }
+        const auto parse = [&](const std::vector<float>& theta)
+        { return TrajectoryBatch::Parse(wl->Rollout(theta, 2, 0, nullptr).value()).value(); };
+        const TrajectoryBatch base = parse(init);
+        const TrajectoryBatch with_other_a = parse(other_a);
+        const TrajectoryBatch with_b = parse(nonzero_b);
+        EXPECT_EQ(with_other_a.tokens, base.tokens) << kind;
+        EXPECT_EQ(with_other_a.behaviour_logp, base.behaviour_logp) << kind;
+        ASSERT_EQ(with_b.tokens.size(), base.tokens.size());
+        EXPECT_NE(with_b.tokens, base.tokens) << kind;
+        // The prompts are the same (a function of seed, step and worker): only the samples moved.
+        for (uint32_t q = 0; q < base.sequences; ++q)
+        {
+            const size_t row = static_cast<size_t>(q) * (base.prompt_len + base.gen_len);
+            for (uint32_t t = 0; t < base.prompt_len; ++t)
+                ASSERT_EQ(with_b.tokens[row + t], base.tokens[row + t]) << kind;
+        }
+        int64_t differing_logp = 0;
+        for (size_t t = 0; t < base.behaviour_logp.size(); ++t)
+            differing_logp += with_b.behaviour_logp[t] != base.behaviour_logp[t];
+        EXPECT_GT(differing_logp, static_cast<int64_t>(base.behaviour_logp.size()) / 2) << kind;
+        EXPECT_NE(wl->Evaluate(nonzero_b), wl->Evaluate(init)) << kind;
+    }
 }
 
 TEST(WorkloadTest, BadInputsAreTypedErrors)
