@@ -29,7 +29,7 @@ const std::vector<std::string> kWorkloadKinds = {"distill", "grpo"};
 const std::vector<std::string> kTopologies = {"star", "regions", "relay"};
 const std::vector<std::string> kOptimizerKinds = {"adamw", "sgd"};
 const std::vector<std::string> kSchedules = {"constant", "linear_warmup", "cosine"};
-const std::vector<std::string> kStrategies = {"full", "hilo", "delta"};
+const std::vector<std::string> kStrategies = {"full", "hilo", "delta", "primal"};
 
 std::string
 Join(const std::vector<std::string>& items)
@@ -634,7 +634,8 @@ Checker::CheckArms(const Node& root, const Scenario& s, const ResolvedWorkload& 
     if (s.arms_size() == 0)
     {
         Error(root, "arms",
-              "no arms: add at least one arms { name: \"...\" strategy: \"full|hilo|delta\" }");
+              "no arms: add at least one arms { name: \"...\" strategy: \"full|hilo|delta|primal\" "
+              "}");
         return;
     }
     std::map<std::string, int> seen;
