@@ -2,7 +2,8 @@
 // the receivers already hold. The strategies that ship parameter deltas (delta, primal) call
 // SetBase with the replicas' parameters before every Encode; decoding needs no base (the payload
 // is still a delta the replica adds), so replicas run the ordinary Decode. Strategies that ship
-// gradients or whole parameters (hilo, full) refuse these compressors.
+// gradients or whole parameters (hilo, full) refuse these compressors. They ship exact changes
+// (pulse), so they take no byte budget: NewSyncStrategy refuses one.
 #ifndef HILO_COMPRESS_BASE_AWARE_H
 #define HILO_COMPRESS_BASE_AWARE_H
 

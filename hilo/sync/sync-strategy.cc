@@ -75,6 +75,13 @@ NewSyncStrategy(const SyncSpec& spec, const AdapterLayout& layout, const Optimiz
                                        "hold; use it with strategy delta or primal, not " +
                                        SyncKindName(spec.kind));
     }
+    if (base_aware && !spec.budget.unlimited())
+    {
+        return Status::InvalidArgument("compressor '" + spec.compressor +
+                                       "' ships exact parameter changes and takes no byte "
+                                       "budget; leave the budget empty (got " +
+                                       spec.budget.ToString() + ")");
+    }
     const int64_t budget_bytes = spec.budget.ResolveBytes(layout.adapter_bytes());
     if (budget_bytes < (*compressor)->MinPayloadBytes())
     {

@@ -129,7 +129,18 @@ TEST(Pulse, NeedsABaseAndAnUnboundedBudget)
     c->SetBase(&base);
     EXPECT_TRUE(c->Encode(x, 1 << 30).ok());
 
-    // Strategies that ship gradients or whole parameters cannot use it.
+    // It takes no budget, and strategies that ship gradients or whole parameters cannot use it.
+    {
+        SyncSpec spec;
+        spec.kind = SyncKind::kDelta;
+        spec.compressor = "pulse";
+        spec.budget = Budget::Fraction(0.5);
+        StatusOr<std::unique_ptr<SyncStrategy>> s = NewSyncStrategy(spec, layout, {});
+        EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+        EXPECT_NE(s.status().message().find("budget"), std::string::npos);
+        spec.budget = Budget::Unlimited();
+        EXPECT_TRUE(NewSyncStrategy(spec, layout, {}).ok());
+    }
     for (SyncKind kind : {SyncKind::kHilo, SyncKind::kFull})
     {
         SyncSpec spec;
