@@ -108,14 +108,16 @@ EncodeSeconds(const GpuProfile& gpu, const hilo::AdapterLayout& layout,
               const std::string& compressor, int64_t rank, const ComputeOptions& options)
 {
     HILO_RETURN_IF_ERROR(options.Validate());
-    const bool spar = compressor == "spar";
+    const bool spar = compressor == "spar" || compressor == "sparq";
     const bool powersgd = compressor == "powersgd";
     const bool elementwise = compressor == "dense" || compressor == "topk" ||
-                             compressor == "randk" || compressor == "quant";
+                             compressor == "randk" || compressor == "quant" ||
+                             compressor == "pulse";
     if (!spar && !powersgd && !elementwise)
     {
-        return hilo::Status::NotSupported("no encode cost model for compressor '" + compressor +
-                                          "'; known: spar, powersgd, dense, topk, randk, quant");
+        return hilo::Status::NotSupported(
+            "no encode cost model for compressor '" + compressor +
+            "'; known: spar, sparq, powersgd, dense, topk, randk, quant, pulse");
     }
     if ((spar || powersgd) && rank < 1)
     {
@@ -157,7 +159,7 @@ DecodeReplaySeconds(const GpuProfile& gpu, int64_t adapter_numel, const std::str
     {
         bytes_per_param = 32;
     }
-    else if (strategy == "delta")
+    else if (strategy == "delta" || strategy == "primal")
     {
         bytes_per_param = 16;
     }
@@ -168,7 +170,7 @@ DecodeReplaySeconds(const GpuProfile& gpu, int64_t adapter_numel, const std::str
     else
     {
         return hilo::Status::NotSupported("no decode cost model for strategy '" + strategy +
-                                          "'; known: hilo, delta, full");
+                                          "'; known: hilo, delta, primal, full");
     }
     if (adapter_numel < 0)
     {

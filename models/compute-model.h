@@ -75,16 +75,16 @@ hilo::StatusOr<double> TrainStepSeconds(const GpuProfile& gpu, const LlmProfile&
                                         const ComputeOptions& options = {});
 
 /// Seconds the learner spends encoding one gradient of an adapter with `layout` (e.g.
-/// LlmProfile::LoraLayout) with compressor `compressor` ("spar", "powersgd", "dense", "topk",
-/// "randk", "quant") at `rank` (spar: the largest kept rank; powersgd: its rank; ignored by the
-/// others). kNotSupported for an unknown compressor, naming the known ones.
+/// LlmProfile::LoraLayout) with compressor `compressor` ("spar", "sparq", "powersgd", "dense",
+/// "topk", "randk", "quant", "pulse") at `rank` (spar, sparq: the largest kept rank; powersgd: its
+/// rank; ignored by the others). kNotSupported for an unknown compressor, naming the known ones.
 hilo::StatusOr<double> EncodeSeconds(const GpuProfile& gpu, const hilo::AdapterLayout& layout,
                                      const std::string& compressor, int64_t rank,
                                      const ComputeOptions& options = {});
 
-/// Seconds a worker spends decoding an update and applying it ("hilo": replay AdamW; "delta":
-/// add; "full": copy parameters) for an adapter of `adapter_numel` parameters. kNotSupported for
-/// an unknown strategy.
+/// Seconds a worker spends decoding an update and applying it ("hilo": replay AdamW; "delta" and
+/// "primal": add; "full": copy parameters) for an adapter of `adapter_numel` parameters.
+/// kNotSupported for an unknown strategy.
 hilo::StatusOr<double> DecodeReplaySeconds(const GpuProfile& gpu, int64_t adapter_numel,
                                            const std::string& strategy,
                                            const ComputeOptions& options = {});

@@ -2,8 +2,10 @@
 
 #include "hilo/compress/dense.h"
 #include "hilo/compress/powersgd.h"
+#include "hilo/compress/pulse.h"
 #include "hilo/compress/quant.h"
 #include "hilo/compress/randk.h"
+#include "hilo/compress/spar-lowbit.h"
 #include "hilo/compress/spar.h"
 #include "hilo/compress/topk.h"
 
@@ -27,6 +29,10 @@ const Entry kEntries[] = {
     {"dense", "uncompressed values (dtype=fp32|bf16|fp16)", &NewDenseCompressor},
     {"spar", "budgeted spectral truncation (dtype, min_rank, allocation=greedy|uniform)",
      &NewSparCompressor},
+    {"sparq",
+     "spar with b-bit factor codes and per-block scales, quantization-aware refit (bits, block, "
+     "min_rank)",
+     &NewSparLowBitCompressor},
     {"powersgd",
      "rank from budget, warm-started power iteration (dtype, max_rank, seed, "
      "error_feedback)",
@@ -36,6 +42,10 @@ const Entry kEntries[] = {
     {"randk", "seeded stratified random subset (dtype, seed, unbiased)", &NewRandKCompressor},
     {"quant", "per-block QSGD levels or int8 absmax (scheme, block, levels, norm, seed)",
      &NewQuantCompressor},
+    {"pulse",
+     "lossless: the parameters whose bf16 value changed, exactly (delta and primal only; no "
+     "budget)",
+     &NewPulseCompressor},
 };
 
 } // namespace

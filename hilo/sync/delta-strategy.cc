@@ -2,6 +2,7 @@
 // X = (theta_{t+1} - theta_t) + decay * e, with e = X - X_hat (learner-side error feedback).
 // Replicas add X_hat; no optimizer replay, so they drift from the learner. The learner keeps an
 // exact copy of what replicas hold (the shadow) so drift can be measured and hashes checked.
+#include "hilo/compress/base-aware.h"
 #include "hilo/optim/replay.h"
 #include "hilo/sync/strategies.h"
 
@@ -19,6 +20,7 @@ class DeltaStrategy : public SyncStrategy
       , m_optimizer(optimizer)
       , m_budget_bytes(budget_bytes)
       , m_ef(m_compressor->layout().numel(), ef)
+      , m_base_aware(dynamic_cast<BaseAwareCompressor*>(m_compressor.get()))
     {
     }
 
@@ -55,6 +57,10 @@ class DeltaStrategy : public SyncStrategy
             m_delta[i] = after[i] - before[i];
         }
         m_ef.Accumulate(m_delta, &m_x);
+        if (m_base_aware != nullptr)
+        {
+            m_base_aware->SetBase(&s->shadow.adapter.theta);
+        }
         StatusOr<Encoded> enc = m_compressor->Encode(m_x, m_budget_bytes);
         times->encode_s = SecondsSince(t0);
         if (!enc.ok())
@@ -94,10 +100,11 @@ class DeltaStrategy : public SyncStrategy
     OptimizerConfig m_optimizer;
     int64_t m_budget_bytes;
     ErrorFeedback m_ef;
-    ReplicatedState m_next;       // scratch: the learner's candidate next state
-    std::vector<float> m_delta;   // scratch: theta_{t+1} - theta_t
-    std::vector<float> m_x;       // scratch: delta + e
-    std::vector<float> m_decoded; // scratch: X_hat
+    BaseAwareCompressor* m_base_aware; // m_compressor when it encodes against the shadow
+    ReplicatedState m_next;            // scratch: the learner's candidate next state
+    std::vector<float> m_delta;        // scratch: theta_{t+1} - theta_t
+    std::vector<float> m_x;            // scratch: delta + e
+    std::vector<float> m_decoded;      // scratch: X_hat
 };
 
 } // namespace

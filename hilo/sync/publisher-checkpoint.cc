@@ -1,9 +1,10 @@
 // Publisher checkpoints. Format (little-endian, hilo/core/coding.h):
 //
-//   u32 magic "HLCK" (0x4B434C48), u32 format 1
+//   u32 magic "HLCK" (0x4B434C48), u32 format 2
 //   u64 config hash, u64 ring capacity, u64 snapshot interval
 //   state  train            (the learner's parameters and optimizer state)
 //   state  shadow           (what replicas hold, for strategies that differ from train)
+//   state  master           (primal: the master copy and its optimizer state; else empty)
 //   u64 n, n bytes          learner-local state of the strategy (SyncStrategy::SaveLearnerLocal)
 //   u32 k, k x (u64 n, n bytes)   the ring: update frames of versions version-k+1 .. version
 //   state  snapshot         (the latest snapshot)
@@ -23,7 +24,7 @@ namespace
 {
 
 constexpr uint32_t kCheckpointMagic = 0x4B434C48;
-constexpr uint32_t kCheckpointFormat = 1;
+constexpr uint32_t kCheckpointFormat = 2; // 2: the master state (primal)
 
 void
 PutVector(ByteWriter* w, const std::vector<float>& v)
@@ -81,6 +82,7 @@ Publisher::Checkpoint() const
     w.PutU64(m_options.snapshot_interval);
     PutState(&w, m_state.train);
     PutState(&w, m_state.shadow);
+    PutState(&w, m_state.master);
     const std::string local = m_strategy->SaveLearnerLocal();
     w.PutU64(local.size());
     w.PutBytes(local.data(), local.size());
@@ -159,12 +161,16 @@ Publisher::Restore(const SyncSpec& spec, const AdapterLayout& layout,
     uint64_t local_bytes = 0;
     std::string_view local;
     if (!GetState(&r, numel, &state.train) || !GetState(&r, numel, &state.shadow) ||
-        !r.GetU64(&local_bytes) || !r.GetBytes(local_bytes, &local))
+        !GetState(&r, numel, &state.master) || !r.GetU64(&local_bytes) ||
+        !r.GetBytes(local_bytes, &local))
     {
         return Status::Corruption("publisher checkpoint truncated in the learner state");
     }
-    if (state.train.adapter.theta.size() != numel ||
-        !CheckOptimizerState(optimizer, state.train.optimizer, layout.numel()).ok())
+    // The optimizer state lives in the master copy where the strategy keeps one (primal).
+    const ReplicatedState* master = p->m_strategy->Master(state);
+    const ReplicatedState& optimized = master != nullptr ? *master : state.train;
+    if (state.train.adapter.theta.size() != numel || optimized.adapter.theta.size() != numel ||
+        !CheckOptimizerState(optimizer, optimized.optimizer, layout.numel()).ok())
     {
         return Status::Corruption("publisher checkpoint: learner state does not fit the layout");
     }

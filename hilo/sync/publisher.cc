@@ -85,6 +85,7 @@ Publisher::Step(const std::vector<float>& grad)
     const uint64_t base = version();
     m_state.train.adapter.version = base + 1;
     m_state.shadow.adapter.version = base + 1;
+    m_state.master.adapter.version = base + 1;
     const ReplicatedState& view = replica_view();
 
     wire::Update u;

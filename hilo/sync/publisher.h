@@ -68,11 +68,19 @@ class Publisher
     uint64_t config_hash() const { return m_config_hash; }
     const AdapterLayout& layout() const { return m_layout; }
     const SyncStrategy& strategy() const { return *m_strategy; }
-    /// The parameters and optimizer state the learner trains with.
+    /// The parameters and optimizer state the learner trains with: its gradient for the next
+    /// Step must be taken at train_state().adapter (gradient_point()). For primal these are the
+    /// shared adapter the replicas hold, and the optimizer state lives in master_state().
     const ReplicatedState& train_state() const { return m_state.train; }
+    /// Where the learner computes the gradient of the next Step: train_state().adapter for every
+    /// strategy (full, hilo, delta: the learner's own parameters; primal: the shared adapter,
+    /// bit-identical to replica_view()).
+    const AdapterState& gradient_point() const { return m_state.train.adapter; }
     /// What every in-sync replica holds at version().
     const ReplicatedState& replica_view() const { return m_strategy->ReplicaView(m_state); }
-    /// Learner parameters vs replica parameters (zero for full-fp32 and hilo).
+    /// primal: the master copy the optimizer advances (null for the other strategies).
+    const ReplicatedState* master_state() const { return m_strategy->Master(m_state); }
+    /// Learner parameters vs replica parameters (zero for full-fp32, hilo and primal).
     DriftStats drift() const;
 
     /// Frames that bring a replica at `from_version` to version(): the ring alone when it

@@ -15,6 +15,9 @@ std::unique_ptr<SyncStrategy> NewHiloStrategy(std::unique_ptr<Compressor> compre
 std::unique_ptr<SyncStrategy> NewDeltaStrategy(std::unique_ptr<Compressor> compressor,
                                                const OptimizerConfig& optimizer,
                                                int64_t budget_bytes, ErrorFeedbackOptions ef);
+std::unique_ptr<SyncStrategy> NewPrimalStrategy(std::unique_ptr<Compressor> compressor,
+                                                const OptimizerConfig& optimizer,
+                                                int64_t budget_bytes, ErrorFeedbackOptions ef);
 
 /// out[i] = a[i] + b[i], elementwise in fp32 (the delta strategy's apply; thread-count
 /// independent).

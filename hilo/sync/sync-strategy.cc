@@ -1,5 +1,6 @@
 #include "hilo/sync/sync-strategy.h"
 
+#include "hilo/compress/base-aware.h"
 #include "hilo/compress/compressor-factory.h"
 #include "hilo/core/hash.h"
 #include "hilo/sync/strategies.h"
@@ -18,6 +19,8 @@ SyncKindName(SyncKind k)
             return "hilo";
         case SyncKind::kDelta:
             return "delta";
+        case SyncKind::kPrimal:
+            return "primal";
     }
     return "unknown";
 }
@@ -25,13 +28,13 @@ SyncKindName(SyncKind k)
 StatusOr<SyncKind>
 ParseSyncKind(std::string_view name)
 {
-    for (SyncKind k : {SyncKind::kFull, SyncKind::kHilo, SyncKind::kDelta})
+    for (SyncKind k : {SyncKind::kFull, SyncKind::kHilo, SyncKind::kDelta, SyncKind::kPrimal})
     {
         if (name == SyncKindName(k))
             return k;
     }
     return Status::InvalidArgument("unknown sync strategy '" + std::string(name) +
-                                   "' (allowed: full, hilo, delta)");
+                                   "' (allowed: full, hilo, delta, primal)");
 }
 
 uint64_t
@@ -64,6 +67,21 @@ NewSyncStrategy(const SyncSpec& spec, const AdapterLayout& layout, const Optimiz
     {
         return compressor.status();
     }
+    const bool base_aware = dynamic_cast<const BaseAwareCompressor*>(compressor->get()) != nullptr;
+    if (base_aware && spec.kind != SyncKind::kDelta && spec.kind != SyncKind::kPrimal)
+    {
+        return Status::InvalidArgument("compressor '" + spec.compressor +
+                                       "' encodes parameter changes against what the replicas "
+                                       "hold; use it with strategy delta or primal, not " +
+                                       SyncKindName(spec.kind));
+    }
+    if (base_aware && !spec.budget.unlimited())
+    {
+        return Status::InvalidArgument("compressor '" + spec.compressor +
+                                       "' ships exact parameter changes and takes no byte "
+                                       "budget; leave the budget empty (got " +
+                                       spec.budget.ToString() + ")");
+    }
     const int64_t budget_bytes = spec.budget.ResolveBytes(layout.adapter_bytes());
     if (budget_bytes < (*compressor)->MinPayloadBytes())
     {
@@ -82,6 +100,9 @@ NewSyncStrategy(const SyncSpec& spec, const AdapterLayout& layout, const Optimiz
         case SyncKind::kDelta:
             return NewDeltaStrategy(std::move(*compressor), optimizer, budget_bytes,
                                     spec.error_feedback);
+        case SyncKind::kPrimal:
+            return NewPrimalStrategy(std::move(*compressor), optimizer, budget_bytes,
+                                     spec.error_feedback);
     }
     return Status::InvalidArgument("unknown sync strategy");
 }

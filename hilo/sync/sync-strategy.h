@@ -23,9 +23,11 @@ namespace hilo
 
 enum class SyncKind : uint8_t
 {
-    kFull = 1,  // ship the parameters every version; replicas keep no optimizer state
-    kHilo = 2,  // ship a compressed gradient; replicas replay the optimizer step bit for bit
-    kDelta = 3, // ship a compressed parameter delta; no replay, replicas drift from the learner
+    kFull = 1,   // ship the parameters every version; replicas keep no optimizer state
+    kHilo = 2,   // ship a compressed gradient; replicas replay the optimizer step bit for bit
+    kDelta = 3,  // ship a compressed parameter delta; no replay, replicas drift from the learner
+    kPrimal = 4, // primal error feedback: a shared adapter moves by compressed steps towards the
+                 // learner's master copy; gradients are taken at the shared adapter
 };
 
 const char* SyncKindName(SyncKind k);
@@ -41,12 +43,14 @@ struct SyncSpec
     ErrorFeedbackOptions error_feedback{/*enabled=*/false, /*decay=*/1.0f}; // hilo and delta only
 };
 
-/// The learner's side of the state: what it trains with, and (for strategies whose replicas hold
-/// something else) an exact copy of what the replicas hold.
+/// The learner's side of the state: what it trains with (the parameters it differentiates at),
+/// an exact copy of what the replicas hold when that is something else, and for primal the master
+/// copy its optimizer advances.
 struct LearnerState
 {
     ReplicatedState train;
-    ReplicatedState shadow; // full-bf16 and delta only
+    ReplicatedState shadow; // full and delta: what the replicas hold
+    ReplicatedState master; // primal: the master parameters and their optimizer state
 };
 
 /// Timings of the learner's half of one step, in CPU seconds of this process.
@@ -71,6 +75,12 @@ class SyncStrategy
     virtual void InitLearner(const AdapterState& initial, LearnerState* s) const = 0;
     /// The replicated state matching the learner's current version.
     virtual const ReplicatedState& ReplicaView(const LearnerState& s) const = 0;
+    /// The optimizer's own parameters when they are not `train` (primal's master), else null.
+    virtual const ReplicatedState* Master(const LearnerState& s) const
+    {
+        (void) s;
+        return nullptr;
+    }
 
     /// Learner step with gradient `grad`: advances `s` by one version and returns the payload.
     virtual StatusOr<Encoded> LearnerStep(const std::vector<float>& grad, LearnerState* s,

@@ -100,7 +100,8 @@ FillArmDefaults(Arm* arm)
         arm->set_compressor("dense");
     ErrorFeedback* ef = arm->mutable_error_feedback();
     if (!ef->has_enabled())
-        ef->set_enabled(arm->strategy() == "hilo" || arm->strategy() == "delta");
+        ef->set_enabled(arm->strategy() == "hilo" || arm->strategy() == "delta" ||
+                        arm->strategy() == "primal");
     if (!ef->has_decay())
         ef->set_decay(1.0);
 }

@@ -31,7 +31,7 @@ const std::vector<std::string> kGrpoTasks = {"residue_stride", "residue_chain"};
 const std::vector<std::string> kRelayForwarding = {"stream", "store_and_forward"};
 const std::vector<std::string> kOptimizerKinds = {"adamw", "sgd"};
 const std::vector<std::string> kSchedules = {"constant", "linear_warmup", "cosine"};
-const std::vector<std::string> kStrategies = {"full", "hilo", "delta"};
+const std::vector<std::string> kStrategies = {"full", "hilo", "delta", "primal"};
 const std::vector<std::string> kNetworkModels = {"packet", "flow"};
 // Explicit socket buffers: below 16 KiB a window holds too few segments to model TCP; above
 // 256 MiB (a 10 Gbps path with a 200 ms RTT) ns-3's receive window would pass its 1 GiB limit.
@@ -996,7 +996,8 @@ Checker::CheckArms(const Node& root, const Scenario& s, const ResolvedWorkload& 
     if (s.arms_size() == 0)
     {
         Error(root, "arms",
-              "no arms: add at least one arms { name: \"...\" strategy: \"full|hilo|delta\" }");
+              "no arms: add at least one arms { name: \"...\" strategy: \"full|hilo|delta|primal\" "
+              "}");
         return;
     }
     std::map<std::string, int> seen;

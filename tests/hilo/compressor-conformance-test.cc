@@ -36,6 +36,10 @@ const Case kCases[] = {
     {"spar", "dtype=fp16"},
     {"spar", "dtype=int8"},
     {"spar", "allocation=uniform;dtype=bf16;min_rank=1"},
+    {"sparq", "bits=4"},
+    {"sparq", "bits=2;block=16"},
+    {"sparq", "bits=3;block=8;min_rank=1"},
+    {"sparq", "bits=8"},
     {"powersgd", "dtype=fp32"},
     {"powersgd", "dtype=bf16"},
     {"powersgd", "dtype=fp16"},
@@ -150,6 +154,10 @@ TEST_P(CompressorConformance, GenerousBudgetIsAccurate)
         tol = 2.0;
     if (kind == "randk" || opts.find("max_rank=3") != std::string::npos)
         tol = 1.5; // randk never covers everything; capped powersgd cannot
+    if (kind == "sparq") // every triplet, each refit on what the earlier ones' codes left over
+        tol = opts.find("bits=8") != std::string::npos   ? 0.02
+              : opts.find("bits=4") != std::string::npos ? 0.15
+                                                         : 0.6;
     EXPECT_LT(testing::RelativeError(out, x), tol);
 }
 
@@ -265,7 +273,7 @@ TEST(CompressorFactory, ListsEveryKindAndRejectsUnknownOnes)
     std::vector<std::string> kinds;
     for (const CompressorInfo& info : ListCompressors())
         kinds.push_back(info.kind);
-    for (const char* k : {"dense", "spar", "powersgd", "topk", "randk", "quant"})
+    for (const char* k : {"dense", "spar", "sparq", "powersgd", "topk", "randk", "quant", "pulse"})
         EXPECT_NE(std::find(kinds.begin(), kinds.end(), k), kinds.end()) << k;
     StatusOr<std::unique_ptr<Compressor>> c = NewCompressor("sparr", LoraLayout(), {});
     EXPECT_EQ(c.status().code(), StatusCode::kNotSupported);

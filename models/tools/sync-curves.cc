@@ -1,0 +1,484 @@
+// sync-curves: trains a workload through any sync strategy without a network, in the lockstep of
+// hilo-sim's synchronous on-policy mode, and writes a learning-curve CSV with bytes per update,
+// drift and hash agreement. In that mode the learning outcome does not depend on network timing,
+// so this reproduces hilo-sim's quality column for the same workload, optimizer, seed and arm
+// (rounds 1..steps; worker w rolls out round r with its replica at version r - 1; the learner
+// differentiates at Publisher::gradient_point() over the batches in worker order; evaluation at
+// the replica view at version 0, every --eval-every versions and the last).
+//
+//   sync-curves --kind distill --preset sim --d-model 128 --lora-rank 64 --teacher-rank 8 \
+//       --strategy primal --compressor spar --budget 1.6% --steps 100 --out x.csv
+//
+// Every worker holds its own hilo::Replica fed the published frames and samples with it, so a
+// replica that differs from the learner's view shows up in learning; a replica that rejects an
+// update (hash mismatch) is counted and the run stops with exit code 1.
+#include "hilo/compress/compressor-options.h"
+#include "hilo/sync/publisher.h"
+#include "hilo/sync/replica.h"
+#include "models/cpu-timer.h"
+#include "models/workload.h"
+
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+namespace po = boost::program_options;
+
+namespace
+{
+
+constexpr int kExitOk = 0;
+constexpr int kExitRuntime = 1;
+constexpr int kExitBadInput = 2;
+
+// The workload hilo-sim builds for a scenario that sets only `kind` (sim/scenario defaults +
+// sim/run's ToWorkloadConfig): the base of --preset sim.
+models::WorkloadConfig
+SimDefaultConfig(const std::string& kind)
+{
+    models::WorkloadConfig c;
+    c.kind = kind;
+    c.context = 64;
+    c.lora_rank = 8;
+    c.lora_alpha = 8;
+    c.prompts_per_worker = 4;
+    c.group_size = kind == "grpo" ? 4 : 1;
+    c.teacher_delta_rank = 4;
+    c.teacher_delta_decay = 0.7;
+    c.eval_prompts = 64;
+    return c;
+}
+
+hilo::StatusOr<hilo::Budget>
+ParseBudgetFlag(const std::string& text)
+{
+    if (text.empty() || text == "unlimited")
+    {
+        return hilo::Budget::Unlimited();
+    }
+    try
+    {
+        size_t used = 0;
+        if (text.back() == '%')
+        {
+            const double pct = std::stod(text.substr(0, text.size() - 1), &used);
+            if (used == text.size() - 1 && pct > 0 && pct <= 100)
+            {
+                return hilo::Budget::Fraction(pct / 100.0);
+            }
+        }
+        else
+        {
+            const long long bytes = std::stoll(text, &used);
+            if (used == text.size() && bytes > 0)
+            {
+                return hilo::Budget::Bytes(bytes);
+            }
+        }
+    }
+    catch (const std::exception&)
+    {
+    }
+    return hilo::Status::InvalidArgument("--budget: expected a percentage in (0, 100] like 1.6%, "
+                                         "a byte count > 0, or unlimited; got '" +
+                                         text + "'");
+}
+
+template<typename T>
+void
+Override(const po::variables_map& vm, const char* name, T* field)
+{
+    if (vm.count(name))
+    {
+        *field = vm[name].as<T>();
+    }
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    std::string kind;
+    std::string preset;
+    std::string out;
+    std::string strategy;
+    std::string compressor;
+    std::string options_text;
+    std::string budget_text;
+    std::string schedule;
+    int64_t steps = 100;
+    int64_t workers = 2;
+    int64_t eval_every = 10;
+    double lr = 2e-3;
+    int64_t warmup = 0;
+    double min_lr_ratio = 0;
+    double weight_decay = 0;
+    uint64_t seed = 1;
+    bool ef = true;
+    double ef_decay = 1.0;
+    bool eval_master = false;
+    std::string dump_dir;
+    po::options_description desc("sync-curves options");
+    // clang-format off
+    desc.add_options()
+        ("help", "this text")
+        ("kind", po::value(&kind)->default_value("distill"), "distill | grpo")
+        ("preset", po::value(&preset)->default_value("sim"),
+         "sim (hilo-sim's scenario defaults) | default (models::WorkloadConfig) | paper")
+        ("seed", po::value(&seed)->default_value(1), "scenario seed")
+        ("steps", po::value(&steps)->default_value(100), "versions to publish")
+        ("workers", po::value(&workers)->default_value(2), "rollout workers, one replica each")
+        ("eval-every", po::value(&eval_every)->default_value(10), "versions between evaluations")
+        ("eval-master", po::bool_switch(&eval_master),
+         "also evaluate the optimizer's parameters when replicas hold others (primal's master, "
+         "delta's and full-bf16's learner)")
+        ("strategy", po::value(&strategy)->default_value("full"), "full | hilo | delta | primal")
+        ("compressor", po::value(&compressor)->default_value("dense"), "compressor kind")
+        ("options", po::value(&options_text)->default_value(""),
+         "compressor options, \"key=value;key=value\"")
+        ("budget", po::value(&budget_text)->default_value(""),
+         "per update: 1.6% of the adapter's bytes, a byte count, or unlimited (empty)")
+        ("error-feedback", po::value(&ef)->default_value(true),
+         "learner-side error feedback of hilo, delta and primal (ignored by full)")
+        ("ef-decay", po::value(&ef_decay)->default_value(1.0), "error-feedback decay")
+        ("lr", po::value(&lr)->default_value(2e-3), "AdamW peak learning rate")
+        ("schedule", po::value(&schedule)->default_value("constant"),
+         "constant | linear_warmup | cosine")
+        ("warmup", po::value(&warmup)->default_value(0), "warmup steps")
+        ("min-lr-ratio", po::value(&min_lr_ratio)->default_value(0), "cosine floor")
+        ("weight-decay", po::value(&weight_decay)->default_value(0), "AdamW decoupled decay")
+        ("vocab", po::value<int64_t>(), "workload field (default: the preset's)")
+        ("d-model", po::value<int64_t>(), "workload field")
+        ("layers", po::value<int64_t>(), "workload field")
+        ("heads", po::value<int64_t>(), "workload field")
+        ("context", po::value<int64_t>(), "workload field")
+        ("lora-rank", po::value<int64_t>(), "workload field (alpha follows unless set)")
+        ("lora-alpha", po::value<double>(), "workload field")
+        ("prompts-per-worker", po::value<int64_t>(), "workload field")
+        ("group-size", po::value<int64_t>(), "workload field")
+        ("gen-tokens", po::value<int64_t>(), "workload field")
+        ("temperature", po::value<double>(), "workload field")
+        ("teacher-rank", po::value<int64_t>(), "distill: teacher delta rank")
+        ("teacher-decay", po::value<double>(), "distill: teacher delta decay")
+        ("teacher-scale", po::value<double>(), "distill: teacher delta scale")
+        ("task-modulus", po::value<int64_t>(), "grpo: K")
+        ("task-prompt-stride", po::value<bool>(), "grpo: stride from the first prompt token")
+        ("entropy-coef", po::value<double>(), "grpo: entropy bonus")
+        ("eval-prompts", po::value<int64_t>(), "held-out prompts")
+        ("clip-norm", po::value<double>(), "global gradient-norm clip (0: none)")
+        ("dump-dir", po::value(&dump_dir),
+         "also write, for every version v, DIR/g<v>.bin (the gradient of that step), DIR/w<v>.bin "
+         "(the replicas' parameters) and, when they differ, DIR/x<v>.bin (the optimizer's "
+         "parameters): fp32, layout order (scripts/quality_subspace.py reads them)")
+        ("out", po::value(&out), "CSV path (default: stdout)");
+    // clang-format on
+    po::variables_map vm;
+    try
+    {
+        po::store(po::parse_command_line(argc, argv, desc), vm);
+        po::notify(vm);
+    }
+    catch (const po::error& e)
+    {
+        std::cerr << "sync-curves: " << e.what() << "\n" << desc;
+        return kExitBadInput;
+    }
+    if (vm.count("help"))
+    {
+        std::cout << desc;
+        return kExitOk;
+    }
+    auto bad = [&](const std::string& what)
+    {
+        std::cerr << "sync-curves: " << what << "\n";
+        return kExitBadInput;
+    };
+    if (preset != "sim" && preset != "default" && preset != "paper")
+    {
+        return bad("--preset must be sim, default or paper; got '" + preset + "'");
+    }
+    if (steps < 1 || workers < 1 || eval_every < 1)
+    {
+        return bad("--steps, --workers and --eval-every must be >= 1");
+    }
+
+    models::WorkloadConfig config = preset == "sim"     ? SimDefaultConfig(kind)
+                                    : preset == "paper" ? models::PaperWorkloadConfig(kind)
+                                                        : models::WorkloadConfig();
+    config.kind = kind;
+    config.seed = seed;
+    Override(vm, "vocab", &config.vocab);
+    Override(vm, "d-model", &config.d_model);
+    Override(vm, "layers", &config.layers);
+    Override(vm, "heads", &config.heads);
+    Override(vm, "context", &config.context);
+    if (vm.count("lora-rank"))
+    {
+        config.lora_rank = vm["lora-rank"].as<int64_t>();
+        if (preset == "sim")
+        {
+            config.lora_alpha = static_cast<double>(config.lora_rank); // the scenario default
+        }
+    }
+    Override(vm, "lora-alpha", &config.lora_alpha);
+    Override(vm, "prompts-per-worker", &config.prompts_per_worker);
+    Override(vm, "group-size", &config.group_size);
+    Override(vm, "gen-tokens", &config.gen_tokens);
+    Override(vm, "temperature", &config.temperature);
+    Override(vm, "teacher-rank", &config.teacher_delta_rank);
+    Override(vm, "teacher-decay", &config.teacher_delta_decay);
+    Override(vm, "teacher-scale", &config.teacher_delta_scale);
+    Override(vm, "task-modulus", &config.task_modulus);
+    Override(vm, "task-prompt-stride", &config.task_prompt_stride);
+    Override(vm, "entropy-coef", &config.entropy_coef);
+    Override(vm, "eval-prompts", &config.eval_prompts);
+    Override(vm, "clip-norm", &config.grad_clip_norm);
+
+    hilo::OptimizerConfig optimizer;
+    optimizer.lr.base_lr = static_cast<float>(lr);
+    optimizer.lr.warmup_steps = warmup;
+    optimizer.lr.total_steps = steps;
+    optimizer.lr.min_lr_ratio = static_cast<float>(min_lr_ratio);
+    optimizer.weight_decay = static_cast<float>(weight_decay);
+    auto schedule_kind = hilo::ParseLrScheduleKind(schedule);
+    if (!schedule_kind.ok())
+    {
+        return bad("--schedule: " + schedule_kind.status().message());
+    }
+    optimizer.lr.kind = *schedule_kind;
+
+    hilo::SyncSpec spec;
+    auto sync_kind = hilo::ParseSyncKind(strategy);
+    if (!sync_kind.ok())
+    {
+        return bad("--strategy: " + sync_kind.status().message());
+    }
+    spec.kind = *sync_kind;
+    spec.compressor = compressor;
+    auto options = hilo::ParseCompressorOptions(options_text);
+    if (!options.ok())
+    {
+        return bad("--options: " + options.status().message());
+    }
+    spec.compressor_options = *options;
+    auto budget = ParseBudgetFlag(budget_text);
+    if (!budget.ok())
+    {
+        return bad(budget.status().message());
+    }
+    spec.budget = *budget;
+    const bool uses_ef = spec.kind != hilo::SyncKind::kFull;
+    spec.error_feedback = hilo::ErrorFeedbackOptions{uses_ef && ef, static_cast<float>(ef_decay)};
+
+    auto workload = models::Workload::Create(config);
+    if (!workload.ok())
+    {
+        return bad(workload.status().ToString());
+    }
+    models::Workload& wl = **workload;
+    const hilo::AdapterState initial = wl.InitialAdapter();
+    auto publisher = hilo::Publisher::Create(spec, wl.layout(), optimizer, initial);
+    if (!publisher.ok())
+    {
+        return bad(publisher.status().ToString());
+    }
+    hilo::Publisher& pub = **publisher;
+    std::vector<std::unique_ptr<hilo::Replica>> replicas;
+    for (int64_t w = 0; w < workers; ++w)
+    {
+        auto r = hilo::Replica::Create(spec, wl.layout(), optimizer, initial);
+        if (!r.ok())
+        {
+            return bad(r.status().ToString());
+        }
+        replicas.push_back(std::move(*r));
+    }
+
+    std::ofstream file;
+    if (!out.empty())
+    {
+        file.open(out);
+        if (!file)
+        {
+            std::cerr << "sync-curves: cannot write " << out << "\n";
+            return kExitRuntime;
+        }
+    }
+    std::ostream& csv = out.empty() ? std::cout : file;
+    const int64_t adapter_bytes = wl.layout().adapter_bytes();
+    csv << "# command:";
+    for (int i = 0; i < argc; ++i)
+    {
+        csv << " " << argv[i];
+    }
+    csv << "\n# adapter_params=" << wl.layout().numel() << " adapter_bytes=" << adapter_bytes
+        << " budget_bytes="
+        << (spec.budget.unlimited() ? -1 : spec.budget.ResolveBytes(adapter_bytes))
+        << " compressor=" << pub.strategy().compressor().Name()
+        << " params=" << pub.strategy().compressor().Params() << "\n";
+    csv << "kind,strategy,compressor,budget,seed,version,metric,quality,gap_closed,"
+           "master_quality,loss,grad_norm,payload_bytes,frame_bytes,fraction_of_adapter_bytes,"
+           "drift_rel_l2,drift_max_abs,master_gap_rel_l2,replicas_in_sync,gradient_at_replica_view,"
+           "encode_s,decode_s,apply_s,step_cpu_s\n";
+
+    // The optimizer's own parameters when they are not what replicas hold: primal's master, or
+    // the learner's trained parameters under full-bf16 and delta.
+    auto trained = [&]() -> const hilo::AdapterState& {
+        return pub.master_state() != nullptr ? pub.master_state()->adapter
+                                             : pub.train_state().adapter;
+    };
+    const bool differ_view = spec.kind != hilo::SyncKind::kHilo;
+    auto evaluate = [&](std::string* q, std::string* gap, std::string* master)
+    {
+        models::Evaluation e = wl.EvaluateAll(pub.replica_view().adapter.theta);
+        char buf[64];
+        std::snprintf(buf, sizeof(buf), "%.9g", e.quality);
+        *q = buf;
+        gap->clear();
+        for (const auto& [name, value] : e.extra)
+        {
+            if (name == "gap_closed")
+            {
+                std::snprintf(buf, sizeof(buf), "%.9g", value);
+                *gap = buf;
+            }
+        }
+        master->clear();
+        if (eval_master && differ_view)
+        {
+            std::snprintf(buf, sizeof(buf), "%.9g", wl.Evaluate(trained().theta));
+            *master = buf;
+        }
+        std::cerr << strategy << "/" << compressor << " " << budget_text << " version "
+                  << pub.version() << " " << wl.QualityMetric() << "=" << *q
+                  << (gap->empty() ? "" : " gap_closed=") << *gap << "\n";
+    };
+    auto row_prefix = [&](uint64_t version)
+    {
+        char buf[256];
+        std::snprintf(buf, sizeof(buf), "%s,%s,%s,%s,%llu,%llu,%s,", kind.c_str(), strategy.c_str(),
+                      compressor.c_str(), budget_text.empty() ? "unlimited" : budget_text.c_str(),
+                      static_cast<unsigned long long>(seed),
+                      static_cast<unsigned long long>(version), wl.QualityMetric().c_str());
+        return std::string(buf);
+    };
+
+    std::string q, gap, master;
+    evaluate(&q, &gap, &master);
+    csv << row_prefix(0) << q << "," << gap << "," << master << ",,,,,,,,,1,1,,,,\n";
+    uint64_t mismatches = 0;
+    double bytes_sum = 0;
+    for (uint64_t round = 1; round <= static_cast<uint64_t>(steps); ++round)
+    {
+        const models::CpuTimer step_timer;
+        std::vector<std::string> batches;
+        for (int64_t w = 0; w < workers; ++w)
+        {
+            models::RolloutInfo ri;
+            auto b = wl.Rollout(replicas[w]->state().adapter.theta, round, static_cast<uint32_t>(w),
+                                &ri);
+            if (!b.ok())
+            {
+                std::cerr << "sync-curves: rollout: " << b.status().ToString() << "\n";
+                return kExitRuntime;
+            }
+            batches.push_back(std::move(b).value());
+        }
+        const hilo::AdapterState& point = pub.gradient_point();
+        const bool at_view = point.Hash() == pub.replica_view().adapter.Hash();
+        models::GradientInfo gi;
+        auto grad = wl.Gradient(point.theta, batches, &gi);
+        if (!grad.ok())
+        {
+            std::cerr << "sync-curves: gradient: " << grad.status().ToString() << "\n";
+            return kExitRuntime;
+        }
+        auto update = pub.Step(*grad);
+        if (!update.ok())
+        {
+            std::cerr << "sync-curves: publish: " << update.status().ToString() << "\n";
+            return kExitRuntime;
+        }
+        bool in_sync = true;
+        for (auto& r : replicas)
+        {
+            hilo::Status s = r->Apply(update->frame);
+            if (!s.ok())
+            {
+                std::cerr << "sync-curves: replica at version " << r->version() << ": "
+                          << s.ToString() << "\n";
+                ++mismatches;
+                in_sync = false;
+            }
+            else if (r->state().adapter.Hash() != pub.replica_view().adapter.Hash())
+            {
+                ++mismatches;
+                in_sync = false;
+            }
+        }
+        const double step_cpu_s = step_timer.Seconds();
+        const hilo::DriftStats drift = pub.drift();
+        const double master_gap =
+            hilo::ComputeDrift(trained().theta, pub.replica_view().adapter.theta).rel_l2;
+        bytes_sum += static_cast<double>(update->payload_bytes);
+        if (!dump_dir.empty())
+        {
+            auto write = [&](const char* what, const std::vector<float>& v)
+            {
+                std::ofstream f(dump_dir + "/" + what + std::to_string(round) + ".bin",
+                                std::ios::binary);
+                f.write(reinterpret_cast<const char*>(v.data()),
+                        static_cast<std::streamsize>(v.size() * sizeof(float)));
+                return static_cast<bool>(f);
+            };
+            bool ok = write("g", *grad) && write("w", pub.replica_view().adapter.theta);
+            if (differ_view)
+            {
+                ok = ok && write("x", trained().theta);
+            }
+            if (!ok)
+            {
+                std::cerr << "sync-curves: cannot write " << dump_dir << "/\n";
+                return kExitRuntime;
+            }
+        }
+        q.clear();
+        gap.clear();
+        master.clear();
+        if (round % static_cast<uint64_t>(eval_every) == 0 || round == static_cast<uint64_t>(steps))
+        {
+            evaluate(&q, &gap, &master);
+        }
+        char buf[512];
+        std::snprintf(
+            buf, sizeof(buf),
+            "%s,%s,%s,%.6g,%.6g,%lld,%lld,%.6f,%.6g,%.6g,%.6g,%d,%d,%.6f,%.6f,%.6f,%.6f\n",
+            q.c_str(), gap.c_str(), master.c_str(), gi.loss, gi.grad_norm,
+            static_cast<long long>(update->payload_bytes),
+            static_cast<long long>(update->frame.size()),
+            100.0 * static_cast<double>(update->payload_bytes) / static_cast<double>(adapter_bytes),
+            drift.rel_l2, drift.max_abs, master_gap, in_sync ? 1 : 0, at_view ? 1 : 0,
+            update->times.encode_s, update->times.decode_s, update->times.apply_s, step_cpu_s);
+        csv << row_prefix(round) << buf << std::flush;
+        if (!in_sync)
+        {
+            std::cerr << "sync-curves: replicas left the learner's view at version " << round
+                      << "\n";
+            return kExitRuntime;
+        }
+    }
+    csv << "# mean_payload_bytes=" << bytes_sum / static_cast<double>(steps)
+        << " mean_fraction_pct="
+        << 100.0 * bytes_sum / static_cast<double>(steps) / static_cast<double>(adapter_bytes)
+        << " hash_mismatches=" << mismatches << "\n";
+    if (!csv)
+    {
+        std::cerr << "sync-curves: write failed\n";
+        return kExitRuntime;
+    }
+    return kExitOk;
+}
