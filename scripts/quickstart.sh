@@ -6,8 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/build.sh"
 build="${HILO_BUILD_DIR:-$root/build}"
 if [ ! -x "$build/sim/hilo-sim" ]; then
-  echo "quickstart: the simulator (hilo-sim) is not available yet in this version;" >&2
-  echo "the HiLo library and its tests are: run scripts/test.sh." >&2
+  echo "quickstart: $build/sim/hilo-sim was not built; see the build output above" >&2
   exit 1
 fi
 cd "$root"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the testbed needs (DESIGN.md section 8). Idempotent: installs only
+# Installs the Debian packages the testbed needs (README.md, Building by hand). Idempotent: installs only
 # what is missing, and runs `apt-get update` only when something is.
 set -euo pipefail
 
