@@ -23,6 +23,24 @@ KnownNetworkModels()
     };
 }
 
+std::vector<std::pair<std::string, std::string>>
+KnownStrategies()
+{
+    return {
+        {"full", "the whole adapter every version (compressor dense); workers load it"},
+        {"hilo",
+         "the compressed gradient; workers replay the optimizer step on the decoded gradient and "
+         "hold the learner's adapter and optimizer state bit for bit (the paper's scheme)"},
+        {"delta",
+         "the compressed parameter delta, with optional error feedback; workers hold a copy "
+         "that drifts from the parameters the learner trains (drift is reported)"},
+        {"primal",
+         "primal error feedback (EF21-P): a shared adapter moves by a compressed step towards "
+         "the learner's master copy; gradients, rollouts and evaluation all use the shared "
+         "adapter, which every worker holds bit for bit (no optimizer state on workers)"},
+    };
+}
+
 ScenarioCatalog
 CurrentCatalog()
 {

@@ -21,6 +21,9 @@ std::vector<std::pair<std::string, std::string>> KnownLlms();
 /// Network models (network.model) and when to choose each.
 std::vector<std::pair<std::string, std::string>> KnownNetworkModels();
 
+/// Sync strategies (arms.strategy) and what workers hold under each.
+std::vector<std::pair<std::string, std::string>> KnownStrategies();
+
 /// The names above, as the scenario validator takes them.
 ScenarioCatalog CurrentCatalog();
 

@@ -27,7 +27,7 @@ const char* const kUsage =
     "usage:\n"
     "  hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet] [--pcap DIR]\n"
     "  hilo-sim validate SCENARIO... [--set path=value ...] [--print]\n"
-    "  hilo-sim list gpus|models|compressors|network-models\n"
+    "  hilo-sim list gpus|models|compressors|strategies|network-models\n"
     "  hilo-sim [COMMAND] --help\n"
     "\n"
     "SCENARIO is a Protobuf text file (schema: sim/scenario/scenario.proto, example:\n"
@@ -248,9 +248,10 @@ int
 List(const std::vector<std::string>& args, bool help, std::ostream& out, std::ostream& err)
 {
     const char* const kListUsage =
-        "hilo-sim list gpus|models|compressors|network-models\n"
+        "hilo-sim list gpus|models|compressors|strategies|network-models\n"
         "Lists the names scenarios may use: GPU profiles (learner.gpu, workers.gpu), modelled "
-        "LLMs (llm_profile), compressors (arms.compressor), network models (network.model).\n";
+        "LLMs (llm_profile), compressors (arms.compressor), sync strategies (arms.strategy), network models "
+        "(network.model).\n";
     if (help)
     {
         out << kListUsage;
@@ -266,7 +267,7 @@ List(const std::vector<std::string>& args, bool help, std::ostream& out, std::os
         vm.count("what") ? vm["what"].as<std::vector<std::string>>() : std::vector<std::string>();
     if (what.size() != 1)
     {
-        err << "hilo-sim list: name one of gpus, models, compressors, network-models\n\n"
+        err << "hilo-sim list: name one of gpus, models, compressors, strategies, network-models\n\n"
             << kListUsage;
         return kExitBadInput;
     }
@@ -285,6 +286,10 @@ List(const std::vector<std::string>& args, bool help, std::ostream& out, std::os
             rows.emplace_back(c.kind, c.description);
         PrintTable(rows, out);
     }
+    else if (what[0] == "strategies")
+    {
+        PrintTable(KnownStrategies(), out);
+    }
     else if (what[0] == "network-models")
     {
         PrintTable(KnownNetworkModels(), out);
@@ -292,7 +297,7 @@ List(const std::vector<std::string>& args, bool help, std::ostream& out, std::os
     else
     {
         err << "hilo-sim list: unknown list \"" << what[0]
-            << "\"; allowed: gpus, models, compressors, network-models\n";
+            << "\"; allowed: gpus, models, compressors, strategies, network-models\n";
         return kExitBadInput;
     }
     return kExitOk;

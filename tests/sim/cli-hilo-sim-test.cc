@@ -185,6 +185,10 @@ TEST(CliHiloSim, Lists)
         EXPECT_NE(out.find(name), std::string::npos) << name;
     EXPECT_EQ(Cli({"list", "compressors"}, &out, &err), kExitOk);
     EXPECT_NE(out.find("dense"), std::string::npos);
+    EXPECT_EQ(Cli({"list", "strategies"}, &out, &err), kExitOk);
+    for (const char* name : {"full", "hilo", "delta", "primal"})
+        EXPECT_NE(("\n" + out).find(std::string("\n") + name + " "), std::string::npos)
+            << name << " in\n" << ("\n" + out);
     EXPECT_EQ(Cli({"list", "network-models"}, &out, &err), kExitOk);
     EXPECT_EQ(out.rfind("packet", 0), 0u) << out;
     EXPECT_NE(out.find("\nflow "), std::string::npos) << out;

@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""What a simulation costs: wall and CPU seconds per run and per simulated step, by worker count,
+modelled LLM and arm, in the flow network model (results/sim/cost-table.{csv,md}).
+
+Runs scenarios/quickstart.textproto (full vs hilo-spar; half A10G, half RTX 4090 workers) once per
+(workers, llm_profile), one run at a time, and reads each arm's wall time from timing.json. Models
+that do not fit the workers' GPUs are listed with hilo-sim's own validation error instead.
+
+  /usr/bin/python3 scripts/cost_table.py --out results/sim/cost-table
+  /usr/bin/python3 scripts/cost_table.py --workers 64 --models Qwen2.5-7B --steps 50 \
+      --out results/sim/cost-64x50
+"""
+import argparse
+import csv
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(sim, scenario, workers, model, steps, network_model, out):
+    half = workers // 2
+    cmd = [sim, "run", scenario, "--quiet", "--out", out,
+           "--set", f"network.model={network_model}",
+           "--set", f"llm_profile={model}",
+           "--set", f"workers[0].count={workers - half}",
+           "--set", f"workers[1].count={half}",
+           "--set", f"workload.steps={steps}",
+           "--set", f"workload.eval_every={steps}"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cmd, p, wall, cpu
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sim", default="build/sim/hilo-sim")
+    ap.add_argument("--scenario", default="scenarios/quickstart.textproto")
+    ap.add_argument("--workers", default="8,64,256,1024")
+    ap.add_argument("--models", default="Llama-3.2-1B,Qwen2.5-7B,Qwen2.5-72B")
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--network-model", default="flow")
+    ap.add_argument("--out", default="results/sim/cost-table", help="writes OUT.csv and OUT.md")
+    args = ap.parse_args()
+
+    rows = []
+    load_before = os.getloadavg()
+    for model in args.models.split(","):
+        for workers in [int(w) for w in args.workers.split(",")]:
+            with tempfile.TemporaryDirectory(prefix="hilo-cost-") as out:
+                cmd, p, wall, cpu = run(args.sim, args.scenario, workers, model, args.steps,
+                                        args.network_model, out)
+                shown = " ".join(c if " " not in c else repr(c) for c in cmd[:4] +
+                                 cmd[6:])
+                if p.returncode != 0:
+                    why = (p.stderr.strip().splitlines() or ["(no message)"])[0]
+                    print(f"[cost] {model} x {workers}: exit {p.returncode}: {why}",
+                          file=sys.stderr, flush=True)
+                    rows.append({"model": model, "workers": workers, "steps": args.steps,
+                                 "arm": "", "status": f"exit {p.returncode}: {why}",
+                                 "run_wall_s": f"{wall:.1f}", "run_cpu_s": f"{cpu:.1f}",
+                                 "arm_wall_s": "", "arm_wall_s_per_step": "",
+                                 "rollout_s": "", "gradient_s": "", "command": shown})
+                    if "fit" in why:
+                        break  # more workers will not make it fit
+                    continue
+                with open(os.path.join(out, "timing.json")) as f:
+                    timing = json.load(f)
+                for arm in timing["arms"]:
+                    rows.append({"model": model, "workers": workers, "steps": args.steps,
+                                 "arm": arm["name"], "status": "ok",
+                                 "run_wall_s": f"{wall:.1f}", "run_cpu_s": f"{cpu:.1f}",
+                                 "arm_wall_s": f"{arm['wall_s']:.1f}",
+                                 "arm_wall_s_per_step": f"{arm['wall_s_per_step']:.2f}",
+                                 "rollout_s": f"{arm['rollout_s']:.1f}",
+                                 "gradient_s": f"{arm['gradient_s']:.1f}", "command": shown})
+                print(f"[cost] {model} x {workers}: {wall:.1f} s wall, {cpu:.1f} s CPU",
+                      file=sys.stderr, flush=True)
+    load_after = os.getloadavg()
+
+    fields = ["model", "workers", "steps", "arm", "status", "run_wall_s", "run_cpu_s",
+              "arm_wall_s", "arm_wall_s_per_step", "rollout_s", "gradient_s", "command"]
+    with open(args.out + ".csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    with open(args.out + ".md", "w") as f:
+        f.write("# Simulation cost by workers x model x arm\n\n")
+        f.write(f"- command: {' '.join(sys.argv)}\n")
+        f.write(f"- machine: {os.cpu_count()} CPUs; load average before "
+                f"{' '.join(f'{x:.2f}' for x in load_before)}, after "
+                f"{' '.join(f'{x:.2f}' for x in load_after)}\n")
+        f.write(f"- scenario: {args.scenario} with network.model={args.network_model}, "
+                f"{args.steps} steps; workers half A10G, half RTX 4090\n")
+        f.write("- run wall/CPU: the whole hilo-sim process (both arms, setup, output); arm wall "
+                "from timing.json; rollout and gradient: the real tiny-model work inside it\n\n")
+        f.write("| model | workers | arm | run wall s | run CPU s | arm wall s | per step | "
+                "rollout s | gradient s |\n|---|---:|---|---:|---:|---:|---:|---:|---:|\n")
+        for r in rows:
+            if r["status"] != "ok":
+                f.write(f"| {r['model']} | {r['workers']} | - | {r['run_wall_s']} | "
+                        f"{r['run_cpu_s']} | {r['status']} | | | |\n")
+            else:
+                f.write(f"| {r['model']} | {r['workers']} | {r['arm']} | {r['run_wall_s']} | "
+                        f"{r['run_cpu_s']} | {r['arm_wall_s']} | {r['arm_wall_s_per_step']} | "
+                        f"{r['rollout_s']} | {r['gradient_s']} |\n")
+
+
+if __name__ == "__main__":
+    main()
