@@ -369,6 +369,10 @@ TEST(HiloEmu, BadInputExitsTwoNamingWhatIsWrong)
     r = test::RunCommand(kBin + "hilo-emu run " + tiny + " --set workload.steps=0");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("workload.steps"), std::string::npos) << r.output;
+    r = test::RunCommand(kBin + "hilo-emu run " + tiny + " --network direct --set " +
+                         "'faults[0]=kind: \"link_down\" at: \"1s\" target: \"worker:0\"'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("faults[0] (link_down"), std::string::npos) << r.output;
     r = test::RunCommand(kBin + "hilo-node worker --scenario " + tiny +
                          " --arm full --index 5 --connect 127.0.0.1:1");
     EXPECT_EQ(r.exit_code, 2);
