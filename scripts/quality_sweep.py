@@ -201,5 +201,12 @@ def main():
                         f"{statistics.fmean(r['decode_ms'] for r in rs):.3g}"])
 
 
+    # Plain CSVs (pandas.read_csv without options): the '# command' lines go to sidecars.
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                 "csv_provenance.py"),
+                    os.path.join(args.out, "runs.csv"), os.path.join(args.out, "table.csv")],
+                   check=True)
+
+
 if __name__ == "__main__":
     main()
