@@ -441,7 +441,12 @@ PrintComparison(const std::vector<ArmResult>& arms, std::ostream& out)
     }
     for (const ArmResult& a : arms)
     {
-        if (const LinkUsage* busiest = BusiestLink(a))
+        if (a.network_model == "flow")
+        {
+            out << "  " << a.name
+                << ": link utilisation is measured in the packet model only (links.csv: zeros)\n";
+        }
+        else if (const LinkUsage* busiest = BusiestLink(a))
         {
             out << "  " << a.name << ": busiest link " << busiest->link << " ("
                 << busiest->direction << ", " << std::setprecision(0)
