@@ -315,6 +315,51 @@ TEST(FlowNetwork, SingleFlowCompletionTimeEqualsTheClosedForm)
     }
 }
 
+// Two messages on one stream, the second `gap` seconds after the first has left; returns the
+// second's transfer time (enqueue to arrival).
+double
+SecondMessageSeconds(const TcpFlowParams& p, double goodput, uint64_t bytes, double gap)
+{
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{goodput});
+    const uint32_t s = net->AddStream({0}, p, 0);
+    Arrivals arrivals;
+    arrivals.Watch(*net, s);
+    net->Open(s);
+    net->Enqueue(s, FrameOf(bytes));
+    double second_at = 0;
+    net->SetSentHandler(s,
+                        [&](const FlowNetwork::Frame&)
+                        {
+                            if (second_at > 0)
+                                return;
+                            second_at = ns3::Simulator::Now().GetSeconds() + gap;
+                            ns3::Simulator::Schedule(ns3::Seconds(gap), &FlowNetwork::Enqueue,
+                                                     net, s, FrameOf(bytes));
+                        });
+    RunAndDestroy();
+    return arrivals.at[s].at(1) - second_at;
+}
+
+TEST(FlowNetwork, WindowRestartsAfterIdleLongerThanLinuxsRto)
+{
+    // 10 segments of 1000 B initial window, 100 ms RTT (Linux RTO: 300 ms), 1 MB/s goodput.
+    TcpFlowParams p;
+    p.mss_bytes = 1000;
+    p.rtt_s = 0.1;
+    p.window_bytes = 1e7;
+    p.initial_cwnd_bytes = 10000;
+    p.tail_s = 0;
+    const uint64_t bytes = 1000000;
+    const double fromInitial = SlowStartTransferSeconds(p, 1e6, bytes, p.initial_cwnd_bytes);
+    // A long idle period (a rollout): the second message starts again from the initial window.
+    EXPECT_NEAR(SecondMessageSeconds(p, 1e6, bytes, 20.0), fromInitial, 1e-6);
+    // Idle below the RTO: the window the first message grew is kept, so it is faster.
+    EXPECT_LT(SecondMessageSeconds(p, 1e6, bytes, 0.25), fromInitial - 0.2);
+    // One RTO and a bit more: one halving, still well above the initial window.
+    const double oneHalving = SecondMessageSeconds(p, 1e6, bytes, 0.35);
+    EXPECT_LT(oneHalving, fromInitial - 0.2);
+}
+
 TEST(FlowNetwork, ClosedFormHandComputed)
 {
     // 10 segments of 1000 B initial window, 100 ms RTT, 1 MB/s goodput (BDP 100 kB), 1 MB

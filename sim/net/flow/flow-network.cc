@@ -96,6 +96,7 @@ FlowNetwork::Enqueue(uint32_t stream, Frame frame)
     s.queue.emplace_back(s.queuedEnd, std::move(frame));
     if (s.open && !s.active)
     {
+        RestartAfterIdle(s, ns3::Simulator::Now());
         s.active = true;
         StartRound(s, ns3::Simulator::Now());
         m_dirty = true;
@@ -166,8 +167,45 @@ FlowNetwork::CreditAcked(Stream& s)
     if (s.slowStart)
     {
         s.cwnd += s.sentBytes - s.ackedMark; // byte counting (RFC 3465), as ns-3 in slow start
+        if (s.cwnd >= s.ssthresh)
+        {
+            s.cwnd = s.ssthresh;
+            s.slowStart = false;
+        }
     }
     s.ackedMark = s.sentBytes;
+}
+
+void
+FlowNetwork::RestartAfterIdle(Stream& s, ns3::Time now)
+{
+    if (s.sentBytes <= 0)
+    {
+        return; // nothing sent yet: the initial window applies anyway
+    }
+    // Linux: RTO = SRTT + max(4 x RTTVAR, 200 ms); the flow model's RTT does not vary.
+    const double rto = s.tcp.rtt_s + 0.2;
+    const double idle = (now - s.sendEnd).GetSeconds();
+    if (idle <= rto)
+    {
+        return;
+    }
+    const double restart = std::min(s.tcp.initial_cwnd_bytes, s.cwnd);
+    const double before = s.cwnd;
+    double restarted = s.cwnd;
+    for (double left = idle - rto; left > 0 && restarted > restart; left -= rto)
+    {
+        restarted /= 2;
+    }
+    s.cwnd = std::max(restarted, restart);
+    if (s.cwnd < 0.75 * before)
+    {
+        // tcp_current_ssthresh: ssthresh raised to at least 3/4 of the window before; slow
+        // start climbs back to it. After a loss the flow model's window stays where the loss
+        // put it, which is Linux's ssthresh then.
+        s.ssthresh = s.slowStart ? std::max(s.ssthresh, 0.75 * before) : before;
+        s.slowStart = true;
+    }
 }
 
 void
@@ -263,8 +301,10 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     }
     if (s.queue.empty())
     {
-        // Idle. The last round's ACKs still grow the window (no restart after idle in ns-3).
+        // Idle. The last round's ACKs still grow the window; RestartAfterIdle applies when
+        // bytes come again.
         CreditAcked(s);
+        s.sendEnd = now;
         s.active = false;
         s.roundOn = false;
         s.rate = 0;

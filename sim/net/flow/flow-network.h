@@ -16,7 +16,10 @@
 // instead (share < W / RTT), the stream sends continuously at its share and no round is timed.
 // cwnd starts at the initial window when the stream opens; in slow start it grows by the bytes
 // acknowledged (byte counting), counted at each round's end, or at the next re-sharing while no
-// round is timed. cwnd survives idle periods (ns-3 does not restart slow start after idle).
+// round is timed. After an idle period longer than Linux's RTO (RTT + 200 ms) the window
+// restarts as the packet model's TcpIdleRestart does (Linux's tcp_slow_start_after_idle): cwnd is
+// halved once per RTO of idle down to the initial window, and slow start resumes up to 3/4 of
+// the window before the idle period.
 // Loss: see tcp-flow-model.h.
 #ifndef HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 #define HILO_SIM_NET_FLOW_FLOW_NETWORK_H
@@ -105,6 +108,8 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
 
         double cwnd{0};
         bool slowStart{true};
+        double ssthresh{std::numeric_limits<double>::infinity()}; // slow start ends at it
+        ns3::Time sendEnd;     // when the last queued byte left (start of an idle period)
         bool roundOn{false};      // a round trip is being timed (the window binds)
         ns3::Time roundEnd;       // when the current round's bytes are acknowledged
         double roundStartSent{0}; // sent offset when the round began
@@ -123,6 +128,8 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     void Advance(ns3::Time now);
     void Process(uint32_t id, ns3::Time now);
     void Reallocate(ns3::Time now);
+    /// Linux's congestion-window restart after idle, when an idle stream gets bytes again.
+    static void RestartAfterIdle(Stream& s, ns3::Time now);
     void ScheduleNext(ns3::Time now);
     void Arrive(uint32_t id);
     double Cap(const Stream& s) const;
