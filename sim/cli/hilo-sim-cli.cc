@@ -250,8 +250,8 @@ List(const std::vector<std::string>& args, bool help, std::ostream& out, std::os
     const char* const kListUsage =
         "hilo-sim list gpus|models|compressors|strategies|network-models\n"
         "Lists the names scenarios may use: GPU profiles (learner.gpu, workers.gpu), modelled "
-        "LLMs (llm_profile), compressors (arms.compressor), sync strategies (arms.strategy), network models "
-        "(network.model).\n";
+        "LLMs (llm_profile), compressors (arms.compressor), sync strategies (arms.strategy), "
+        "network models (network.model).\n";
     if (help)
     {
         out << kListUsage;
@@ -267,7 +267,8 @@ List(const std::vector<std::string>& args, bool help, std::ostream& out, std::os
         vm.count("what") ? vm["what"].as<std::vector<std::string>>() : std::vector<std::string>();
     if (what.size() != 1)
     {
-        err << "hilo-sim list: name one of gpus, models, compressors, strategies, network-models\n\n"
+        err << "hilo-sim list: name one of gpus, models, compressors, strategies, "
+               "network-models\n\n"
             << kListUsage;
         return kExitBadInput;
     }

@@ -153,7 +153,7 @@ TEST_P(CompressorConformance, GenerousBudgetIsAccurate)
     if (opts.find("levels=1") != std::string::npos)
         tol = 2.0;
     if (kind == "randk" || opts.find("max_rank=3") != std::string::npos)
-        tol = 1.5; // randk never covers everything; capped powersgd cannot
+        tol = 1.5;       // randk never covers everything; capped powersgd cannot
     if (kind == "sparq") // every triplet, each refit on what the earlier ones' codes left over
         tol = opts.find("bits=8") != std::string::npos   ? 0.02
               : opts.find("bits=4") != std::string::npos ? 0.15

@@ -154,16 +154,13 @@ TEST_P(PublisherCheckpoint, DamagedCheckpointsAreRefused)
 
 INSTANTIATE_TEST_SUITE_P(
     Strategies, PublisherCheckpoint,
-    ::testing::Values(Case{SyncKind::kFull, "dense", {{"dtype", "bf16"}}, false},
-                      Case{SyncKind::kHilo, "dense", {}, false},
-                      Case{SyncKind::kHilo, "spar", {}, true},
-                      Case{SyncKind::kHilo, "powersgd", {{"max_rank", "2"}}, true},
-                      Case{SyncKind::kHilo, "randk", {}, true},
-                      Case{SyncKind::kHilo, "quant", {}, true},
-                      Case{SyncKind::kDelta, "topk", {}, true},
-                      Case{SyncKind::kPrimal, "spar", {}, true},
-                      Case{SyncKind::kPrimal, "sparq", {}, false},
-                      Case{SyncKind::kDelta, "pulse", {}, false}),
+    ::testing::Values(
+        Case{SyncKind::kFull, "dense", {{"dtype", "bf16"}}, false},
+        Case{SyncKind::kHilo, "dense", {}, false}, Case{SyncKind::kHilo, "spar", {}, true},
+        Case{SyncKind::kHilo, "powersgd", {{"max_rank", "2"}}, true},
+        Case{SyncKind::kHilo, "randk", {}, true}, Case{SyncKind::kHilo, "quant", {}, true},
+        Case{SyncKind::kDelta, "topk", {}, true}, Case{SyncKind::kPrimal, "spar", {}, true},
+        Case{SyncKind::kPrimal, "sparq", {}, false}, Case{SyncKind::kDelta, "pulse", {}, false}),
     CaseName);
 
 TEST(PublisherCatchUp, WithSnapshotAlwaysStartsFromTheLatestSnapshot)

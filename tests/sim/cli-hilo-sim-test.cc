@@ -188,7 +188,8 @@ TEST(CliHiloSim, Lists)
     EXPECT_EQ(Cli({"list", "strategies"}, &out, &err), kExitOk);
     for (const char* name : {"full", "hilo", "delta", "primal"})
         EXPECT_NE(("\n" + out).find(std::string("\n") + name + " "), std::string::npos)
-            << name << " in\n" << ("\n" + out);
+            << name << " in\n"
+            << ("\n" + out);
     EXPECT_EQ(Cli({"list", "network-models"}, &out, &err), kExitOk);
     EXPECT_EQ(out.rfind("packet", 0), 0u) << out;
     EXPECT_NE(out.find("\nflow "), std::string::npos) << out;

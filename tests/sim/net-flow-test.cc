@@ -333,8 +333,8 @@ SecondMessageSeconds(const TcpFlowParams& p, double goodput, uint64_t bytes, dou
                             if (second_at > 0)
                                 return;
                             second_at = ns3::Simulator::Now().GetSeconds() + gap;
-                            ns3::Simulator::Schedule(ns3::Seconds(gap), &FlowNetwork::Enqueue,
-                                                     net, s, FrameOf(bytes));
+                            ns3::Simulator::Schedule(ns3::Seconds(gap), &FlowNetwork::Enqueue, net,
+                                                     s, FrameOf(bytes));
                         });
     RunAndDestroy();
     return arrivals.at[s].at(1) - second_at;

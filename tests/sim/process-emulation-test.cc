@@ -295,7 +295,7 @@ TEST(HiloNode, GarbageAndTruncatedFramesOnTheLearnersPortAreDroppedAndTheRunComp
         return GarbageHeader(FrameHeader::kHelloType, 4, 4, payload) + payload;
     };
     send(hello(42) + GarbageHeader(1, 500, 500, "") + "cut short"); // truncated
-    send(hello(43) + GarbageHeader(1, 3, 3, "abc") + "abc");          // unusable trajectories
+    send(hello(43) + GarbageHeader(1, 3, 3, "abc") + "abc");        // unusable trajectories
     run.workers.push_back(run.StartWorker(0));
     run.workers.push_back(run.StartWorker(1));
     send(std::string(40, '\xff')); // and mid-run

@@ -210,7 +210,8 @@ faults { kind: "link_down" at: "1s" target: "worker:0" }
     EXPECT_EQ(diagnostics[0].field, "faults[0].kind");
     EXPECT_NE(diagnostics[0].message.find("network.model"), std::string::npos)
         << diagnostics[0].message;
-    EXPECT_TRUE(Load("", nullptr, {"network.model=flow"}).ok()) << "no faults: the flow model is fine";
+    EXPECT_TRUE(Load("", nullptr, {"network.model=flow"}).ok())
+        << "no faults: the flow model is fine";
 }
 
 } // namespace

@@ -472,8 +472,8 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
     {
         // Not silently fault-free: the scenario asks for faults this runtime does not inject.
         const ResolvedFault& f = sc.faults.front();
-        err << "hilo-emu run: " << loaded.path << ": faults[0] (" << FaultKindName(f.kind)
-            << " at " << f.at.GetSeconds() << " s on " << f.target_text
+        err << "hilo-emu run: " << loaded.path << ": faults[0] (" << FaultKindName(f.kind) << " at "
+            << f.at.GetSeconds() << " s on " << f.target_text
             << "): hilo-emu does not inject scenario faults; run the scenario under hilo-sim, "
                "or drop the faults list and kill a hilo-node process by hand "
                "(README, Real processes)\n";

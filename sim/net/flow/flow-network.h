@@ -109,7 +109,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         double cwnd{0};
         bool slowStart{true};
         double ssthresh{std::numeric_limits<double>::infinity()}; // slow start ends at it
-        ns3::Time sendEnd;     // when the last queued byte left (start of an idle period)
+        ns3::Time sendEnd;        // when the last queued byte left (start of an idle period)
         bool roundOn{false};      // a round trip is being timed (the window binds)
         ns3::Time roundEnd;       // when the current round's bytes are acknowledged
         double roundStartSent{0}; // sent offset when the round began
