@@ -13,8 +13,8 @@ One panel per (run folder, arm), all on the same time axis. Lanes:
   - each worker (named by index and GPU): rolling out (rollouts.csv started_s to done_s,
     labelled with the adapter version it samples with; light blue when that version is older
     than the one the round's trajectories train on, i.e. stale); applying an update (decode +
-    replay, or loading for full sync; it ends at ready_s and starts when the update arrived or
-    the previous apply ended) on a middle strip; waiting (neither); and, on a thin lower strip,
+    replay, or loading for full sync; it ends at ready_s and starts when the update arrived, the
+    previous apply ended or the rollout holding the worker's GPU ended) on a middle strip; waiting (neither); and, on a thin lower strip,
     the update in flight (publication to received_s).
 The picture explains stragglers (fast GPUs waiting for slow ones in synchronous mode) and
 staleness (with max_staleness >= 1 fast workers roll out on older versions instead of waiting).
@@ -124,8 +124,11 @@ def arm_timeline(steps, workers, rollouts, arm, versions):
     for w, evs in applies.items():
         evs.sort(key=lambda e: (e[2], e[0]))
         prev_ready = -1.0
+        held = [(a, b) for k, a, b, _ in lanes.get(f"w{w}", []) if k in ("rollout", "stale rollout")]
         for v, received, ready in evs:
             start = max(received, prev_ready)
+            # The worker's one GPU: an update that arrives mid-rollout is applied after it.
+            start = max([start] + [b for a, b in held if a < ready and start < b <= ready])
             lanes.setdefault(f"w{w}", []).append(("apply", start, ready, ""))
             if v in pubs:
                 lanes[f"w{w}"].append(("receive", pubs[v], received, ""))
