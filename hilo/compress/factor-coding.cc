@@ -182,4 +182,66 @@ LowRankReconstructAll(const std::vector<LowRankFactors>& matrices)
                 });
 }
 
+Status
+ReadLowRankRanks(ByteReader* r, const AdapterLayout& layout, const std::string& name,
+                 const std::function<int64_t(const MatrixSpec&)>& triplet_bytes,
+                 LowRankPayload* out)
+{
+    uint64_t count = 0;
+    if (!r->GetVarint(&count) || count != layout.size())
+    {
+        return Status::Corruption(name + ": payload matrix count differs from the layout's " +
+                                  std::to_string(layout.size()));
+    }
+    out->ks.assign(layout.size(), 0);
+    out->left_at.assign(layout.size(), 0);
+    out->right_at.assign(layout.size(), 0);
+    int64_t expected = 0;
+    int64_t left_len = 0;
+    int64_t right_len = 0;
+    for (size_t i = 0; i < layout.size(); ++i)
+    {
+        const MatrixSpec& s = layout.matrix(i);
+        uint64_t k = 0;
+        if (!r->GetVarint(&k) || k > static_cast<uint64_t>(std::min(s.rows, s.cols)))
+        {
+            return Status::Corruption(name + ": rank of matrix " + std::to_string(i) +
+                                      " is missing or exceeds its shape");
+        }
+        out->ks[i] = static_cast<int64_t>(k);
+        out->left_at[i] = left_len;
+        out->right_at[i] = right_len;
+        expected += out->ks[i] * triplet_bytes(s);
+        left_len += out->ks[i] * s.rows;
+        right_len += out->ks[i] * s.cols;
+    }
+    if (static_cast<int64_t>(r->remaining()) != expected)
+    {
+        return Status::Corruption(name + ": payload holds " + std::to_string(r->remaining()) +
+                                  " triplet bytes, the ranks need " + std::to_string(expected));
+    }
+    out->left.assign(static_cast<size_t>(left_len), 0.0f);
+    out->right.assign(static_cast<size_t>(right_len), 0.0f);
+    return Status::Ok();
+}
+
+void
+ReconstructLowRankPayload(const LowRankPayload& p, const AdapterLayout& layout,
+                          std::vector<float>* out)
+{
+    out->resize(static_cast<size_t>(layout.numel()));
+    std::vector<LowRankFactors> factors(p.ks.size());
+    for (size_t i = 0; i < p.ks.size(); ++i)
+    {
+        const MatrixSpec& s = layout.matrix(i);
+        factors[i] = {s.rows,
+                      s.cols,
+                      p.ks[i],
+                      p.left.data() + p.left_at[i],
+                      p.right.data() + p.right_at[i],
+                      out->data() + layout.offset(i)};
+    }
+    LowRankReconstructAll(factors);
+}
+
 } // namespace hilo

@@ -9,10 +9,14 @@
 #ifndef HILO_COMPRESS_FACTOR_CODING_H
 #define HILO_COMPRESS_FACTOR_CODING_H
 
+#include "hilo/core/adapter-layout.h"
 #include "hilo/core/coding.h"
+#include "hilo/core/status.h"
 #include "hilo/core/value-dtype.h"
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace hilo
@@ -55,6 +59,30 @@ struct LowRankFactors
 /// of them (one thread hand-off per decode instead of one per matrix; blocks are balanced by
 /// their work rows x cols x k). Bit-identical to calling LowRankReconstruct on each.
 void LowRankReconstructAll(const std::vector<LowRankFactors>& matrices);
+
+/// The factors of a rank-allocated low-rank payload (spar, sparq) while it is decoded: matrix i
+/// has ks[i] left vectors of its rows at left[left_at[i] + j * rows] and ks[i] right vectors of
+/// its cols at right[right_at[i] + j * cols], j = 0..ks[i]-1.
+struct LowRankPayload
+{
+    std::vector<int64_t> ks;
+    std::vector<int64_t> left_at;
+    std::vector<int64_t> right_at;
+    std::vector<float> left;
+    std::vector<float> right;
+};
+
+/// Reads the rank section shared by spar and sparq: varint matrix count (must equal the layout's),
+/// then one varint rank k_i <= min(rows_i, cols_i) per matrix; what remains of `r` must be exactly
+/// sum_i k_i x triplet_bytes(matrix i). Sizes `out`'s buffers. kCorruption, prefixed with
+/// `name`, for anything else.
+Status ReadLowRankRanks(ByteReader* r, const AdapterLayout& layout, const std::string& name,
+                        const std::function<int64_t(const MatrixSpec&)>& triplet_bytes,
+                        LowRankPayload* out);
+
+/// out = every matrix of `layout` reconstructed from `p`'s factors (LowRankReconstructAll).
+void ReconstructLowRankPayload(const LowRankPayload& p, const AdapterLayout& layout,
+                               std::vector<float>* out);
 
 } // namespace hilo
 

@@ -346,66 +346,26 @@ SparLowBitCompressor::Decode(std::string_view payload, std::vector<float>* out) 
             "sparq: missing or wrong bits/block (configured bits=" + std::to_string(m_bits) +
             " block=" + std::to_string(m_block) + ")");
     }
-    uint64_t count = 0;
-    if (!r.GetVarint(&count) || count != m_layout.size())
-    {
-        return Status::Corruption("sparq: payload matrix count differs from the layout's " +
-                                  std::to_string(m_layout.size()));
-    }
-    std::vector<int64_t> ks(m_layout.size());
-    int64_t expected = 0;
-    int64_t left_len = 0;
-    int64_t right_len = 0;
-    for (size_t i = 0; i < ks.size(); ++i)
+    LowRankPayload p;
+    HILO_RETURN_IF_ERROR(ReadLowRankRanks(
+        &r, m_layout, "sparq", [this](const MatrixSpec& s) { return TripletBytes(s); }, &p));
+    for (size_t i = 0; i < p.ks.size(); ++i)
     {
         const MatrixSpec& s = m_layout.matrix(i);
-        uint64_t k = 0;
-        if (!r.GetVarint(&k) || k > static_cast<uint64_t>(std::min(s.rows, s.cols)))
+        for (int64_t j = 0; j < p.ks[i]; ++j)
         {
-            return Status::Corruption("sparq: rank of matrix " + std::to_string(i) +
-                                      " is missing or exceeds its shape");
-        }
-        ks[i] = static_cast<int64_t>(k);
-        expected += ks[i] * TripletBytes(s);
-        left_len += ks[i] * s.rows;
-        right_len += ks[i] * s.cols;
-    }
-    if (static_cast<int64_t>(r.remaining()) != expected)
-    {
-        return Status::Corruption("sparq: payload holds " + std::to_string(r.remaining()) +
-                                  " triplet bytes, the ranks need " + std::to_string(expected));
-    }
-    std::vector<float> left(static_cast<size_t>(left_len));
-    std::vector<float> right(static_cast<size_t>(right_len));
-    std::vector<int64_t> left_at(ks.size());
-    std::vector<int64_t> right_at(ks.size());
-    int64_t lp = 0;
-    int64_t rp = 0;
-    for (size_t i = 0; i < ks.size(); ++i)
-    {
-        const MatrixSpec& s = m_layout.matrix(i);
-        left_at[i] = lp;
-        right_at[i] = rp;
-        for (int64_t j = 0; j < ks[i]; ++j)
-        {
-            if (!GetLowBitVector(&r, left.data() + lp, s.rows, m_bits, m_block) ||
-                !GetLowBitVector(&r, right.data() + rp, s.cols, m_bits, m_block))
+            if (!GetLowBitVector(&r, p.left.data() + p.left_at[i] + j * s.rows, s.rows, m_bits,
+                                 m_block) ||
+                !GetLowBitVector(&r, p.right.data() + p.right_at[i] + j * s.cols, s.cols, m_bits,
+                                 m_block))
             {
                 return Status::Corruption("sparq: triplet " + std::to_string(j) + " of matrix " +
                                           std::to_string(i) +
                                           " holds an invalid scale, code or padding");
             }
-            lp += s.rows;
-            rp += s.cols;
         }
     }
-    out->resize(static_cast<size_t>(m_layout.numel()));
-    for (size_t i = 0; i < ks.size(); ++i)
-    {
-        const MatrixSpec& s = m_layout.matrix(i);
-        LowRankReconstruct(s.rows, s.cols, ks[i], left.data() + left_at[i],
-                           right.data() + right_at[i], out->data() + m_layout.offset(i));
-    }
+    ReconstructLowRankPayload(p, m_layout, out);
     return Status::Ok();
 }
 

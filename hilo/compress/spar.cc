@@ -291,73 +291,27 @@ SparCompressor::Decode(std::string_view payload, std::vector<float>* out) const
         return Status::Corruption("spar: missing or wrong value dtype (configured " +
                                   std::string(ValueDtypeName(m_dtype)) + ")");
     }
-    uint64_t n = 0;
-    if (!r.GetVarint(&n) || n != m_layout.size())
-    {
-        return Status::Corruption("spar: payload matrix count differs from the layout's " +
-                                  std::to_string(m_layout.size()));
-    }
-    std::vector<int64_t> ks(m_layout.size());
-    int64_t expected = 0;
-    int64_t left_len = 0;
-    int64_t right_len = 0;
-    for (size_t i = 0; i < ks.size(); ++i)
+    LowRankPayload p;
+    HILO_RETURN_IF_ERROR(ReadLowRankRanks(
+        &r, m_layout, "spar", [this](const MatrixSpec& s) { return TripletBytes(s); }, &p));
+    for (size_t i = 0; i < p.ks.size(); ++i)
     {
         const MatrixSpec& s = m_layout.matrix(i);
-        uint64_t k = 0;
-        if (!r.GetVarint(&k) || k > static_cast<uint64_t>(std::min(s.rows, s.cols)))
-        {
-            return Status::Corruption("spar: rank of matrix " + std::to_string(i) +
-                                      " is missing or exceeds its shape");
-        }
-        ks[i] = static_cast<int64_t>(k);
-        expected += ks[i] * TripletBytes(s);
-        left_len += ks[i] * s.rows;
-        right_len += ks[i] * s.cols;
-    }
-    if (static_cast<int64_t>(r.remaining()) != expected)
-    {
-        return Status::Corruption("spar: payload holds " + std::to_string(r.remaining()) +
-                                  " triplet bytes, the ranks need " + std::to_string(expected));
-    }
-    std::vector<float> left(static_cast<size_t>(left_len));
-    std::vector<float> right(static_cast<size_t>(right_len));
-    std::vector<int64_t> left_at(ks.size());
-    std::vector<int64_t> right_at(ks.size());
-    int64_t lp = 0;
-    int64_t rp = 0;
-    for (size_t i = 0; i < ks.size(); ++i)
-    {
-        const MatrixSpec& s = m_layout.matrix(i);
-        left_at[i] = lp;
-        right_at[i] = rp;
-        for (int64_t j = 0; j < ks[i]; ++j)
+        for (int64_t j = 0; j < p.ks[i]; ++j)
         {
             float sigma = 0.0f;
             if (!r.GetF32(&sigma) || !std::isfinite(sigma) ||
-                !GetCodedVector(&r, left.data() + lp, s.rows, m_dtype, sigma) ||
-                !GetCodedVector(&r, right.data() + rp, s.cols, m_dtype, 1.0f))
+                !GetCodedVector(&r, p.left.data() + p.left_at[i] + j * s.rows, s.rows, m_dtype,
+                                sigma) ||
+                !GetCodedVector(&r, p.right.data() + p.right_at[i] + j * s.cols, s.cols, m_dtype,
+                                1.0f))
             {
                 return Status::Corruption("spar: triplet " + std::to_string(j) + " of matrix " +
                                           std::to_string(i) + " holds a non-finite value");
             }
-            lp += s.rows;
-            rp += s.cols;
         }
     }
-    out->resize(static_cast<size_t>(m_layout.numel()));
-    std::vector<LowRankFactors> factors(ks.size());
-    for (size_t i = 0; i < ks.size(); ++i)
-    {
-        const MatrixSpec& s = m_layout.matrix(i);
-        factors[i] = {s.rows,
-                      s.cols,
-                      ks[i],
-                      left.data() + left_at[i],
-                      right.data() + right_at[i],
-                      out->data() + m_layout.offset(i)};
-    }
-    LowRankReconstructAll(factors);
+    ReconstructLowRankPayload(p, m_layout, out);
     return Status::Ok();
 }
 
