@@ -89,10 +89,7 @@ class DeltaStrategy : public SyncStrategy
     Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
                         ReplicatedState* out) override
     {
-        HILO_RETURN_IF_ERROR(m_compressor->Decode(payload, &m_decoded));
-        AddVectors(in.adapter.theta, m_decoded, &out->adapter.theta);
-        out->optimizer = OptimizerState();
-        return Status::Ok();
+        return ApplyDecodedDelta(*m_compressor, payload, in, out, &m_decoded);
     }
 
   private:

@@ -23,6 +23,12 @@ std::unique_ptr<SyncStrategy> NewPrimalStrategy(std::unique_ptr<Compressor> comp
 /// independent).
 void AddVectors(const std::vector<float>& a, const std::vector<float>& b, std::vector<float>* out);
 
+/// The replica side of the parameter-delta strategies (delta, primal): out's adapter = in's +
+/// the decoded payload (through `scratch`), no optimizer state. On error `out` is unspecified.
+Status ApplyDecodedDelta(const Compressor& compressor, std::string_view payload,
+                         const ReplicatedState& in, ReplicatedState* out,
+                         std::vector<float>* scratch);
+
 /// A strategy's learner-local state: the error-feedback residual (`ef` may be null: none) and the
 /// compressor's local state. Layout: u64 n, n fp32 residual values, u64 m, m compressor bytes.
 std::string SaveLearnerLocalState(const ErrorFeedback* ef, const Compressor& compressor);

@@ -25,6 +25,16 @@ AddVectors(const std::vector<float>& a, const std::vector<float>& b, std::vector
                 });
 }
 
+Status
+ApplyDecodedDelta(const Compressor& compressor, std::string_view payload, const ReplicatedState& in,
+                  ReplicatedState* out, std::vector<float>* scratch)
+{
+    HILO_RETURN_IF_ERROR(compressor.Decode(payload, scratch));
+    AddVectors(in.adapter.theta, *scratch, &out->adapter.theta);
+    out->optimizer = OptimizerState();
+    return Status::Ok();
+}
+
 std::string
 SaveLearnerLocalState(const ErrorFeedback* ef, const Compressor& compressor)
 {

@@ -214,6 +214,46 @@ class EarlyMessages
     std::vector<Kept> m_kept;
 };
 
+// Routes the transport's messages to a learner or worker role: kept until the role has started,
+// then handed to it; a message the role cannot use closes that peer's connection.
+template<typename Role>
+class MessageRouter
+{
+  public:
+    MessageRouter(NodeLoop* loop, const std::unique_ptr<Role>* role, TcpTransport* const* transport)
+      : m_loop(loop)
+      , m_role(role)
+      , m_transport(transport)
+    {
+    }
+    void OnMessage(uint32_t peer, const RoleMessage& m)
+    {
+        m_loop->Progress();
+        if (!(*m_role)->started())
+            m_early.Keep(peer, m);
+        else
+            Handle(peer, m);
+    }
+    /// Hands over what arrived before the role started.
+    void RoleStarted()
+    {
+        m_early.Replay([this](uint32_t peer, const RoleMessage& m) { Handle(peer, m); });
+    }
+
+  private:
+    void Handle(uint32_t peer, const RoleMessage& m)
+    {
+        hilo::Status s = (*m_role)->HandleMessage(peer, m);
+        if (!s.ok())
+            (*m_transport)->Disconnect(peer, "unusable message: " + s.message());
+    }
+
+    NodeLoop* m_loop;
+    const std::unique_ptr<Role>* m_role;
+    TcpTransport* const* m_transport;
+    EarlyMessages m_early;
+};
+
 // The scenario, the arm and its context, as the simulator builds them.
 struct ArmSetup
 {
@@ -360,23 +400,8 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     };
     tcb.closed = [&](uint32_t peer, bool error, const std::string&)
     { role->HandlePeerClosed(peer, error); };
-    EarlyMessages early;
-    auto handle = [&](uint32_t peer, const RoleMessage& m)
-    {
-        hilo::Status s = role->HandleMessage(peer, m);
-        if (!s.ok())
-        {
-            transport_ptr->Disconnect(peer, "unusable message: " + s.message());
-        }
-    };
-    tcb.message = [&](uint32_t peer, const RoleMessage& m)
-    {
-        loop.Progress();
-        if (!role->started())
-            early.Keep(peer, m);
-        else
-            handle(peer, m);
-    };
+    MessageRouter router(&loop, &role, &transport_ptr);
+    tcb.message = [&](uint32_t peer, const RoleMessage& m) { router.OnMessage(peer, m); };
     TcpTransport transport(loop.io(), topt, tcb);
     transport_ptr = &transport;
     ProcessPort port(loop.io(), &transport, loop.epoch(),
@@ -432,7 +457,7 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
         {
             role->Start();
             if (role->started())
-                early.Replay(handle);
+                router.RoleStarted();
         });
     const int code = loop.Run(
         [&]()
@@ -524,23 +549,8 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
             loop.Finish(kExitOk, ""); // the learner ends the run once every worker is done
         }
     };
-    EarlyMessages early;
-    auto handle = [&](uint32_t peer, const RoleMessage& m)
-    {
-        hilo::Status s = role->HandleMessage(peer, m);
-        if (!s.ok())
-        {
-            transport_ptr->Disconnect(peer, "unusable message: " + s.message());
-        }
-    };
-    tcb.message = [&](uint32_t peer, const RoleMessage& m)
-    {
-        loop.Progress();
-        if (!role->started())
-            early.Keep(peer, m);
-        else
-            handle(peer, m);
-    };
+    MessageRouter router(&loop, &role, &transport_ptr);
+    tcb.message = [&](uint32_t peer, const RoleMessage& m) { router.OnMessage(peer, m); };
     TcpTransport transport(loop.io(), topt, tcb);
     transport_ptr = &transport;
     ProcessPort port(loop.io(), &transport, loop.epoch(),
@@ -590,7 +600,7 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
         {
             role->Start();
             if (role->started())
-                early.Replay(handle);
+                router.RoleStarted();
         });
     const int code = loop.Run(
         [&]()
