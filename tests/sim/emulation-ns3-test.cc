@@ -134,37 +134,8 @@ struct NamespaceSweep
     }
 };
 
-std::vector<std::vector<std::string>>
-ReadCsv(const std::string& path)
-{
-    std::ifstream in(path);
-    std::vector<std::vector<std::string>> rows;
-    std::string line;
-    while (std::getline(in, line))
-    {
-        std::vector<std::string> row;
-        std::stringstream s(line);
-        std::string cell;
-        while (std::getline(s, cell, ','))
-            row.push_back(cell);
-        if (!line.empty() && line.back() == ',')
-            row.push_back("");
-        rows.push_back(row);
-    }
-    return rows;
-}
-
-size_t
-Column(const std::vector<std::vector<std::string>>& csv, const std::string& name)
-{
-    for (size_t i = 0; i < csv.at(0).size(); ++i)
-    {
-        if (csv[0][i] == name)
-            return i;
-    }
-    ADD_FAILURE() << "no column " << name;
-    return 0;
-}
+using test::Column;
+using test::ReadCsv;
 
 // The tag hilo-emu printed ("emulated network hilo-<tag>-*").
 std::string

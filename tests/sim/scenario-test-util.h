@@ -7,6 +7,9 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <vector>
+
+#include <gtest/gtest.h>
 
 namespace hilosim::test
 {
@@ -53,6 +56,41 @@ inline std::string
 HiloSim()
 {
     return std::string(HILO_BINARY_DIR) + "/sim/hilo-sim";
+}
+
+/// A CSV as rows of cells (no quoting: the project's CSVs have none); a trailing comma is an
+/// empty last cell.
+inline std::vector<std::vector<std::string>>
+ReadCsv(const std::string& path)
+{
+    std::ifstream in(path);
+    std::vector<std::vector<std::string>> rows;
+    std::string line;
+    while (std::getline(in, line))
+    {
+        std::vector<std::string> row;
+        std::stringstream s(line);
+        std::string cell;
+        while (std::getline(s, cell, ','))
+            row.push_back(cell);
+        if (!line.empty() && line.back() == ',')
+            row.push_back("");
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+/// Index of the column `name` in `csv`'s header row; a test failure (and 0) when there is none.
+inline size_t
+Column(const std::vector<std::vector<std::string>>& csv, const std::string& name)
+{
+    for (size_t i = 0; i < csv.at(0).size(); ++i)
+    {
+        if (csv[0][i] == name)
+            return i;
+    }
+    ADD_FAILURE() << "no column " << name;
+    return 0;
 }
 
 } // namespace hilosim::test
