@@ -27,8 +27,9 @@ import subprocess
 import sys
 import time
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_HILO_SIM = os.path.join(REPO_ROOT, "build", "sim", "hilo-sim")
+import sweep_engine as engine
+from sweep_engine import REPO_ROOT
+
 MODELS = ("packet", "flow")
 
 
@@ -74,7 +75,9 @@ def run_model(args, model, out_dir):
             return None
     wall = time.monotonic() - start
     if proc.returncode != 0:
-        log(f"{model}: hilo-sim exited {proc.returncode} (log: {log_path})")
+        tail = engine.log_tail(log_path).rstrip()
+        log(f"{model}: hilo-sim exited {proc.returncode} (log: {log_path})" +
+            ("\n  | " + tail.replace("\n", "\n  | ") if tail and proc.returncode != 2 else ""))
         if proc.returncode == 2:
             with open(log_path) as f:
                 sys.stderr.write(f.read())
@@ -98,7 +101,7 @@ def main():
     parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                         help="hilo-sim override, applied to both runs (repeatable)")
     parser.add_argument("--out", help="output folder (default results/runs/compare/<name>)")
-    parser.add_argument("--hilo-sim", default=DEFAULT_HILO_SIM, help="hilo-sim binary")
+    engine.add_binary_args(parser, "hilo-sim")
     parser.add_argument("--csv", help="append one row per arm to this CSV file")
     parser.add_argument("--timeout-s", type=float, default=None, help="limit per run")
     args = parser.parse_args()

@@ -3,7 +3,8 @@
 
 Usage:
   scripts/compare_modes.py SCENARIO [--set PATH=VALUE ...] [--out DIR] [--label TEXT]
-                           [--csv FILE] [--bin DIR] [--emu-arg ARG ...] [--reuse]
+                           [--csv FILE] [--hilo-sim PATH] [--hilo-emu PATH]
+                           [--emu-arg ARG ...] [--reuse]
 
 Runs `hilo-sim run SCENARIO --set ... --quiet --out DIR/sim` and
 `hilo-emu run SCENARIO --set ... --network ns3 --quiet --out DIR/emu` (real processes in network
@@ -21,6 +22,9 @@ namespaces, the scenario's links in ns-3 real time; needs root), then prints per
 overrides in front: scripts/validate_emulation.sh builds results/validation/ from these rows.
 --reuse skips a mode whose DIR/<mode>/summary.json exists. Extra --emu-arg values go to hilo-emu.
 
+--hilo-sim and --hilo-emu locate the binaries (defaults $HILO_SIM / $HILO_EMU, else build/sim/;
+--bin DIR, a folder holding both, is a deprecated alias).
+
 Exit status: 0 when both runs finished, 1 when one failed (its log is named), 2 on bad input.
 Runs only the Python standard library.
 """
@@ -31,7 +35,7 @@ import os
 import subprocess
 import sys
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import sweep_engine as engine
 CSV_FIELDS = [
     "label", "overrides", "arm", "sim_latency_p50_s", "emu_latency_p50_s", "latency_p50_ratio",
     "sim_latency_p99_s", "emu_latency_p99_s", "latency_p99_ratio", "sim_step_s", "emu_step_s",
@@ -102,8 +106,10 @@ def main():
     parser.add_argument("--out", help="folder for both runs (default results/runs/compare-<name>)")
     parser.add_argument("--label", default="", help="names this comparison in --csv rows")
     parser.add_argument("--csv", help="append one row per arm to this CSV file")
-    parser.add_argument("--bin", default=os.path.join(REPO_ROOT, "build", "sim"),
-                        help="folder with hilo-sim and hilo-emu (default build/sim)")
+    engine.add_binary_args(parser, "hilo-sim", "hilo-emu")
+    parser.add_argument("--bin", metavar="DIR",
+                        help="deprecated: folder with hilo-sim and hilo-emu (use --hilo-sim and "
+                             "--hilo-emu)")
     parser.add_argument("--emu-arg", action="append", default=[], help="extra hilo-emu argument")
     parser.add_argument("--reuse", action="store_true",
                         help="keep a mode's earlier results when its summary.json exists")
@@ -112,18 +118,22 @@ def main():
     if not os.path.isfile(args.scenario):
         print(f"compare_modes.py: no scenario file {args.scenario}", file=sys.stderr)
         return 2
-    for tool in ("hilo-sim", "hilo-emu"):
-        if not os.access(os.path.join(args.bin, tool), os.X_OK):
-            print(f"compare_modes.py: {args.bin}/{tool} is missing (build it, or pass --bin)",
-                  file=sys.stderr)
-            return 2
+    if args.bin:
+        args.hilo_sim = os.path.join(args.bin, "hilo-sim")
+        args.hilo_emu = os.path.join(args.bin, "hilo-emu")
+    try:
+        engine.check_binary(args.hilo_sim, "hilo-sim")
+        engine.check_binary(args.hilo_emu, "hilo-emu")
+    except engine.BadInput as e:
+        print(f"compare_modes.py: {e}", file=sys.stderr)
+        return 2
     name = os.path.splitext(os.path.basename(args.scenario))[0]
     out = args.out or os.path.join("results", "runs", "compare-" + name)
     sets = [a for o in args.overrides for a in ("--set", o)]
     commands = {
-        "sim": [os.path.join(args.bin, "hilo-sim"), "run", args.scenario, *sets, "--quiet",
+        "sim": [args.hilo_sim, "run", args.scenario, *sets, "--quiet",
                 "--out", os.path.join(out, "sim")],
-        "emu": [os.path.join(args.bin, "hilo-emu"), "run", args.scenario, *sets, "--network",
+        "emu": [args.hilo_emu, "run", args.scenario, *sets, "--network",
                 "ns3", "--quiet", *args.emu_arg, "--out", os.path.join(out, "emu")],
     }
     summaries = {}

@@ -3,8 +3,12 @@
 modelled LLM and arm, in the flow network model (results/sim/cost-table.{csv,md}).
 
 Runs scenarios/quickstart.textproto (full vs hilo-spar; half A10G, half RTX 4090 workers) once per
-(workers, llm_profile), one run at a time, and reads each arm's wall time from timing.json. Models
-that do not fit the workers' GPUs are listed with hilo-sim's own validation error instead.
+(workers, llm_profile), one run at a time (timings stay comparable), through
+scripts/sweep_engine.py (done/total/ETA; a failed run's log kept and its end printed), and reads
+each arm's wall time from timing.json. Models that do not fit the workers' GPUs are listed with
+hilo-sim's own validation error instead. Writes OUT.csv and OUT.md; OUT defaults to
+results/runs/cost-table/cost-table (ignored by git), the committed table is
+--out results/sim/cost-table.
 
   /usr/bin/python3 scripts/cost_table.py --out results/sim/cost-table
   /usr/bin/python3 scripts/cost_table.py --workers 64 --models Qwen2.5-7B --steps 50 \
@@ -14,57 +18,71 @@ import argparse
 import csv
 import json
 import os
-import resource
-import subprocess
+import shutil
 import sys
 import tempfile
-import time
+
+import sweep_engine as engine
 
 
-def run(sim, scenario, workers, model, steps, network_model, out):
+def run_command(sim, scenario, workers, model, steps, network_model, out):
     half = workers // 2
-    cmd = [sim, "run", scenario, "--quiet", "--out", out,
+    return [sim, "run", scenario, "--quiet", "--out", out,
            "--set", f"network.model={network_model}",
            "--set", f"llm_profile={model}",
            "--set", f"workers[0].count={workers - half}",
            "--set", f"workers[1].count={half}",
            "--set", f"workload.steps={steps}",
            "--set", f"workload.eval_every={steps}"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.monotonic() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cmd, p, wall, cpu
+
+
+def first_error(log_path):
+    """The first line the run wrote after its command line (hilo-sim's error message)."""
+    with open(log_path, errors="replace") as f:
+        lines = [l.strip() for l in f.readlines()[1:] if l.strip()]
+    return lines[0] if lines else "(no message)"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sim", default="build/sim/hilo-sim")
+    ap.add_argument("--hilo-sim", "--sim", dest="hilo_sim", metavar="PATH",
+                    default=engine.default_binary("hilo-sim"),
+                    help="hilo-sim binary (default $HILO_SIM, else build/sim/hilo-sim; --sim: "
+                         "deprecated alias)")
     ap.add_argument("--scenario", default="scenarios/quickstart.textproto")
     ap.add_argument("--workers", default="8,64,256,1024")
     ap.add_argument("--models", default="Llama-3.2-1B,Qwen2.5-7B,Qwen2.5-72B")
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--network-model", default="flow")
-    ap.add_argument("--out", default="results/sim/cost-table", help="writes OUT.csv and OUT.md")
+    ap.add_argument("--out", default=os.path.join(engine.default_out("cost-table"), "cost-table"),
+                    help="writes OUT.csv and OUT.md (default "
+                         "results/runs/cost-table/cost-table)")
     args = ap.parse_args()
 
+    try:
+        engine.check_binary(args.hilo_sim, "hilo-sim")
+    except engine.BadInput as e:
+        sys.exit(f"cost_table.py: {e}")
     rows = []
     load_before = os.getloadavg()
-    for model in args.models.split(","):
-        for workers in [int(w) for w in args.workers.split(",")]:
-            with tempfile.TemporaryDirectory(prefix="hilo-cost-") as out:
-                cmd, p, wall, cpu = run(args.sim, args.scenario, workers, model, args.steps,
-                                        args.network_model, out)
-                shown = " ".join(c if " " not in c else repr(c) for c in cmd[:4] +
-                                 cmd[6:])
-                if p.returncode != 0:
-                    why = (p.stderr.strip().splitlines() or ["(no message)"])[0]
-                    print(f"[cost] {model} x {workers}: exit {p.returncode}: {why}",
-                          file=sys.stderr, flush=True)
+    work = tempfile.mkdtemp(prefix="hilo-cost-")
+    try:
+        for model in args.models.split(","):
+            for workers in [int(w) for w in args.workers.split(",")]:
+                out = os.path.join(work, f"{model}-{workers}")
+                task = {"slug": f"{model} x {workers}", "log_path": out + ".log",
+                        "cmd": run_command(args.hilo_sim, args.scenario, workers, model,
+                                           args.steps, args.network_model, out)}
+                # One run at a time, so that wall times are not shared with another run.
+                stopped = engine.run_all([task], engine.make_executor(1, None), "cost")
+                if stopped:
+                    sys.exit(128 + stopped)
+                cmd, wall, cpu = task["cmd"], task["seconds"], task.get("cpu_s") or 0.0
+                shown = " ".join(c if " " not in c else repr(c) for c in cmd[:4] + cmd[6:])
+                if task["status"] != "ok":
+                    why = first_error(task["log_path"])
                     rows.append({"model": model, "workers": workers, "steps": args.steps,
-                                 "arm": "", "status": f"exit {p.returncode}: {why}",
+                                 "arm": "", "status": f"exit {task['exit_code']}: {why}",
                                  "run_wall_s": f"{wall:.1f}", "run_cpu_s": f"{cpu:.1f}",
                                  "arm_wall_s": "", "arm_wall_s_per_step": "",
                                  "rollout_s": "", "gradient_s": "", "command": shown})
@@ -81,9 +99,11 @@ def main():
                                  "arm_wall_s_per_step": f"{arm['wall_s_per_step']:.2f}",
                                  "rollout_s": f"{arm['rollout_s']:.1f}",
                                  "gradient_s": f"{arm['gradient_s']:.1f}", "command": shown})
-                print(f"[cost] {model} x {workers}: {wall:.1f} s wall, {cpu:.1f} s CPU",
-                      file=sys.stderr, flush=True)
+                shutil.rmtree(out, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     load_after = os.getloadavg()
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
 
     fields = ["model", "workers", "steps", "arm", "status", "run_wall_s", "run_cpu_s",
               "arm_wall_s", "arm_wall_s_per_step", "rollout_s", "gradient_s", "command"]
@@ -93,7 +113,7 @@ def main():
         w.writerows(rows)
     with open(args.out + ".md", "w") as f:
         f.write("# Simulation cost by workers x model x arm\n\n")
-        f.write(f"- command: {' '.join(sys.argv)}\n")
+        f.write(f"- command: {engine.command_line()}\n- commit: {engine.git_commit()}\n")
         f.write(f"- machine: {os.cpu_count()} CPUs; load average before "
                 f"{' '.join(f'{x:.2f}' for x in load_before)}, after "
                 f"{' '.join(f'{x:.2f}' for x in load_after)}\n")

@@ -1,15 +1,18 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Runs one scenario once without faults and once per fault kind, and tabulates what each fault
-cost: resyncs, recovery time (p50 / max), extra update latency against the fault-free run, and the
-workers that ended at the learner's final hash.
+cost: resyncs, recovery time (p50 / max), update latency (mean and max, next to the fault-free
+run's), extra simulated time, and the workers that ended at the learner's final hash.
 
-    /usr/bin/python3 scripts/fault_table.py [--hilo-sim build/sim/hilo-sim] [--out results/faults]
+    /usr/bin/python3 scripts/fault_table.py [--hilo-sim PATH] [--out DIR] [--jobs N]
 
-Writes OUT/faults.csv (one row per fault kind and arm; its command in faults.csv.meta.json) and
-OUT/faults.md (the same as a Markdown table, with the command); each run's own outputs go to
-RUNS/<kind>/ (--runs, default
-/tmp/hilo-fault-table). The base scenario is scenarios/teaching/05-faults.textproto with its own
-faults removed; every fault starts at 1 s and lasts 0.5 s.
+Writes OUT/faults.csv (one row per fault kind and arm, the fault-free run first; its command in
+faults.csv.meta.json) and OUT/faults.md (the same as a Markdown table, with the command and
+commit); each run's own outputs go to RUNS/<kind>/ (--runs, default OUT/runs). OUT defaults to
+results/runs/fault-table (ignored by git); the committed table is made with --out results/faults
+--runs /tmp/hilo-fault-table. The runs go through scripts/sweep_engine.py (done/total/ETA; a
+failed run's log kept and its end printed). The base scenario is
+scenarios/teaching/05-faults.textproto with its own faults removed; every fault starts at 1 s and
+lasts 0.5 s.
 """
 
 import argparse
@@ -17,10 +20,9 @@ import csv
 import json
 import os
 import re
-import shlex
-import subprocess
 import sys
-import time
+
+import sweep_engine as engine
 
 # (name, fault entry); every fault starts at 1 s of simulated time, mid-run in both arms of the
 # base scenario (fault-free, its HiLo arm ends at 1.6 s and its full-sync arm at 3.4 s).
@@ -46,50 +48,73 @@ def base_scenario(path):
     return re.sub(r"^faults \{.*\}\s*$", "", text, flags=re.M)
 
 
-def run(hilo_sim, scenario_text, name, runs_root):
-    out = os.path.join(runs_root, name.replace(" ", "-").replace("+", "-"))
+def run_folder(runs_root, name):
+    return os.path.join(runs_root, name.replace(" ", "-").replace("+", "-"))
+
+
+def make_task(hilo_sim, scenario_text, name, runs_root):
+    out = run_folder(runs_root, name)
     os.makedirs(out, exist_ok=True)
     scenario = os.path.join(out, "scenario.textproto")
     with open(scenario, "w") as f:
         f.write(scenario_text)
-    cmd = [hilo_sim, "run", scenario, "--out", out, "--quiet"]
-    start = time.time()
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr}")
+    return {"slug": name, "dir": out, "log_path": os.path.join(out, "run.log"),
+            "cmd": [hilo_sim, "run", scenario, "--out", out, "--quiet"]}
+
+
+def read_run(out):
+    """(summary.json, {arm: [latency_s of every applied (version, worker)]}) of a finished run."""
     with open(os.path.join(out, "summary.json")) as f:
         summary = json.load(f)
-    latencies = {}  # arm -> [latency_s of applied rows]
+    latencies = {}
     with open(os.path.join(out, "workers.csv")) as f:
         for row in csv.DictReader(r for r in f if not r.startswith("#")):
             if row["hash_ok"] == "1":
                 latencies.setdefault(row["arm"], []).append(float(row["latency_s"]))
-    print(f"{name}: {time.time() - start:.1f} s wall", file=sys.stderr)
     return summary, latencies
-
-
-def mean(values):
-    return sum(values) / len(values) if values else 0.0
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hilo-sim", default="build/sim/hilo-sim")
+    engine.add_binary_args(parser, "hilo-sim")
     parser.add_argument("--scenario", default="scenarios/teaching/05-faults.textproto")
-    parser.add_argument("--out", default="results/faults")
-    parser.add_argument("--runs", default="/tmp/hilo-fault-table")
+    parser.add_argument("--out", default=engine.default_out("fault-table"),
+                        help="where faults.csv and faults.md go (default "
+                             "results/runs/fault-table)")
+    parser.add_argument("--runs", help="folder of the runs (default OUT/runs)")
+    parser.add_argument("--jobs", type=int, default=1, help="runs in parallel (default 1)")
     args = parser.parse_args()
+    try:
+        engine.check_binary(args.hilo_sim, "hilo-sim")
+    except engine.BadInput as e:
+        print(f"fault_table.py: {e}", file=sys.stderr)
+        return 2
+    runs_root = args.runs or os.path.join(args.out, "runs")
 
     base = base_scenario(args.scenario)
-    clean, clean_lat = run(args.hilo_sim, base, "no-fault", args.runs)
+    tasks = [make_task(args.hilo_sim, base, "no fault", runs_root)]
+    for name, fault in FAULTS:
+        tasks.append(make_task(args.hilo_sim, base + "\nfaults { " + fault + " }\n", name,
+                               runs_root))
+    stopped = engine.run_all(tasks, engine.make_executor(args.jobs, None), "faults")
+    if stopped:
+        return 128 + stopped
+    failed = [t for t in tasks if t["status"] != "ok"]
+    if failed:
+        print("fault_table.py: failed: " + ", ".join(f"{t['slug']} ({t['log_path']})"
+                                                   for t in failed), file=sys.stderr)
+        return 1
+
+    clean, clean_lat = read_run(tasks[0]["dir"])
     clean_arms = {a["name"]: a for a in clean["arms"]}
     rows = []
-    for name, fault in FAULTS:
-        summary, lat = run(args.hilo_sim, base + "\nfaults { " + fault + " }\n", name, args.runs)
+    for task in tasks:
+        summary, lat = read_run(task["dir"])
         for a in summary["arms"]:
             c = clean_arms[a["name"]]
+            ls = lat.get(a["name"], [])
             rows.append({
-                "fault": name,
+                "fault": task["slug"],
                 "arm": a["name"],
                 "faults_injected": a["faults_injected"],
                 "resyncs": a["resyncs"],
@@ -97,20 +122,19 @@ def main():
                 "recoveries": a["recovery_s"]["n"],
                 "recovery_p50_s": a["recovery_s"]["p50"],
                 "recovery_max_s": a["recovery_s"]["max"],
-                "extra_latency_mean_s": mean(lat.get(a["name"], [])) - mean(
-                    clean_lat.get(a["name"], [])),
-                "extra_latency_max_s": a["update_latency_s"]["max"] - c["update_latency_s"]["max"],
+                "latency_mean_s": sum(ls) / len(ls) if ls else 0.0,
+                "latency_max_s": max(ls) if ls else 0.0,
                 "extra_sim_time_s": a["sim_time_s"] - c["sim_time_s"],
                 "versions_lost": a["versions_lost"],
                 "workers_alive": a["workers_alive"],
                 "workers_at_final_hash": a["workers_at_final_hash"],
             })
 
-    command = "/usr/bin/python3 scripts/fault_table.py " + " ".join(
-        shlex.quote(x) for x in sys.argv[1:])
+    command = engine.command_line()
+    commit = engine.git_commit()
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "faults.csv.meta.json"), "w") as f:
-        json.dump({"about": "provenance of faults.csv", "command": command.strip(),
+        json.dump({"about": "provenance of faults.csv", "command": command, "commit": commit,
                    "scenario": args.scenario + " (its own faults removed; each fault at 1 s)"},
                   f, indent=2)
         f.write("\n")
@@ -120,24 +144,26 @@ def main():
         for r in rows:
             w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
     with open(os.path.join(args.out, "faults.md"), "w") as f:
-        f.write("Made by `" + command.strip() + "` from `" + args.scenario + "` (its own faults "
-                "removed; every fault starts at 1 s of simulated time and lasts 0.5 s where it has a "
-                "duration). Recovery: from the end of the fault to the affected worker holding the "
-                "learner's version again (-: no worker to recover, or the run ended first). Extra "
-                "latency: this run's update latency against the fault-free run's, mean over every "
-                "(version, worker) and max.\n\n")
-        f.write("| fault | arm | resyncs | recovery p50 / max (s) | extra latency mean / max (s) "
+        f.write("Made by `" + command + "` at commit " + commit + " from `" + args.scenario +
+                "` (its own faults removed; every fault starts at 1 s of simulated time and lasts "
+                "0.5 s where it has a duration). Recovery: from the end of the fault to the "
+                "affected worker holding the learner's version again (-: no worker to recover, or "
+                "the run ended first). Update latency: mean and max over every applied (version, "
+                "worker) of the run; compare with the `no fault` rows. Extra sim time: against "
+                "the fault-free run.\n\n")
+        f.write("| fault | arm | resyncs | recovery p50 / max (s) | update latency mean / max (s) "
                 "| extra sim time (s) | versions lost | at final hash / alive |\n")
         f.write("|---|---|---:|---:|---:|---:|---:|---:|\n")
         for r in rows:
             recovery = (f"{r['recovery_p50_s']:.3g} / {r['recovery_max_s']:.3g}"
                         if r["recoveries"] else "-")
             f.write(f"| {r['fault']} | {r['arm']} | {r['resyncs']} | {recovery} | "
-                    f"{r['extra_latency_mean_s']:.3g} / {r['extra_latency_max_s']:.3g} | "
+                    f"{r['latency_mean_s']:.3g} / {r['latency_max_s']:.3g} | "
                     f"{r['extra_sim_time_s']:.3g} | {r['versions_lost']} | "
                     f"{r['workers_at_final_hash']} / {r['workers_alive']} |\n")
     print(open(os.path.join(args.out, "faults.md")).read())
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

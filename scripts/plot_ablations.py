@@ -89,10 +89,8 @@ def main():
         axq.set_ylim(lo - 0.15 * (hi - lo + 1e-9), hi + 0.15 * (hi - lo + 1e-9))
         axq.set_ylabel("final " + pc.quality_label(rows, short=True))
     pc.panel_title(axq, "a", ("final quality vs " + paired if paired else "final quality") +
-                   (f" (mean, 95% CI, n={ncombo})" if ncombo > 1 else ""))
-    axb.set_yscale("log")
-    lo, hi = axb.get_ylim()
-    pc.thin_log_axis(axb.yaxis, lo, hi)
+                   f" ({pc.interval_note([ncombo])})")
+    axb.set_ylim(0, None)  # bars start at 0: their heights compare
     axb.set_ylabel("wire bytes (% of adapter)")
     pc.panel_title(axb, "b", "bytes per update")
     if handles:

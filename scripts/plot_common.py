@@ -1,8 +1,9 @@
 """Shared helpers of the scripts/plot_*.py figure scripts (matplotlib only; they read CSVs only).
 
 The plotters read the CSVs written by `hilo-sim run` (steps.csv, workers.csv, rollouts.csv,
-allocation.csv) or their concatenations written by scripts/sweep.py (sweep.csv, sweep_steps.csv,
-sweep_workers.csv, sweep_rollouts.csv, sweep_allocation.csv, which carry a `combo` column and one
+allocation.csv) or a sweep of scripts/sweep.py (sweep.csv; and sweep_steps.csv,
+sweep_workers.csv, sweep_rollouts.csv, sweep_allocation.csv -- written with --concatenate, or joined
+here from the sweep's runs/ when absent -- which carry a `combo` column and one
 column per grid path in front; sweep.csv also has a `status` column, and only `ok` rows are
 plotted). Provenance lives in sidecar files (a sweep's sweep.json, a CSV's NAME.csv.meta.json),
 never in the CSVs.
@@ -26,6 +27,9 @@ import textwrap
 
 import matplotlib
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats_helper  # noqa: E402  (scripts/stats_helper.py)
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.layout_engine import ConstrainedLayoutEngine  # noqa: E402
@@ -34,7 +38,8 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine  # noqa: E402
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), one per
 # compressor; the strategy sets line style and marker fill: `hilo` solid and filled, `delta`
-# dashed and hollow, `full` black.
+# dashed and hollow, `primal` dash-dotted and filled, `full` black. Every plotter takes an arm's
+# colour from here (arm_style); none has a colour table of its own.
 COMPRESSOR_STYLE = {
     "spar": ("#D55E00", "^"),      # vermillion
     "topk": ("#009E73", "P"),      # bluish green
@@ -42,6 +47,8 @@ COMPRESSOR_STYLE = {
     "dense": ("#0072B2", "s"),     # blue
     "randk": ("#E69F00", "X"),     # orange
     "quant": ("#56B4E9", "*"),     # sky blue
+    "sparq": ("#882255", "v"),     # wine (Tol)
+    "pulse": ("#44AA99", "h"),     # teal (Tol)
 }
 # Arms known by name whose look is not their strategy + compressor.
 NAMED_STYLE = {
@@ -50,7 +57,7 @@ NAMED_STYLE = {
     "full-fp32": ("#666666", "s"),
     "train-low": ("#8C510A", "v"),
 }
-STRATEGIES = ("hilo", "delta", "full")
+STRATEGIES = ("hilo", "delta", "primal", "full")
 # Arms of no known kind: a colour and marker chosen by a hash of the name (stable everywhere).
 _EXTRA_COLOURS = ["#999933", "#882255", "#44AA99", "#332288", "#AA4499", "#117733", "#88CCEE",
                   "#DDCC77"]
@@ -83,10 +90,11 @@ def arm_style(name, strategy=None, compressor=None):
         strategy, compressor = strategy or s, compressor or c
     if strategy == "full":
         return dict(color="black", marker="o", linestyle="-", markerfacecolor="black")
-    if compressor in COMPRESSOR_STYLE and strategy in ("hilo", "delta"):
+    if compressor in COMPRESSOR_STYLE and strategy in ("hilo", "delta", "primal"):
         colour, marker = COMPRESSOR_STYLE[compressor]
         hollow = strategy == "delta"
-        return dict(color=colour, marker=marker, linestyle="--" if hollow else "-",
+        line = {"hilo": "-", "delta": "--", "primal": "-."}[strategy]
+        return dict(color=colour, marker=marker, linestyle=line,
                     markerfacecolor="white" if hollow else colour)
     h = int(hashlib.sha1(name.encode()).hexdigest(), 16)
     colour = _EXTRA_COLOURS[h % len(_EXTRA_COLOURS)]
@@ -120,9 +128,9 @@ ARM_LABELS = {
     "full-fp32": "full sync (fp32)",
     "train-low": "train low (full sync, low rank)",
 }
-STRATEGY_LABELS = {"hilo": "HiLo", "delta": "delta"}
+STRATEGY_LABELS = {"hilo": "HiLo", "delta": "delta", "primal": "primal"}
 COMPRESSOR_LABELS = {"spar": "Spar", "topk": "top-k", "powersgd": "PowerSGD", "dense": "dense",
-                     "randk": "rand-k", "quant": "quant"}
+                     "randk": "rand-k", "quant": "quant", "sparq": "sparq", "pulse": "pulse"}
 
 
 def arm_label(name, strategy=None, compressor=None):
@@ -253,19 +261,44 @@ def panel_title(ax, letter, text):
 
 # --- reading -------------------------------------------------------------------------------------
 
+# The sweep_*.csv names the plotters accept for a sweep folder without them: each joins that file
+# of every finished run (see scripts/sweep.py).
+JOINED_FILES = {"sweep_steps.csv": "steps.csv", "sweep_workers.csv": "workers.csv",
+                "sweep_rollouts.csv": "rollouts.csv", "sweep_allocation.csv": "allocation.csv"}
+
+
+def read_joined(sweep_dir, run_file):
+    """Rows of run_file joined over the finished runs of the sweep in sweep_dir (None when the
+    folder has no sweep.json), as sweep.py --concatenate would write them."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sweep  # noqa: E402  (scripts/sweep.py)
+
+    joined = sweep.concatenate_sweep(sweep_dir, run_file)
+    if joined is None:
+        return None
+    header, rows = joined
+    return [{h: ("" if r.get(h) is None else str(r.get(h))) for h in header} for r in rows]
+
+
 def read_csv(path, only_ok=True):
     """All rows of a CSV as dicts; exits with a message when the file is missing or empty.
     When the file has a `status` column (sweep.csv), rows whose status is not `ok` (failed,
     interrupted or not-run combinations) are dropped with a warning naming them and their logs,
     unless only_ok is False. Leading '#' lines, which older files of this project carried, are
     skipped (their provenance now lives in NAME.csv.meta.json)."""
-    if not os.path.exists(path):
-        sys.exit(f"{sys.argv[0]}: {path}: no such file")
-    with open(path, newline="") as f:
-        lines = f.readlines()
-    while lines and lines[0].startswith("#"):
-        lines.pop(0)
-    rows = list(csv.DictReader(lines))
+    joined = JOINED_FILES.get(os.path.basename(path))
+    if not os.path.exists(path) and joined:
+        rows = read_joined(os.path.dirname(path) or ".", joined)
+        if rows is None:
+            sys.exit(f"{sys.argv[0]}: {path}: no such file, and no sweep.json next to it")
+    else:
+        if not os.path.exists(path):
+            sys.exit(f"{sys.argv[0]}: {path}: no such file")
+        with open(path, newline="") as f:
+            lines = f.readlines()
+        while lines and lines[0].startswith("#"):
+            lines.pop(0)
+        rows = list(csv.DictReader(lines))
     if not rows:
         sys.exit(f"{sys.argv[0]}: {path}: no rows")
     if only_ok and "status" in rows[0]:
@@ -448,48 +481,24 @@ def workload_name(rows):
 
 # --- statistics ----------------------------------------------------------------------------------
 
-# Two-sided 95% quantiles of Student's t by degrees of freedom (standard tables).
-_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-         9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120,
-         17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064,
-         25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045, 30: 2.042, 40: 2.021, 60: 2.000,
-         120: 1.980}
+# Means and intervals come from the one helper (scripts/stats_helper.py, scipy).
+t975 = stats_helper.t_quantile
+mean_ci = stats_helper.mean_ci
+mean = stats_helper.mean
+stdev = stats_helper.stdev
+INTERVAL_KIND = stats_helper.INTERVAL_KIND
 
 
-def t975(df):
-    """The 97.5% quantile of Student's t with df degrees of freedom (between table entries, the
-    next smaller df: a slightly wider, conservative interval)."""
-    if df < 1:
-        return float("nan")
-    if df in _T975:
-        return _T975[df]
-    return _T975[max(d for d in _T975 if d < df)]  # above 120: 1.980 (the limit is 1.960)
-
-
-def mean_ci(xs):
-    """(mean, half-width of the 95% t-interval, n) of the non-missing values; the half-width is
-    nan for fewer than two values."""
-    xs = [x for x in xs if x is not None and not math.isnan(x)]
-    n = len(xs)
-    if n == 0:
-        return float("nan"), float("nan"), 0
-    m = sum(xs) / n
-    if n < 2:
-        return m, float("nan"), n
-    return m, t975(n - 1) * stdev(xs) / math.sqrt(n), n
-
-
-def mean(xs):
-    xs = [x for x in xs if x is not None and not math.isnan(x)]
-    return sum(xs) / len(xs) if xs else float("nan")
-
-
-def stdev(xs):
-    xs = [x for x in xs if x is not None and not math.isnan(x)]
-    if len(xs) < 2:
-        return 0.0
-    m = sum(xs) / len(xs)
-    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+def interval_note(ns):
+    """What a figure's points are, for its caption or axis: 'mean, 95% t-interval, n=3' (n: the
+    seeds per point, a range when they differ), or 'n=1 seed, no interval'."""
+    ns = sorted({int(n) for n in ns if n})
+    if not ns:
+        return ""
+    if ns == [1]:
+        return "n=1 seed, no interval"
+    n = str(ns[0]) if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"
+    return f"mean, {INTERVAL_KIND}, n={n}"
 
 
 # --- adapter layout names ------------------------------------------------------------------------

@@ -109,7 +109,8 @@ def main():
     axh.set_xlabel("adapter version (optimizer step)")
     axh.set_ylabel("workers with matching hash (%)")
     axh.set_ylim(-5, 105)
-    pc.panel_title(axh, "b", "hash agreement (bars: resyncs)")
+    pc.panel_title(axh, "b", "hash agreement (delta: with the learner's shadow copy of the "
+                   "workers, not its own adapter; bars: resyncs)")
     axq.set_xlabel("adapter version (optimizer step)")
     axq.set_ylabel(args.ylabel)
     pc.panel_title(axq, "c", "quality")

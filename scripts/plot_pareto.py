@@ -134,6 +134,7 @@ def main():
             ax, axd = fig.add_subplot(cell), None
         floor_drift = None
         drift_pts = []
+        panel_ns, panel_means = [], []
         for arm in arms:
             rs = [r for r in prs if r["arm"] == arm]
             if not rs:
@@ -160,6 +161,8 @@ def main():
             for budget, group in points.items():
                 x = pc.mean([100 * pc.num(r["fraction_of_adapter_bytes"]) for r in group])
                 m, ci, k = pc.mean_ci([y_of(r) for r in group])
+                panel_ns.append(k)
+                panel_means.append(m)
                 d = pc.mean([pc.num(r.get("drift_rel_l2_max")) for r in group])
                 pts.append((x, m, ci, k, budget, d))
             pts.sort()
@@ -193,8 +196,16 @@ def main():
         title = titles[pi] if pi < len(titles) else (
             f"{pc.workload_name(prs)}" + (f": {'higher' if hib else 'lower'} is better"
                                           if hib is not None and not args.normalize else ""))
-        pc.panel_title(ax, "abcdefgh"[pi], title)
+        note = pc.interval_note(panel_ns)
+        pc.panel_title(ax, "abcdefgh"[pi], title + (f" ({note})" if note else ""))
         ax.grid(alpha=0.3, which="major")
+        # The y range follows the means (and 1.0 when normalised); an interval wider than that
+        # is cut at the frame rather than stretching the axis for every other point.
+        finite = [m for m in panel_means if not math.isnan(m)] + ([1.0] if args.normalize else [])
+        if finite:
+            lo, hi = min(finite), max(finite)
+            pad = 0.08 * (hi - lo if hi > lo else abs(hi) or 1.0)
+            ax.set_ylim(lo - pad, hi + pad)
         if axd is not None:
             positives = [d for _, _, ds in drift_pts for d in ds if d and d > 0]
             floor_drift = min(positives) / 10 if positives else 1e-8

@@ -32,6 +32,9 @@ def main():
     p.add_argument("--steps", help="sweep_steps.csv: use the steady-state step time")
     p.add_argument("--baseline", default="full", help="arm the speed-ups divide by")
     p.add_argument("--title", default="", help="figure title (default none)")
+    p.add_argument("--average", action="store_true",
+                   help="average rows that share (arm, bandwidth) but differ in other grid "
+                        "columns (without it that is an error: choose one with --where)")
     pc.add_output_args(p)
     args = p.parse_args()
 
@@ -70,9 +73,14 @@ def main():
         if bw is None:
             sys.exit(f"{sys.argv[0]}: {args.x}={r[args.x]!r} is not a bandwidth")
         data.setdefault((r["arm"], bw), []).append(r)
-    if any(len(v) > 1 for v in data.values()):
-        print(f"{sys.argv[0]}: warning: several rows per (arm, bandwidth); plotting their mean "
-              "(fix other grid columns with --where)", file=sys.stderr)
+    if any(len(v) > 1 for v in data.values()) and not args.average:
+        others = [c for c in pc.grid_columns(args.sweep_csv, rows) if c != args.x]
+        varying = [c for c in others if len({r[c] for r in rows}) > 1]
+        hint = " ".join(f"--where '{c}={rows[0][c]}'" for c in varying) or "--where COLUMN=VALUE"
+        print(f"{sys.argv[0]}: several rows per (arm, bandwidth)"
+              + (f": {', '.join(varying)} vary" if varying else "") +
+              f"; plot one value ({hint}) or pass --average", file=sys.stderr)
+        return 2
 
     def series(arm, col):
         pts = sorted((bw, pc.mean([pc.num(r[col]) for r in rs]))
@@ -131,7 +139,7 @@ def main():
     ax_lat.set_ylabel("update latency (s)")
     pc.panel_title(ax_lat, "a", "update latency p50 (bar: p99)")
     ax_step.set_ylabel(("steady-state" if args.steps else "mean") + " step time (s)")
-    pc.panel_title(ax_step, "b", "RL step time")
+    pc.panel_title(ax_step, "b", "training step time")
     ax_speed.axhline(1.0, color="black", linewidth=0.6)
     ax_speed.set_ylabel(f"speed-up over {pc.arm_label(args.baseline)} (x)")
     pc.panel_title(ax_speed, "c", "speed-up")
@@ -145,4 +153,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -125,7 +125,7 @@ def main():
           f"{'x ref':>8}")
     base = {bw: pc.mean_ci([t for t in ts if t is not None])[0]
             for (a, bw), ts in data.items() if a == reference}
-    handles, any_miss = [], False
+    handles, any_miss, seeds = [], False, []
     for arm in arms:
         kw = pc.arm_style(arm, meta[arm].get("strategy"), meta[arm].get("compressor"))
         pts = sorted((bw, ts) for (a, bw), ts in data.items() if a == arm)
@@ -133,6 +133,7 @@ def main():
         for bw, ts in pts:
             reached = [t for t in ts if t is not None]
             m, ci, n = pc.mean_ci(reached)
+            seeds.append(len(ts))
             sp = base.get(bw, float("nan")) / m if reached and m else float("nan")
             print(f"{arm:<18}{pc.format_bandwidth(bw):>11}{len(ts):>3}{len(reached):>8}"
                   f"{m:>11.4g}{ci:>11.3g}{sp:>8.2f}")
@@ -162,7 +163,7 @@ def main():
     what = (f"quality {'≥' if higher else '≤'} {args.target:g}" if args.target is not None
             else f"{100 * args.target_share:g}% of {pc.arm_label(reference)}'s progress")
     ax.set_ylabel("simulated time to target (s)")
-    pc.panel_title(ax, "a", f"time to {what}")
+    pc.panel_title(ax, "a", f"time to {what} ({pc.interval_note(seeds)})")
     axs.axhline(1.0, color="black", linewidth=0.6)
     axs.set_yscale("log")
     lo, hi = axs.get_ylim()

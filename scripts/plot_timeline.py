@@ -65,6 +65,17 @@ def read_run(folder):
     return steps, workers, rollouts
 
 
+def union_length(intervals):
+    """The total length of the union of the intervals (overlaps counted once)."""
+    total, end = 0.0, float("-inf")
+    for a, b in sorted(intervals):
+        if b <= end:
+            continue
+        total += b - max(a, end)
+        end = b
+    return total
+
+
 def intervals_gaps(busy, t0, t1):
     """The gaps between the union of busy intervals, within [t0, t1]."""
     gaps, t = [], t0
@@ -231,8 +242,10 @@ def main():
             ax.tick_params(labelbottom=False)
         for lane in order[1:]:
             bars = lanes.get(lane, [])
-            busy = sum(min(b, end) - a for k, a, b, _ in bars
-                       if k in ("rollout", "stale rollout", "apply") and a < end)
+            # The union of the GPU's busy intervals: a stale rollout and an apply can overlap
+            # in time, and summing them would count that time twice (more than 100%).
+            busy = union_length([(a, min(b, end)) for k, a, b, _ in bars
+                                 if k in ("rollout", "stale rollout", "apply") and a < end])
             stale = sum(1 for k, *_ in bars if k == "stale rollout")
             print(f"{label[:39]:<40}{len(pubs):>9}{end:>10.4g}{lane:>8}"
                   f"{100 * busy / end if end else 0:>8.1f}{stale:>7}")

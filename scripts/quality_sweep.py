@@ -2,24 +2,28 @@
 """Quality vs bytes of the sync schemes, over seeds and budgets, without a network.
 
 Runs build/models/sync-curves (hilo-sim's synchronous lockstep: same seed and configuration give
-the simulator's quality column) once per (workload, scheme, budget, seed), one process at a time,
-and writes:
+the simulator's quality column) once per (workload, scheme, budget, seed), --jobs at a time
+through scripts/sweep_engine.py (done/total/ETA on stderr; a failed run's log is kept in
+OUT/logs/ and its end printed), and writes:
   OUT/runs/<workload>/<scheme>-<budget>-s<seed>.csv   the learning curve of every run
   OUT/runs.csv    one row per run: final quality, share of full sync's progress on the same seed,
                   bytes per update, hash agreement, master gap, encode/decode time
   OUT/table.csv   one row per (workload, scheme, budget): mean share and its 95% interval
-Runs whose curve already exists are reused (delete the file to rerun it).
+Runs whose curve already exists are reused (delete the file to rerun it). Without --out, OUT is
+results/runs/quality-sweep (ignored by git); the committed tables are made with --out results/quality.
 
-  /usr/bin/python3 scripts/quality_sweep.py --out results/quality
+  /usr/bin/python3 scripts/quality_sweep.py --out results/quality --jobs 2
 """
 import argparse
 import csv
-import math
 import os
 import re
 import statistics
 import subprocess
 import sys
+
+import stats_helper
+import sweep_engine as engine
 
 # The two workloads: the fig2 distillation (scenarios/paper/fig2-pareto.textproto at 100 steps)
 # and GRPO on the stride-1 residue chain with the same model, which learns in ~20 steps at lr 3e-3
@@ -56,8 +60,6 @@ SCHEMES = {
     "primal-pulse": ("primal", "pulse", "", [], False),
 }
 
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571}
-
 
 def budget_tag(budget):
     return "lossless" if budget is None else budget.replace(".", "p").replace("%", "pct")
@@ -77,15 +79,14 @@ def read_curve(path):
     return rows, footer
 
 
-def run_one(binary, workload, scheme, budget, seed, path):
+def run_command(binary, workload, scheme, budget, seed, path):
     strategy, compressor, options, extra, _ = SCHEMES[scheme]
     cmd = ["nice", "-n", "15", binary] + WORKLOADS[workload]["args"] + [
         "--seed", str(seed), "--strategy", strategy, "--compressor", compressor,
         "--options", options] + extra + ["--out", path]
     if budget is not None:
         cmd += ["--budget", budget]
-    print(" ".join(cmd[3:]), file=sys.stderr, flush=True)
-    subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
+    return cmd
 
 
 def summarize(rows, footer):
@@ -108,8 +109,13 @@ def summarize(rows, footer):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default="build/models/sync-curves")
-    ap.add_argument("--out", default="results/quality")
+    ap.add_argument("--sync-curves", "--bin", dest="bin", metavar="PATH",
+                    default=os.path.join(engine.REPO_ROOT, "build", "models", "sync-curves"),
+                    help="the sync-curves binary (--bin: deprecated alias)")
+    ap.add_argument("--out", default=engine.default_out("quality-sweep"),
+                    help="output folder (default results/runs/quality-sweep)")
+    ap.add_argument("--jobs", type=int, default=1, help="runs in parallel (default 1)")
+    ap.add_argument("--dask", metavar="ADDRESS|local[:N]", help="run on a Dask cluster")
     ap.add_argument("--workloads", default="distill,grpo")
     ap.add_argument("--schemes", default="hilo-spar,delta-spar,primal-spar,hilo-sparq,primal-sparq,"
                     "delta-pulse,primal-pulse")
@@ -118,7 +124,11 @@ def main():
     args = ap.parse_args()
 
     budgets = [b for b in args.budgets.split(",") if b]
-    runs = []
+    try:
+        engine.check_binary(args.bin, "sync-curves")
+    except engine.BadInput as e:
+        sys.exit(f"quality_sweep.py: {e}")
+    runs, tasks = [], []
     for workload in args.workloads.split(","):
         seeds = ([int(s) for s in args.seeds.split(",")] if args.seeds
                  else WORKLOADS[workload]["seeds"])
@@ -127,14 +137,35 @@ def main():
         for scheme in ["full"] + [s for s in args.schemes.split(",") if s != "full"]:
             for budget in (budgets if SCHEMES[scheme][4] else [None]):
                 for seed in seeds:
-                    path = os.path.join(folder, f"{scheme}-{budget_tag(budget)}-s{seed}.csv")
-                    if not os.path.exists(path):
-                        try:
-                            run_one(args.bin, workload, scheme, budget, seed, path)
-                        except BaseException:
-                            if os.path.exists(path):
-                                os.remove(path)  # never leave a partial curve to be reused
-                            raise
+                    name = f"{scheme}-{budget_tag(budget)}-s{seed}"
+                    path = os.path.join(folder, name + ".csv")
+                    if os.path.exists(path):
+                        continue
+                    tasks.append({
+                        "slug": f"{workload}/{name}", "path": path,
+                        "log_path": os.path.join(args.out, "logs", workload, name + ".log"),
+                        "cmd": run_command(args.bin, workload, scheme, budget, seed,
+                                           path + ".partial")})
+
+    def on_finish(task):
+        # A curve is written under its name only when its run finished: never a partial one.
+        if task["status"] == "ok":
+            os.replace(task["path"] + ".partial", task["path"])
+            os.remove(task["log_path"])  # only a failed run's log is kept
+        elif os.path.exists(task["path"] + ".partial"):
+            os.remove(task["path"] + ".partial")
+
+    if tasks:
+        engine.log(f"{len(tasks)} run(s) to do, logs of failed ones in "
+                   f"{os.path.join(args.out, 'logs')}", "quality")
+        stopped = engine.run_all(tasks, engine.make_executor(args.jobs, None, args.dask),
+                                 "quality", on_finish)
+        if stopped:
+            sys.exit(128 + stopped)
+        failed = [t for t in tasks if t["status"] != "ok"]
+        if failed:
+            sys.exit(f"quality_sweep.py: {len(failed)} run(s) failed: " +
+                     ", ".join(t["log_path"] for t in failed))
 
     # The tables cover every curve under OUT/runs, including those of earlier invocations with
     # other schemes or budgets.
@@ -189,7 +220,7 @@ def main():
         for (workload, scheme, budget), rs in groups.items():
             shares = [r["share_of_full"] for r in rs]
             n = len(shares)
-            ci = T95.get(n - 1, 2.0) * statistics.stdev(shares) / math.sqrt(n) if n > 1 else 0
+            ci = stats_helper.mean_ci(shares)[1] if n > 1 else 0
             w.writerow([workload, scheme, budget, n,
                         f"{statistics.fmean(r['fraction_pct'] for r in rs):.4g}",
                         f"{statistics.fmean(shares):.4f}", f"{ci:.4f}", f"{min(shares):.4f}",

@@ -5,15 +5,18 @@
 # each.
 #
 #   scripts/reproduce.sh [--quick] [--jobs N] [--only fig1,fig3] [--no-build] [--out DIR]
-#                        [--print-commands]
+#                        [--hilo-sim PATH] [--print-commands]
 #
 # --quick   fewer steps, points, seeds and workers, into results/paper-quick/ (not committed) so
 #           that the committed full-mode set in results/paper/ stays as it is.
 # --jobs N  simulator runs in parallel (default 2).
 # --only    a comma-separated subset of fig1..fig8 and fig2-grpo (the GRPO panel: opt-in, about
 #           an hour on an idle 2-core machine; --only fig2-grpo,fig2 adds it to fig2).
+# --hilo-sim PATH  the simulator (default $HILO_SIM, else build/sim/hilo-sim).
 # --print-commands  print every figure's commands (as the scenario files' headers show them),
 #           run nothing.
+# Sweep logs, per-figure wall times and README sections are kept under
+# results/runs/reproduce/<out folder name>/ (ignored by git), not next to the figures.
 # Figures: fig1 update latency and step time vs bandwidth; fig2 final quality vs bytes per update
 # over seeds 1,2,3 (HiLo and delta arms, drift; a GRPO panel next to distillation once
 # scenarios/paper/fig2-grpo.textproto exists, with the same arm names); fig3 learning curves;
@@ -39,8 +42,9 @@ while [ $# -gt 0 ]; do
     --only) only="$2"; shift ;;
     --no-build) build=0 ;;
     --out) out="$2"; shift ;;
+    --hilo-sim) HILO_SIM="$2"; shift ;;
     --print-commands) print=1 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "reproduce.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -58,7 +62,9 @@ if [ "$print" = 0 ]; then
   mkdir -p "$out"
 fi
 mode=$([ "$quick" = 1 ] && echo quick || echo full)
-readme_parts="$out/.readme-parts"
+# Working state (sweep logs, wall times, README sections) stays out of the results folder.
+state="$root/results/runs/reproduce/$(basename "$out")"
+readme_parts="$state/readme-parts"
 [ "$print" = 1 ] || mkdir -p "$readme_parts"
 start_all=$(date +%s)
 failed=()
@@ -76,7 +82,7 @@ shquote() {
 selected() { case ",$only," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 # The command lines of a figure as the scenario headers show them: `sweep` is spelled
-# scripts/sweep.py (reproduce.sh adds --jobs and --runner), paths relative to the checkout.
+# scripts/sweep.py (reproduce.sh adds --jobs and --hilo-sim), paths relative to the checkout.
 show() {
   if [ "$1" = sweep ]; then echo -n 'scripts/sweep.py '; shift; fi
   shquote "$@"
@@ -104,10 +110,10 @@ figure() {
   echo "[reproduce] $id: $title ($mode)" >&2
   local t0 rc=0
   t0=$(date +%s)
-  "${sweep[@]}" 2> >(tee "$out/$id.sweep.log" >&2) || rc=$?
+  "${sweep[@]}" 2> >(tee "$state/$id.sweep.log" >&2) || rc=$?
   wait  # for tee
   local runs
-  runs=$(grep -o '[0-9]* already done, [0-9]* to run' "$out/$id.sweep.log" | tail -1 || true)
+  runs=$(grep -o '[0-9]* already done, [0-9]* to run' "$state/$id.sweep.log" | tail -1 || true)
   if [ "$rc" != 0 ]; then
     echo "[reproduce] $id: sweep exited $rc; plotting what finished" >&2
     failed+=("$id (sweep exit $rc)")
@@ -123,23 +129,23 @@ figure() {
   t1=$(date +%s)
   took="$((t1 - t0)) s"
   # A rerun that only re-plots keeps the wall time of the run that made the CSVs.
-  if [[ "$runs" == *" 0 to run" ]] && [ -f "$out/$id.walltime" ]; then
-    took="$(cat "$out/$id.walltime") (when its runs were made; this rerun only re-plotted)"
+  if [[ "$runs" == *" 0 to run" ]] && [ -f "$state/$id.walltime" ]; then
+    took="$(cat "$state/$id.walltime") (when its runs were made; this rerun only re-plotted)"
   else
-    echo "$took" > "$out/$id.walltime"
+    echo "$took" > "$state/$id.walltime"
   fi
   local sweep_dir="${sweep[-1]}"
   {
     echo "## $id: $title"
     echo
     echo -n "Mode: $mode; wall time $took (sweep + plot, --jobs $jobs; "
-    echo "runs: ${runs:-see $id.sweep.log})."
+    echo "runs: ${runs:-unknown})."
     echo -n "Figure(s):"
     for p in "${plots[@]}"; do echo -n " \`$(basename "${p##* }").png\`"; done
     echo " (and \`.pdf\`); plotted numbers: \`$id.txt\`;"
     local rel="${sweep_dir#"$out"/}"
-    echo "CSVs: \`$rel/sweep*.csv\` (provenance: \`$rel/sweep.json\`); per-run outputs and"
-    echo "logs under \`$rel/runs/\`."
+    echo "CSV: \`$rel/sweep.csv\` (provenance: \`$rel/sweep.json\`); per-run CSVs under"
+    echo "\`$rel/runs/\` (the plotters join them)."
     echo
     echo '```sh'
     {
@@ -155,7 +161,7 @@ figure() {
   } > "$readme_parts/$id.md"
 }
 
-sweep() { "$PY" "$root/scripts/sweep.py" "$@" --jobs "$jobs" --runner "$SIM"; }
+sweep() { "$PY" "$root/scripts/sweep.py" "$@" --jobs "$jobs" --hilo-sim "$SIM"; }
 # Mode-dependent settings: Q (quick) vs F (full).
 pick() { if [ "$quick" = 1 ]; then echo "$1"; else echo "$2"; fi; }
 
@@ -218,11 +224,11 @@ if selected fig4; then
     echo "fig4: $(shquote "$PY" scripts/csv_provenance.py "$out/spectra.csv" \
       "$out/real-gradient-error.csv" --set "workload=$spectra_workload")"
   elif [ -x "$root/build/tests/models-real-gradient-error" ]; then
-    if "${spectra_cmd[@]}" > "$out/real-gradient-error.csv" 2> "$out/real-gradient-error.log"; then
+    if "${spectra_cmd[@]}" > "$out/real-gradient-error.csv" 2> "$state/real-gradient-error.log"; then
       "$PY" scripts/csv_provenance.py "$out/spectra.csv" "$out/real-gradient-error.csv" \
         --set "workload=$spectra_workload"
     else
-      echo "reproduce: models-real-gradient-error failed (see $out/real-gradient-error.log)" >&2
+      echo "reproduce: models-real-gradient-error failed (see $state/real-gradient-error.log)" >&2
     fi
   fi
 fi
@@ -277,10 +283,14 @@ dirty=$(git -C "$root" status --porcelain -- . "${exclude[@]}" 2>/dev/null | hea
 {
   echo "# Paper-style figures"
   echo
+  total=0
+  for f in "$state"/fig*.walltime; do [ -f "$f" ] && total=$((total + $(cut -d' ' -f1 "$f"))); done
+  echo "Remake: \`scripts/reproduce.sh$([ "$quick" = 1 ] && echo ' --quick') --jobs $jobs\`  "
+  echo "Wall time ($(nproc) cores): $total s in all (per figure below).  "
+  echo "Commit: $commit$([ -n "$dirty" ] && echo ' plus uncommitted changes') (each figure's \`sweep.json\` names the commit its runs were made at)."
+  echo
   echo "Made by \`scripts/reproduce.sh$([ "$quick" = 1 ] && echo ' --quick') --jobs $jobs\`"
   echo "($mode mode) on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit$([ -n "$dirty" ] && echo ' plus uncommitted changes'),"
-  total=0
-  for f in "$out"/fig*.walltime; do [ -f "$f" ] && total=$((total + $(cut -d' ' -f1 "$f"))); done
   echo "$(nproc) CPU cores; the figures' runs and plots took $total s of wall time in all (this"
   echo "invocation: $((end_all - start_all)) s; a figure whose runs were reused is only re-plotted);"
   echo "simulator \`${SIM#"$root"/}\` ($(stat -c %y "$SIM" | cut -d. -f1), $(sha256sum "$SIM" | cut -c1-12))."
@@ -288,9 +298,15 @@ dirty=$(git -C "$root" status --porcelain -- . "${exclude[@]}" 2>/dev/null | hea
   echo "also carries the plotting command in small print. Scenarios: \`scenarios/paper/\`."
   echo
   for id in fig1 fig2-grpo fig2 fig3 fig4 fig5 fig6 fig7 fig8; do
-    [ -f "$readme_parts/$id.md" ] && cat "$readme_parts/$id.md"
+    if [ -f "$readme_parts/$id.md" ]; then
+      cat "$readme_parts/$id.md"
+    elif [ -f "$out/README.md" ]; then  # not run here: keep its section of the README as it is
+      awk -v h="## $id:" 'index($0, h) == 1 { on = 1; print; next }
+                          /^## / { on = 0 } on' "$out/README.md"
+    fi
   done
-} > "$out/README.md"
+} > "$out/README.md.new"
+mv "$out/README.md.new" "$out/README.md"
 echo "[reproduce] wrote $out/README.md; total wall time $((end_all - start_all)) s" >&2
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "[reproduce] failed: ${failed[*]}" >&2

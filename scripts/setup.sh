@@ -11,7 +11,7 @@ PACKAGES=(
   libboost-program-options-dev
   libgtest-dev libbenchmark-dev
   libxxhash-dev
-  python3-matplotlib python3-distributed
+  python3-matplotlib python3-distributed python3-scipy
   iproute2
 )
 

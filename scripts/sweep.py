@@ -3,46 +3,52 @@
 
 Usage:
   scripts/sweep.py SCENARIO --grid PATH=V1,V2,... [--grid ...] [--zip] [--cross PATH=V1,...]
-                   [--set PATH=VALUE ...] --out DIR [--jobs N] [--runner PATH] [--dask ADDRESS]
-                   [--timeout-s S] [--dry-run] [--print-commands] [--rerun]
+                   [--set PATH=VALUE ...] [--out DIR] [--jobs N]
+                   [--runner hilo-sim|hilo-emu|PATH] [--runner-arg ARG ...]
+                   [--hilo-sim PATH] [--hilo-emu PATH] [--dask ADDRESS|local[:N]]
+                   [--timeout-s S] [--concatenate] [--dry-run] [--print-commands] [--rerun]
 
 Every --grid names one scenario field by its `hilo-sim --set` path and the values it takes
 (comma-separated); the grid is the cartesian product of all --grid lists, or with --zip their
 element-wise pairing (all lists the same length). Every --cross axis is crossed with that grid
 even under --zip (e.g. --cross seed=1,2,3 repeats a zipped budget grid for three seeds). --set
-values apply to every combination.
+values apply to every combination. Without --out the sweep goes to
+results/runs/sweep-<scenario file name>/ (ignored by git).
 
-The runner (--runner, default $HILO_SIM or build/sim/hilo-sim) is any binary with hilo-sim's
-`run SCENARIO --set ... --quiet --out DIR` and `validate SCENARIO --print --set ...` commands and
-its output files (summary.json, steps.csv, workers.csv, rollouts.csv, allocation.csv), e.g.
-hilo-emu. Columns a runner adds (a `pid` in workers.csv, a `mode` in summary.json) are carried
-through.
+The runner (--runner) is hilo-sim (default), hilo-emu (real processes; e.g. with
+--runner-arg=--network=direct for loopback without root), or the path of any binary with
+hilo-sim's `run SCENARIO --set ... --quiet --out DIR` command and output files (summary.json,
+steps.csv, workers.csv, rollouts.csv, allocation.csv). --hilo-sim and --hilo-emu locate the
+binaries (defaults $HILO_SIM / $HILO_EMU, else build/sim/). Columns a runner adds (a `pid` in
+workers.csv, a `mode` in summary.json) are carried through.
 
 Steps, in order:
-  1. every combination is checked with `RUNNER validate --print` BEFORE anything runs: a
-     misspelled path or an invalid value is reported for every combination it breaks, and the
-     sweep exits 2 without running anything;
-  2. each combination runs as `RUNNER run SCENARIO --set ... --quiet --out DIR/runs/<slug>`, in its
-     own process group, --jobs at a time (or on a Dask cluster with --dask); stdout and stderr go
-     to DIR/runs/<slug>/run.log. A combination is skipped when its folder holds a finished run
-     with the same resume key (DIR/runs/<slug>/sweep-key.json): the SHA-256 of the resolved
-     scenario, of the runner binary and of every models/data/*.csv (GPU and LLM profiles). So an
-     interrupted sweep resumes where it stopped, while a changed scenario, a rebuilt runner or
-     changed profile data reruns it; --rerun runs everything again. Progress (done/total,
-     failures, ETA) goes to stderr;
+  1. every combination is checked with `hilo-sim validate --print` (whatever the runner) BEFORE
+     anything runs: a misspelled path or an invalid value is reported for every combination it
+     breaks, and the sweep exits 2 without running anything;
+  2. each combination runs as `RUNNER run SCENARIO --set ... [RUNNER-ARGS] --quiet --out
+     DIR/runs/<slug>`, in its own process group, --jobs at a time (or on a Dask cluster with
+     --dask); stdout and stderr go to DIR/runs/<slug>/run.log, and the end of a failed run's log
+     is printed. A combination is skipped when its folder holds a finished run with the same
+     resume key (DIR/runs/<slug>/sweep-key.json): the SHA-256 of the resolved scenario, of the
+     runner binary and of every models/data/*.csv (GPU and LLM profiles), and the runner
+     arguments. So an interrupted sweep resumes where it stopped, while a changed scenario, a
+     rebuilt runner or changed profile data reruns it; --rerun runs everything again. Progress
+     (done/total, failures, ETA from the mean run time and the number of parallel slots) goes
+     to stderr;
   3. DIR/sweep.csv gets a row per (combination, arm): `combo` (the slug), one column per grid
      path (named by the path, holding the value as given), `status` (ok, failed, timeout,
      interrupted, not run), `exit_code` and `log` (the run's log, relative to DIR), the run's
      scenario/seed/llm_profile (and `mode` when summary.json has one), `arm`, and every scalar
      field of summary.json (update_latency_s flattened into update_latency_p50_s,
      update_latency_p99_s, update_latency_max_s). A combination that did not finish has one row,
-     with an empty `arm`, so it stays visible. DIR/sweep_steps.csv, DIR/sweep_workers.csv,
-     DIR/sweep_rollouts.csv and DIR/sweep_allocation.csv concatenate the finished runs'
-     steps.csv, workers.csv, rollouts.csv and allocation.csv with `combo` and the grid columns in
-     front (columns missing in some runs are left empty).
+     with an empty `arm`, so it stays visible. The per-step, per-worker, per-rollout and
+     allocation CSVs stay in each run's folder; the plotters, given DIR/sweep_steps.csv (or
+     sweep_workers.csv, sweep_rollouts.csv, sweep_allocation.csv), join the finished runs' files
+     with `combo` and the grid columns in front, and --concatenate writes those joined files.
      Every CSV is plain (readable by pandas.read_csv without options). Their provenance --
-     command, working folder, date, git commit, runner path and SHA-256, data hashes, executor,
-     the grid and every combination's status -- is the sidecar DIR/sweep.json.
+     command, working folder, date, git commit, runner path, SHA-256 and arguments, data hashes,
+     executor, the grid and every combination's status -- is the sidecar DIR/sweep.json.
 
 SIGINT or SIGTERM stops the sweep: every running combination's process group gets SIGTERM (then
 SIGKILL after 5 s), queued ones are dropped, and the CSVs and sweep.json are written from what
@@ -51,7 +57,8 @@ finished; rerunning the same command resumes.
 With --dask SCHEDULER_ADDRESS (e.g. tcp://10.0.0.5:8786) the runs are Dask distributed tasks:
 each task starts the runner on a Dask worker, so the workers must see the runner, the scenario
 and DIR at the same paths (a shared file system) and the same working folder; validation and
-collection stay local, and the cluster's threads set the parallelism (--jobs is not used).
+collection stay local, and the cluster's threads set the parallelism. --dask local[:N] starts a
+LocalCluster of N single-threaded workers here (default N: --jobs) and closes it at the end.
 
 Exit status: 0 when every combination ran, 1 when some failed at run time (each named with its
 log; the others still run and are collected), 2 on bad input (nothing runs), 130 on SIGINT and
@@ -72,18 +79,18 @@ import json
 import os
 import re
 import shlex
-import signal
 import socket
 import subprocess
 import sys
 import time
-import uuid
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_RUNNER = os.path.join(REPO_ROOT, "build", "sim", "hilo-sim")
+import sweep_engine as engine
+from sweep_engine import BadInput, REPO_ROOT
+
 # Profile data the simulator's compute model is built from (part of the resume key).
 DATA_GLOB = os.path.join(REPO_ROOT, "models", "data", "*.csv")
-# Per-run CSVs concatenated into the sweep folder: run file -> sweep file.
+# Per-run CSVs that --concatenate joins into the sweep folder (and that the plotters join on the fly
+# when given a sweep_*.csv path that does not exist): run file -> sweep file.
 CONCATENATED = [
     ("steps.csv", "sweep_steps.csv"),
     ("workers.csv", "sweep_workers.csv"),
@@ -95,16 +102,11 @@ RUN_FIELDS = ["scenario", "seed", "llm_profile", "mode"]
 # Columns sweep.py itself adds after the grid columns.
 STATUS_FIELDS = ["status", "exit_code", "log"]
 KEY_FILE = "sweep-key.json"
-GRACE_S = 5.0  # SIGTERM -> SIGKILL
-POLL_S = 0.2
-
-
-class BadInput(Exception):
-    """An error in the sweep's own arguments (exit 2)."""
+RUNNERS = ("hilo-sim", "hilo-emu")
 
 
 def log(msg):
-    print(f"[sweep] {msg}", file=sys.stderr, flush=True)
+    engine.log(msg, "sweep")
 
 
 def parse_assignment(text, what):
@@ -223,17 +225,19 @@ def set_args(pairs):
     return args
 
 
-def run_command(runner, scenario, fixed, combo, out_dir):
-    return [runner, "run", scenario] + set_args(fixed + combo) + ["--quiet", "--out", out_dir]
+def run_command(runner, scenario, fixed, combo, out_dir, runner_args=()):
+    return ([runner, "run", scenario] + set_args(fixed + combo) + list(runner_args) +
+            ["--quiet", "--out", out_dir])
 
 
-def validate(runner, scenario, fixed, combo):
-    """Returns (ok, resolved_text_or_error_message)."""
-    cmd = [runner, "validate", scenario, "--print"] + set_args(fixed + combo)
+def validate(hilo_sim, scenario, fixed, combo):
+    """Checks one combination with `hilo-sim validate --print` (whatever the runner: hilo-emu runs
+    the same scenarios and has no validate command). Returns (ok, resolved text or error)."""
+    cmd = [hilo_sim, "validate", scenario, "--print"] + set_args(fixed + combo)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         return False, (proc.stderr.strip() or proc.stdout.strip() or
-                       f"{os.path.basename(runner)} validate exited {proc.returncode}")
+                       f"{os.path.basename(hilo_sim)} validate exited {proc.returncode}")
     # --print writes a short description, then the resolved scenario from its `name:` line on.
     text = proc.stdout
     m = re.search(r"^name: ", text, flags=re.M)
@@ -322,255 +326,7 @@ def git_state():
             "uncommitted_changes": bool(git("status", "--porcelain", "--untracked-files=no"))}
 
 
-# --- process groups ------------------------------------------------------------------------------
-
-def _exited(proc):
-    """True when proc has exited, WITHOUT reaping it: while it is unreaped its pid (and so its
-    process-group id) cannot be reused, so signalling the group stays safe."""
-    try:
-        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
-
-
-def _signal_group(proc, sig):
-    try:
-        os.killpg(proc.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _reap_group(proc):
-    """SIGKILL to whatever is left in proc's group (sent while the leader is unreaped, so the
-    group id is still ours), reaps the leader, and waits until the group is gone (a killed
-    grandchild takes a moment to exit)."""
-    _signal_group(proc, signal.SIGKILL)
-    rc = proc.wait()
-    deadline = time.monotonic() + 2.0
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(proc.pid, 0)  # signal 0: only asks whether the group still exists
-        except (ProcessLookupError, PermissionError):
-            break
-        time.sleep(0.02)
-    return rc
-
-
-def _stop_group(proc, grace_s):
-    """SIGTERM to proc's process group, SIGKILL to whatever is left after grace_s, then reaps."""
-    _signal_group(proc, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while not _exited(proc) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return _reap_group(proc)
-
-
-def _finish_group(proc):
-    """After the leader exited: kills anything it left in its group, then reaps it."""
-    return _reap_group(proc)
-
-
-def _start(cmd, cwd, log_path, extra_header=""):
-    logf = open(log_path, "w")
-    logf.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n" + extra_header)
-    logf.flush()
-    try:
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=logf, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
-    except OSError as e:
-        logf.write(f"[sweep] could not start: {e}\n")
-        logf.close()
-        return None, None
-    return proc, logf
-
-
-# --- executors -----------------------------------------------------------------------------------
-# Both run each combination's command with stdout/stderr in its run.log and report
-# (entry, status, exit_code, seconds) with status "exited" (exit_code says how), "timeout" or
-# "interrupted".
-
-class LocalExecutor:
-    """Runs commands on this machine, `jobs` at a time, each in its own process group."""
-
-    def __init__(self, jobs, timeout_s):
-        self.jobs, self.timeout_s = jobs, timeout_s
-        self.queue, self.running = [], []
-
-    def describe(self):
-        return f"local, {self.jobs} at a time"
-
-    def submit(self, entry, cmd, cwd):
-        self.queue.append((entry, cmd, cwd))
-
-    def poll(self):
-        done = []
-        still = []
-        for entry, proc, logf, t0 in self.running:
-            secs = time.monotonic() - t0
-            if _exited(proc):
-                rc = _finish_group(proc)
-                logf.close()
-                done.append((entry, "exited", rc, secs))
-            elif self.timeout_s is not None and secs > self.timeout_s:
-                logf.write(f"\n[sweep] stopped after {self.timeout_s:g} s (--timeout-s)\n")
-                logf.flush()
-                rc = _stop_group(proc, GRACE_S)
-                logf.close()
-                done.append((entry, "timeout", rc, secs))
-            else:
-                still.append((entry, proc, logf, t0))
-        self.running = still
-        while self.queue and len(self.running) < self.jobs:
-            entry, cmd, cwd = self.queue.pop(0)
-            proc, logf = _start(cmd, cwd, entry["log_path"])
-            if proc is None:
-                done.append((entry, "exited", 127, 0.0))
-                continue
-            self.running.append((entry, proc, logf, time.monotonic()))
-        return done
-
-    def idle(self):
-        return not self.queue and not self.running
-
-    def stop(self):
-        """Stops every running command; returns (stopped, never started) entries."""
-        for _, proc, _, _ in self.running:
-            _signal_group(proc, signal.SIGTERM)
-        stopped = []
-        deadline = time.monotonic() + GRACE_S
-        for entry, proc, logf, t0 in self.running:
-            while not _exited(proc) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            rc = _finish_group(proc)
-            logf.write("\n[sweep] stopped by a signal to the sweep\n")
-            logf.close()
-            stopped.append((entry, "interrupted", rc, time.monotonic() - t0))
-        never = [e for e, _, _ in self.queue]
-        self.running, self.queue = [], []
-        return stopped, never
-
-    def close(self):
-        pass
-
-
-def dask_run_task(cmd, cwd, log_path, timeout_s, stop_event, grace_s):
-    """A Dask task: runs cmd on the worker in its own process group, logging to log_path; stops
-    it when the sweep sets the distributed Event `stop_event` or after timeout_s. Returns
-    (status, exit_code, seconds, worker address)."""
-    import distributed  # on the worker
-
-    try:
-        worker = distributed.get_worker().address
-    except ValueError:
-        worker = "?"
-    header = (f"[sweep] on Dask worker {worker} (host {socket.gethostname()}, "
-              f"pid {os.getpid()})\n")
-    t0 = time.monotonic()
-    proc, logf = _start(cmd, cwd, log_path, header)
-    if proc is None:
-        return "exited", 127, 0.0, worker
-    stop = distributed.Event(stop_event)
-    status = "exited"
-    while not _exited(proc):
-        if stop.wait(timeout=POLL_S * 2):
-            logf.write("\n[sweep] stopped by a signal to the sweep\n")
-            status = "interrupted"
-            break
-        if timeout_s is not None and time.monotonic() - t0 > timeout_s:
-            logf.write(f"\n[sweep] stopped after {timeout_s:g} s (--timeout-s)\n")
-            status = "timeout"
-            break
-    logf.flush()
-    rc = _stop_group(proc, grace_s) if status != "exited" else _finish_group(proc)
-    logf.close()
-    return status, rc, time.monotonic() - t0, worker
-
-
-class DaskExecutor:
-    """Runs commands as tasks of a Dask distributed cluster (see dask_run_task)."""
-
-    def __init__(self, address, timeout_s):
-        try:
-            import distributed
-        except ImportError:
-            raise BadInput("--dask needs the Python package `distributed` "
-                           "(Debian: apt-get install python3-distributed; scripts/setup.sh)")
-        self.distributed = distributed
-        try:
-            self.client = distributed.Client(address, timeout=20)
-        except (OSError, TimeoutError) as e:
-            raise BadInput(f"--dask {address}: cannot reach the scheduler: {e}")
-        self.address = address
-        self.timeout_s = timeout_s
-        self.stop_name = "hilo-sweep-stop-" + uuid.uuid4().hex
-        self.stop_event = distributed.Event(self.stop_name, client=self.client)
-        self.futures = {}
-
-    def describe(self):
-        n = len(self.client.scheduler_info().get("workers", {}))
-        return f"Dask scheduler {self.address} ({n} worker(s))"
-
-    def submit(self, entry, cmd, cwd):
-        fut = self.client.submit(dask_run_task, cmd, cwd, entry["log_path"], self.timeout_s,
-                                 self.stop_name, GRACE_S, pure=False,
-                                 key=f"hilo-run-{entry['slug']}-{uuid.uuid4().hex[:8]}")
-        self.futures[fut] = entry
-
-    def _result(self, fut, entry):
-        try:
-            status, rc, secs, worker = fut.result()
-            entry["worker"] = worker
-            return entry, status, rc, secs
-        except Exception as e:  # the task itself failed (worker lost, ...)
-            with open(entry["log_path"], "a") as f:
-                f.write(f"\n[sweep] Dask task failed: {e!r}\n")
-            return entry, "exited", None, 0.0
-
-    def poll(self):
-        done = []
-        for fut in [f for f in self.futures if f.done()]:
-            done.append(self._result(fut, self.futures.pop(fut)))
-        return done
-
-    def idle(self):
-        return not self.futures
-
-    def stop(self):
-        self.stop_event.set()
-        waiting = [f for f in self.futures if f.status == "pending"]
-        # Tasks already running stop their runs and return; queued ones are cancelled.
-        stopped, never = [], []
-        deadline = time.monotonic() + GRACE_S + 10
-        while any(not f.done() for f in self.futures) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        for fut, entry in self.futures.items():
-            if fut.done() and fut.status == "finished":
-                e, status, rc, secs = self._result(fut, entry)
-                stopped.append((e, "interrupted" if status == "interrupted" else status, rc, secs))
-            else:
-                never.append(entry)
-        self.client.cancel([f for f in self.futures if not f.done()] + waiting)
-        self.futures = {}
-        return stopped, never
-
-    def close(self):
-        try:
-            self.stop_event.clear()
-            self.client.close()
-        except Exception:
-            pass
-
-
 # --- collection ----------------------------------------------------------------------------------
-
-def fmt_duration(s):
-    s = int(round(s))
-    if s >= 3600:
-        return f"{s // 3600}h{s % 3600 // 60:02d}m"
-    if s >= 60:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s}s"
-
 
 def flatten_arm(arm):
     row = {}
@@ -607,9 +363,9 @@ def write_csv(path, header, rows):
     os.replace(tmp, path)
 
 
-def collect(out, entries, grid_paths):
-    """Writes sweep.csv (every combination, with its status) and the concatenated CSVs of the
-    finished runs. Returns the number of sweep.csv rows of finished runs."""
+def collect(out, entries, grid_paths, concat=False):
+    """Writes sweep.csv (every combination, with its status) and, with concat, the concatenated
+    CSVs of the finished runs. Returns the number of sweep.csv rows of finished runs."""
     header = ["combo"] + grid_paths + STATUS_FIELDS
     rows, nok = [], 0
 
@@ -647,48 +403,79 @@ def collect(out, entries, grid_paths):
 
     finished = [e for e in entries if e["status"] == "ok"]
     for run_file, sweep_file in CONCATENATED:
-        cat_header, cat_rows = ["combo"] + grid_paths, []
-        found = False
-        for e in finished:
-            path = os.path.join(e["dir"], run_file)
-            if not os.path.exists(path):
-                continue
-            found = True
-            with open(path, newline="") as f:
-                reader = csv.DictReader(f)
-                names = [c if c not in grid_paths and c != "combo" else "run." + c
-                         for c in (reader.fieldnames or [])]
-                for c in names:
-                    if c not in cat_header:
-                        cat_header.append(c)
-                for r in reader:
-                    row = {"combo": e["slug"]}
-                    row.update(dict(e["combo"]))
-                    for c, v in r.items():
-                        if c is None:  # more cells than header names: keep, under a name
-                            c, v = "extra", ";".join(v)
-                        row[c if c not in grid_paths and c != "combo" else "run." + c] = v
-                    cat_rows.append(row)
         out_path = os.path.join(out, sweep_file)
-        if found:
+        cat_header, cat_rows = concatenate(finished, grid_paths, run_file)
+        if concat and cat_rows:
             write_csv(out_path, cat_header, cat_rows)
         elif os.path.exists(out_path):
-            os.remove(out_path)  # nothing finished any more: no stale concatenation
+            os.remove(out_path)  # not asked for, or nothing finished: no stale concatenation
     return nok
 
 
-def print_commands(entries, runner, scenario, fixed):
+def concatenate(finished, grid_paths, run_file):
+    """(header, rows) of run_file (e.g. steps.csv) of every finished run, with `combo` and the grid
+    columns in front. finished: [{"slug", "combo": [(path, value)], "dir"}]."""
+    cat_header, cat_rows = ["combo"] + grid_paths, []
+    for e in finished:
+        path = os.path.join(e["dir"], run_file)
+        if not os.path.exists(path):
+            continue
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            names = [c if c not in grid_paths and c != "combo" else "run." + c
+                     for c in (reader.fieldnames or [])]
+            for c in names:
+                if c not in cat_header:
+                    cat_header.append(c)
+            for r in reader:
+                row = {"combo": e["slug"]}
+                row.update(dict(e["combo"]))
+                for c, v in r.items():
+                    if c is None:  # more cells than header names: keep, under a name
+                        c, v = "extra", ";".join(v)
+                    row[c if c not in grid_paths and c != "combo" else "run." + c] = v
+                cat_rows.append(row)
+    return cat_header, cat_rows
+
+
+def concatenate_sweep(sweep_dir, run_file):
+    """(header, rows) of run_file over the finished runs of the sweep in sweep_dir, from its
+    sweep.json (what the plotters read when a sweep has no sweep_*.csv); None without one."""
+    try:
+        with open(os.path.join(sweep_dir, "sweep.json")) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return None
+    grid_paths = [a["path"] for a in meta.get("cross", []) + meta.get("grid", [])]
+    finished = [{"slug": c["slug"], "combo": list(c.get("overrides", {}).items()),
+                 "dir": os.path.join(sweep_dir, "runs", c["slug"])}
+                for c in meta.get("combinations", []) if c.get("status") == "ok"]
+    return concatenate(finished, grid_paths, run_file)
+
+
+def print_commands(entries, runner, scenario, fixed, runner_args):
     for e in entries:
-        cmd = run_command(runner, scenario, fixed, e["combo"], e["dir"])
+        cmd = run_command(runner, scenario, fixed, e["combo"], e["dir"], runner_args)
         print(" ".join(shlex.quote(c) for c in cmd))
+
+
+def resolve_runner(value, args):
+    """The runner binary: `hilo-sim` or `hilo-emu` (the --hilo-sim / --hilo-emu path), or a path
+    to any binary with hilo-sim's `run` command."""
+    if value in RUNNERS:
+        return getattr(args, value.replace("-", "_"))
+    return value
 
 
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        epilog="Example: scripts/sweep.py scenarios/quickstart.textproto "
+        epilog="Examples:\n"
+               "  scripts/sweep.py scenarios/quickstart.textproto "
                "--grid network.worker_link.bandwidth=10Mbps,100Mbps,1Gbps "
-               "--set workload.steps=5 --out results/sweeps/bw --jobs 2",
+               "--set workload.steps=5 --jobs 2\n"
+               "  scripts/sweep.py tests/scripts/tiny.textproto --runner hilo-emu "
+               "--runner-arg=--network=direct --grid seed=1,2",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scenario", help="scenario file (Protobuf text format)")
     parser.add_argument("--grid", action="append", default=[], metavar="PATH=V1,V2,...",
@@ -699,16 +486,26 @@ def main():
                         help="an axis crossed with the whole grid, even under --zip (repeatable)")
     parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                         help="an override applied to every combination (repeatable)")
-    parser.add_argument("--out", required=True, help="sweep folder (runs/, sweep.csv, ...)")
-    parser.add_argument("--jobs", type=int, default=1, help="runs in parallel (default 1)")
-    parser.add_argument("--runner", "--hilo-sim", dest="runner",
-                        default=os.environ.get("HILO_SIM", DEFAULT_RUNNER),
-                        help="binary with hilo-sim's run/validate CLI (default $HILO_SIM or "
-                             "build/sim/hilo-sim; e.g. build/emu/hilo-emu)")
-    parser.add_argument("--dask", metavar="SCHEDULER_ADDRESS",
-                        help="run on this Dask distributed cluster (shared file system)")
+    parser.add_argument("--out", help="sweep folder (runs/, sweep.csv, sweep.json); default "
+                                      "results/runs/sweep-<scenario name>")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="runs in parallel (default 1; with --dask local, its workers)")
+    parser.add_argument("--runner", default="hilo-sim", metavar="hilo-sim|hilo-emu|PATH",
+                        help="what runs each combination: hilo-sim (default), hilo-emu, or the "
+                             "path of a binary with hilo-sim's `run` command")
+    parser.add_argument("--runner-arg", action="append", default=[], metavar="ARG",
+                        help="an argument added to every run command, e.g. "
+                             "--runner-arg=--network=direct for hilo-emu (repeatable)")
+    engine.add_binary_args(parser, "hilo-sim", "hilo-emu")
+    parser.add_argument("--dask", metavar="ADDRESS|local[:N]",
+                        help="run on this Dask distributed cluster (shared file system), or on a "
+                             "LocalCluster of N workers started here (default N: --jobs)")
     parser.add_argument("--timeout-s", type=float, default=None,
                         help="stop a run after this many seconds and count it as failed")
+    parser.add_argument("--concatenate", action="store_true",
+                        help="also write sweep_steps.csv, sweep_workers.csv, sweep_rollouts.csv "
+                             "and sweep_allocation.csv (the plotters join the runs' CSVs "
+                             "themselves when these are absent)")
     parser.add_argument("--dry-run", action="store_true",
                         help="validate and list the combinations, run nothing")
     parser.add_argument("--print-commands", action="store_true",
@@ -732,36 +529,42 @@ def main():
         if clash:
             raise BadInput(f"{', '.join(sorted(clash))}: both a grid axis and a --set")
         combos = expand(grid, args.zip, cross)
-        if not args.print_commands and not (os.path.isfile(args.runner) and
-                                            os.access(args.runner, os.X_OK)):
-            raise BadInput(f"runner {args.runner!r} not found or not executable (build it: "
-                           "scripts/build.sh --target hilo-sim, or pass --runner)")
+        runner = resolve_runner(args.runner, args)
+        if (os.path.basename(runner) == "hilo-sim" and
+                args.hilo_sim == engine.default_binary("hilo-sim")):
+            args.hilo_sim = runner  # --runner PATH/hilo-sim also validates
+        if not args.print_commands:
+            engine.check_binary(runner, args.runner if args.runner in RUNNERS else "runner")
+            engine.check_binary(args.hilo_sim, "hilo-sim")  # validates whatever the runner
     except BadInput as e:
         print(f"sweep.py: {e}", file=sys.stderr)
         return 2
 
     grid_paths = [p for p, _ in cross] + [p for p, _ in grid]
     slugs = make_slugs(combos, grid_paths)
-    out = os.path.abspath(args.out)
+    stem = os.path.splitext(os.path.basename(args.scenario))[0]
+    out = os.path.abspath(args.out or engine.default_out("sweep-" + stem))
     entries = [{"slug": s, "combo": c, "dir": os.path.join(out, "runs", s)}
                for s, c in zip(slugs, combos)]
     for e in entries:
         e["log_path"] = os.path.join(e["dir"], "run.log")
     total = len(entries)
-    runner = os.path.abspath(args.runner)
+    runner = os.path.abspath(runner)
+    hilo_sim = os.path.abspath(args.hilo_sim)
+    runner_args = list(args.runner_arg)
 
     if args.print_commands:
-        print_commands(entries, runner, args.scenario, fixed)
+        print_commands(entries, runner, args.scenario, fixed, runner_args)
         return 0
 
-    # 1. Validate everything before running anything.
+    # 1. Validate everything before running anything (through hilo-sim, whatever the runner).
     log(f"validating {total} combination(s) of {args.scenario}")
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda e: validate(runner, args.scenario, fixed, e["combo"]),
+        results = list(pool.map(lambda e: validate(hilo_sim, args.scenario, fixed, e["combo"]),
                                 entries))
     bad = [(e, msg) for e, (ok, msg) in zip(entries, results) if not ok]
     if bad:
-        report_invalid(runner, args.scenario, fixed, cross + grid, bad, args.jobs)
+        report_invalid(hilo_sim, args.scenario, fixed, cross + grid, bad, args.jobs)
         print(f"sweep.py: {len(bad)} of {total} combination(s) invalid; nothing was run",
               file=sys.stderr)
         return 2
@@ -769,6 +572,8 @@ def main():
     data = data_hashes()
     for e, (_, resolved) in zip(entries, results):
         e["key"] = resume_key(resolved, runner_sha256, data)
+        if runner_args:  # the same runner with other arguments is another run
+            e["key"]["runner_args"] = runner_args
 
     if args.dry_run:
         for e in entries:
@@ -777,8 +582,7 @@ def main():
         return 0
 
     try:
-        executor = (DaskExecutor(args.dask, args.timeout_s) if args.dask else
-                    LocalExecutor(args.jobs, args.timeout_s))
+        executor = engine.make_executor(args.jobs, args.timeout_s, args.dask)
     except BadInput as e:
         print(f"sweep.py: {e}", file=sys.stderr)
         return 2
@@ -792,7 +596,7 @@ def main():
         "started_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": socket.gethostname(),
         "git": git_state(),
-        "runner": {"path": runner, "sha256": runner_sha256},
+        "runner": {"path": runner, "sha256": runner_sha256, "args": runner_args},
         "data_sha256": data,
         "executor": executor.describe(),
         "scenario": args.scenario,
@@ -813,71 +617,25 @@ def main():
     skipped = total - len(todo)
     log(f"{total} combination(s): {skipped} already done, {len(todo)} to run, "
         f"{executor.describe()}; runs in {os.path.join(out, 'runs')}")
+    for e in todo:
+        os.makedirs(e["dir"], exist_ok=True)
+        for stale in ("summary.json", KEY_FILE):  # a run of another scenario or binary
+            if os.path.exists(os.path.join(e["dir"], stale)):
+                os.remove(os.path.join(e["dir"], stale))
+        e["cmd"] = run_command(runner, args.scenario, fixed, e["combo"], e["dir"], runner_args)
 
-    stop_signal = []
+    def on_finish(e):
+        if e["status"] == "ok" and not os.path.exists(os.path.join(e["dir"], "summary.json")):
+            e["status"], e["why"] = "failed", "no summary.json"
+        if e["status"] == "ok":
+            write_json(os.path.join(e["dir"], KEY_FILE), e["key"])
 
-    def on_signal(signum, _frame):
-        if not stop_signal:
-            log(f"{signal.Signals(signum).name}: stopping the runs")
-        stop_signal.append(signum)
-
-    old_handlers = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    failures, durations = [], []
-    done = skipped
     start = time.monotonic()
-
-    def finish(entry, status, rc, secs):
-        nonlocal done
-        entry["exit_code"] = "" if rc is None else rc
-        if status == "exited" and rc == 0 and \
-                os.path.exists(os.path.join(entry["dir"], "summary.json")):
-            entry["status"] = "ok"
-            write_json(os.path.join(entry["dir"], KEY_FILE), entry["key"])
-        elif status == "interrupted":
-            entry["status"] = "interrupted"
-            return
-        else:
-            entry["status"] = "timeout" if status == "timeout" else "failed"
-            why = ("timed out" if status == "timeout" else
-                   f"exit {rc}" if rc is not None else "task lost")
-            failures.append((entry, why))
-            log(f"FAILED {entry['slug']} ({why}); log: {entry['log_path']}")
-        durations.append(secs)
-        done += 1
-        remaining = total - done
-        mean = sum(durations) / len(durations)
-        par = args.jobs if not args.dask else max(1, len(todo))
-        eta = mean * remaining / min(par, max(remaining, 1))
-        log(f"{done}/{total} done, {len(failures)} failed, elapsed "
-            f"{fmt_duration(time.monotonic() - start)}, ETA "
-            f"{fmt_duration(eta) if remaining else '0s'}  [{entry['slug']}: {secs:.1f} s]")
-
-    try:
-        for e in todo:
-            os.makedirs(e["dir"], exist_ok=True)
-            for stale in ("summary.json", KEY_FILE):  # a run of another scenario or binary
-                if os.path.exists(os.path.join(e["dir"], stale)):
-                    os.remove(os.path.join(e["dir"], stale))
-            executor.submit(e, run_command(runner, args.scenario, fixed, e["combo"], e["dir"]),
-                            os.getcwd())
-        while not executor.idle() and not stop_signal:
-            for result in executor.poll():
-                finish(*result)
-            if not executor.idle() and not stop_signal:
-                time.sleep(POLL_S)
-        if stop_signal:
-            stopped, never = executor.stop()
-            for result in stopped:
-                finish(*result)
-            for e in never:
-                e["status"] = "not run"
-    finally:
-        executor.close()
-        for s, h in old_handlers.items():
-            signal.signal(s, h)
+    stop_signal = engine.run_all(todo, executor, "sweep", on_finish)
+    failures = [e for e in todo if e["status"] in ("failed", "timeout")]
 
     # 3. Collect.
-    nrows = collect(out, entries, grid_paths)
+    nrows = collect(out, entries, grid_paths, args.concatenate)
     manifest["finished_utc"] = datetime.datetime.now(datetime.timezone.utc).isoformat(
         timespec="seconds")
     manifest["combinations"] = [
@@ -890,13 +648,14 @@ def main():
         kept = sum(e["status"] == "ok" for e in entries)
         log(f"interrupted: {kept} finished run(s) kept and collected in "
             f"{os.path.join(out, 'sweep.csv')}; rerun the same command to resume")
-        return 128 + stop_signal[0]
-    log(f"wrote {os.path.join(out, 'sweep.csv')} ({nrows} rows of finished runs) and the "
-        f"sweep_*.csv concatenations in {fmt_duration(time.monotonic() - start)}")
+        return 128 + stop_signal
+    log(f"wrote {os.path.join(out, 'sweep.csv')} ({nrows} rows of finished runs) in "
+        f"{engine.fmt_duration(time.monotonic() - start)}")
     if failures:
         print(f"sweep.py: {len(failures)} of {total} run(s) failed:", file=sys.stderr)
-        for e, why in failures:
-            print(f"  {e['slug']} ({why}): {e['log_path']}", file=sys.stderr)
+        for e in failures:
+            print(f"  {e['slug']} ({e.get('why', e['status'])}): {e['log_path']}",
+                  file=sys.stderr)
         return 1
     return 0
 

@@ -7,14 +7,34 @@
 # emulator's lag, and emulation-notes.md -- why rows miss, written by hand -- below it) and the
 # runs under results/runs/validation-emu/.
 # Needs root (hilo-emu --network ns3) and a build (scripts/build.sh --target hilo-sim hilo-emu
-# hilo-node hilo-netem). About 20 minutes. Usage: scripts/validate_emulation.sh [--reuse]
-#   --reuse  keep each mode's earlier results where its summary.json exists (rerun one side only
-#            by deleting that side's folder).
+# hilo-node hilo-netem). About 20 minutes.
+usage() {
+  cat <<'USAGE'
+Usage: scripts/validate_emulation.sh [--reuse] [--hilo-sim PATH] [--hilo-emu PATH] [--help]
+  --reuse           keep each mode's earlier results where its summary.json exists (rerun one
+                    side only by deleting that side's folder)
+  --hilo-sim PATH   hilo-sim binary (default $HILO_SIM, else build/sim/hilo-sim)
+  --hilo-emu PATH   hilo-emu binary (default $HILO_EMU, else build/sim/hilo-emu)
+Writes results/validation/emulation.{csv,md}; runs go to results/runs/validation-emu/.
+Needs root (hilo-emu --network ns3). About 20 minutes.
+USAGE
+}
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 reuse=()
-[ "${1:-}" = "--reuse" ] && reuse=(--reuse)
+bins=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --reuse) reuse=(--reuse) ;;
+    --hilo-sim|--hilo-emu)
+      [ $# -ge 2 ] || { echo "validate_emulation.sh: $1 needs a PATH" >&2; exit 2; }
+      bins+=("$1" "$2"); shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "validate_emulation.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
 out=results/validation
 runs=results/runs/validation-emu
 mkdir -p "$out" "$runs"
@@ -40,7 +60,7 @@ compare() { # label scenario [--set ...]
   local label="$1" scenario="$2"
   shift 2
   /usr/bin/python3 scripts/compare_modes.py "$scenario" "$@" --label "$label" --csv "$csv" \
-    --out "$runs/$label" "${reuse[@]}"
+    --out "$runs/$label" "${reuse[@]}" "${bins[@]}"
 }
 
 for rate in 10Mbps 50Mbps 100Mbps; do

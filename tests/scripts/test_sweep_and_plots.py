@@ -2,37 +2,45 @@
 """End-to-end test of scripts/sweep.py and the plotters on a tiny scenario (CTest:
 scripts.sweep_and_plots).
 
-Usage: tests/scripts/test_sweep_and_plots.py HILO_SIM    (run from the repository root)
+Usage: tests/scripts/test_sweep_and_plots.py HILO_SIM [HILO_EMU]   (run from the repository root)
 
 Checks, in order:
   1. a misspelled --grid path exits 2 after validation and runs nothing (no runs/ folder);
   2. --print-commands prints one run command per combination and creates nothing;
   3. a 2x1 grid of tests/scripts/tiny.textproto runs (2 jobs) and writes sweep.csv with the grid
      column, status/exit_code/log, every summary field (update_latency_s flattened) and one row
-     per (combo, arm); sweep_steps/workers/rollouts/allocation.csv with the grid column in
-     front; and the provenance sidecar sweep.json (command, git commit, date, runner SHA-256,
-     models/data hashes) -- every CSV plain: no '#' line, and read by pandas.read_csv without
-     options when python3-pandas is installed;
+     per (combo, arm), and no sweep_*.csv concatenation; with --concatenate,
+     sweep_steps/workers/rollouts/allocation.csv with the grid column in front, equal to what the
+     plotters join from the runs themselves; and the provenance sidecar sweep.json (command, git
+     commit, date, runner SHA-256, models/data hashes) -- every CSV plain: no '#' line, and read
+     by pandas.read_csv without options when python3-pandas is installed;
   4. running the same sweep again skips both finished runs;
   5. the resume key (as --dry-run reports it): a copy of the simulator with one byte appended
      reruns both combinations; a changed models/data/*.csv (in a copy of the scripts' folder
      layout) reruns too;
   6. a run that fails at run time (a wrapper fails `run` for one value) is reported with its
-     log, stays in sweep.csv as a `failed` row with exit code and log path, the other
+     log and the end of that log (the child's stderr), stays in sweep.csv as a `failed` row with exit code and log path, the other
      combinations are kept, and the sweep exits 1;
      another runner with hilo-sim's CLI that adds "mode" to summary.json and a pid column to
      workers.csv (as hilo-emu does) gets a `mode` column in sweep.csv, the pid column kept;
   7. SIGTERM mid-sweep: the sweep exits 143, the running combination's whole process group is
      gone (a grandchild `sleep` included), the finished combination is in sweep.csv (`ok`) and
      the stopped one is `interrupted`; rerunning resumes (1 done, 1 to run);
-  8. the Dask executor: a LocalCluster on loopback runs the sweep (skipped, with a message, when
+  8. the Dask executor: a LocalCluster on loopback runs the sweep, and --dask local:2 starts its
+     own cluster and counts its 2 workers in the ETA (skipped, with a message, when
      python3-distributed is not installed);
-  9. the shared plot style (same colour/marker per arm everywhere, matrix names, t quantiles);
+  9. the shared plot style (same colour/marker per arm everywhere, matrix names), and the
+     intervals of scripts/stats_helper.py (scipy's t quantiles, not a table);
   10. plot_speedup, plot_curves, plot_pareto, plot_allocation, plot_consistency, plot_timeline
      and plot_time_to_target write PNG and PDF files from the CSVs (a sweep.csv with a failed
      row included), at full and column width;
   11. every scenario header that says "scripts/reproduce.sh runs exactly this" lists exactly the
-     commands `scripts/reproduce.sh --print-commands` prints for that scenario's figures.
+     commands `scripts/reproduce.sh --print-commands` prints for that scenario's figures;
+  12. the runner hilo-emu (the real binary, given as HILO_EMU): `--runner hilo-emu
+     --runner-arg=--network=direct` validates through hilo-sim and runs real processes (summary
+     mode emulation-direct); plot_speedup refuses a sweep with two rows per (arm, bandwidth)
+     unless --where or --average says what to plot.
+The README's own sweep examples are run as written by tests/scripts/test_readme_examples.py.
 """
 import csv
 import glob
@@ -171,9 +179,10 @@ def check_headers():
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     hilo_sim = os.path.abspath(sys.argv[1])
+    hilo_emu = os.path.abspath(sys.argv[2]) if len(sys.argv) == 3 else None
     tmp = tempfile.mkdtemp(prefix="hilo-sweep-test-")
     out = os.path.join(tmp, "sweep")
     base = [PY, SWEEP, SCENARIO, "--set", "workload.steps=2"]
@@ -213,13 +222,21 @@ def main():
     check(sorted({r[BW] for r in rows}) == ["10Mbps", "1Gbps"], "grid values in the rows")
     check(all(r["steps"] == "2" for r in rows), "the --set value reached every run")
     check(all(float(r["update_latency_p50_s"]) > 0 for r in rows), "latencies are positive")
-    for name in ("sweep_steps.csv", "sweep_workers.csv", "sweep_rollouts.csv",
-                 "sweep_allocation.csv"):
+    names = ("sweep_steps.csv", "sweep_workers.csv", "sweep_rollouts.csv", "sweep_allocation.csv")
+    check(not any(os.path.exists(os.path.join(out, n)) for n in names),
+          "no sweep_*.csv concatenation without --concatenate")
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import plot_common as pc
+    joined = {n: pc.read_csv(os.path.join(out, n)) for n in names}  # joined from runs/
+    rc, log = run(common + grid + ["--concatenate"])
+    check(rc == 0 and "2 already done, 0 to run" in log, "--concatenate reuses the runs", log)
+    for name in names:
         path = os.path.join(out, name)
         ok = os.path.exists(path)
         cat = read(path) if ok else []
         check(ok and cat and list(cat[0].keys())[:2] == ["combo", BW],
               f"{name} exists with combo and grid columns in front")
+        check(cat == joined[name], f"{name} equals what the plotters join from the runs")
     steps = read(os.path.join(out, "sweep_steps.csv"))
     check({r["combo"] for r in steps} == {r["combo"] for r in rows} and
           {"arm", "version", "sim_time_s", "quality", "wire_bytes"} <= set(steps[0].keys()),
@@ -260,6 +277,8 @@ def main():
     os.makedirs(os.path.join(fake, "scripts"))
     os.makedirs(os.path.join(fake, "models", "data"))
     shutil.copy2(SWEEP, os.path.join(fake, "scripts", "sweep.py"))
+    shutil.copy2(os.path.join(ROOT, "scripts", "sweep_engine.py"),
+                 os.path.join(fake, "scripts", "sweep_engine.py"))
     gpus = os.path.join(fake, "models", "data", "gpus.csv")
     shutil.copy2(os.path.join(ROOT, "models", "data", "gpus.csv"), gpus)
     data_cmd = [PY, os.path.join(fake, "scripts", "sweep.py"), SCENARIO, "--set",
@@ -284,6 +303,7 @@ def main():
     failed_log = os.path.join(out, "runs", "bandwidth-100Mbps", "run.log")
     check(rc == 1, f"a failed run makes the sweep exit 1 (got {rc})", log)
     check(failed_log in log, "the failure is reported with its log path")
+    check("| injected failure" in log, "the end of the failed run's log is printed", log)
     check(os.path.exists(failed_log) and "injected failure" in open(failed_log).read(),
           "run.log holds the failed run's stderr")
     rows = read(os.path.join(out, "sweep.csv"))
@@ -313,7 +333,7 @@ def main():
                     "csv.writer(open(d + '/workers.csv', 'w', newline='')).writerows(rows)\n"
                     "EOF\n")
     emu_out = os.path.join(tmp, "emu")
-    rc, log = run(base + ["--runner", emu, "--out", emu_out])
+    rc, log = run(base + ["--runner", emu, "--out", emu_out, "--concatenate"])
     rows = read(os.path.join(emu_out, "sweep.csv")) if rc == 0 else []
     workers = read(os.path.join(emu_out, "sweep_workers.csv")) if rc == 0 else []
     check(rc == 0 and rows and all(r.get("mode") == "emulation-direct" for r in rows) and
@@ -399,10 +419,18 @@ def main():
                   "sweep.json names the Dask executor and each run's worker")
         finally:
             cluster.close()
+        local_out = os.path.join(tmp, "dask-local")
+        rc, log = run(common + ["--grid", f"{BW}=10Mbps,1Gbps", "--out", local_out,
+                                "--dask", "local:2"])
+        rows = read(os.path.join(local_out, "sweep.csv")) if rc == 0 else []
+        check(rc == 0 and len(rows) == 4 and all(r["status"] == "ok" for r in rows),
+              f"--dask local:2 starts a LocalCluster and runs the sweep (got {rc})", log)
+        check("local Dask cluster (2 worker(s), 2 at a time)" in log,
+              "the local cluster's 2 workers are the parallelism the ETA uses", log)
+        rc, log = run(common + ["--out", local_out, "--dask", "local:0"])
+        check(rc == 2 and "local:N with N >= 1" in log, "--dask local:0 is bad input", log)
 
     # 9. The one plot style.
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
-    import plot_common as pc
     s = pc.arm_style("hilo-spar")
     check(s == pc.arm_style("my-arm", "hilo", "spar") and s["linestyle"] == "-",
           "an arm's style follows its strategy + compressor, not its position or name")
@@ -418,9 +446,14 @@ def main():
     check(names and names[0] == "L0 q.A" and names[11] == "L0 down.B" and
           names[12] == "L1 q.A" and pc.matrix_names(25) is None,
           "matrix names by layer, projection and factor")
-    m, ci, n = pc.mean_ci([1.0, 2.0, 3.0])
-    check(n == 3 and m == 2.0 and abs(ci - 4.303 / 3 ** 0.5) < 1e-9,
-          "the 95% t-interval of three values")
+    import stats_helper
+    m, ci, n = stats_helper.mean_ci([1.0, 2.0, 3.0])
+    check(n == 3 and m == 2.0 and abs(ci - 4.302652729911275 / 3 ** 0.5) < 1e-9,
+          "the 95% t-interval of three values (t quantile 4.3027 at 2 degrees of freedom)")
+    check(abs(stats_helper.t_quantile(200) - 1.9718962236) < 1e-8 and
+          abs(stats_helper.t_quantile(7) - 2.3646242516) < 1e-8,
+          "t quantiles between and beyond the old table's entries are exact")
+    check(pc.mean_ci is stats_helper.mean_ci, "the plotters use the one statistics helper")
 
     # 10. Plots, from the sweep folder that holds a failed combination too.
     plots = os.path.join(tmp, "plots")
@@ -451,6 +484,42 @@ def main():
 
     # 11. Scenario headers that say reproduce.sh "runs exactly this" show what it runs.
     check_headers()
+
+    # 12a. plot_speedup on two rows per (arm, bandwidth): an error unless --where or --average.
+    two = os.path.join(tmp, "two-axes")
+    rc, log = run(common + ["--grid", f"{BW}=10Mbps,1Gbps", "--grid", "seed=7,8", "--out", two,
+                            "--jobs", "2"])
+    check(rc == 0, f"a two-axis sweep runs (got {rc})", log)
+    speed = [PY, os.path.join(ROOT, "scripts", "plot_speedup.py"), os.path.join(two, "sweep.csv")]
+    rc, log = run(speed + ["--out", os.path.join(plots, "two")])
+    check(rc == 2 and "seed vary" in log and "--where 'seed=" in log,
+          "plot_speedup refuses to average over another grid column silently", log)
+    rc1, log1 = run(speed + ["--where", "seed=7", "--out", os.path.join(plots, "two-seed7")])
+    rc2, log2 = run(speed + ["--average", "--out", os.path.join(plots, "two-average")])
+    check(rc1 == 0 and rc2 == 0, "--where seed=7 and --average plot it", log1 + log2)
+
+    # 12b. The real hilo-emu as the runner, on loopback (no root needed), validated by hilo-sim.
+    if hilo_emu is None:
+        print("skip hilo-emu runner check: no HILO_EMU argument", flush=True)
+    else:
+        emu_out = os.path.join(tmp, "real-emu")
+        rc, log = run(base + ["--hilo-sim", hilo_sim, "--hilo-emu", hilo_emu,
+                              "--runner", "hilo-emu", "--runner-arg=--network=direct",
+                              "--grid", "seed=7,8", "--out", emu_out, "--jobs", "2"])
+        rows = read(os.path.join(emu_out, "sweep.csv")) if os.path.exists(
+            os.path.join(emu_out, "sweep.csv")) else []
+        check(rc == 0 and len(rows) == 4 and
+              all(r["status"] == "ok" and r.get("mode") == "emulation-direct" for r in rows),
+              f"sweep --runner hilo-emu --runner-arg=--network=direct runs real processes "
+              f"(rc {rc})", log)
+        with open(os.path.join(emu_out, "sweep.json")) as f:
+            meta = json.load(f)
+        check(meta["runner"]["path"] == hilo_emu and
+              meta["runner"]["args"] == ["--network=direct"],
+              "sweep.json names hilo-emu and its arguments")
+        rc, log = run(base + ["--hilo-sim", hilo_sim, "--hilo-emu", hilo_emu,
+                              "--runner", "hilo-emu", "--grid", "seed=7,x", "--out", emu_out])
+        check(rc == 2 and "'x'" in log, "hilo-emu sweeps are validated by hilo-sim first", log)
 
     if failures:
         print(f"{len(failures)} check(s) failed; files kept in {tmp}")
