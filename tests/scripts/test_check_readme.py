@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""Tests scripts/check_readme.py (CTest: scripts.check_readme) and the results/ layout.
+
+Usage: tests/scripts/test_check_readme.py [HILO_SIM HILO_EMU HILO_NODE]   (from the repository root)
+
+Checks:
+  1. the README and scenarios/teaching/README.md hold every claim of results/README-claims.txt
+     (with the binaries given, the CLI synopsis matches their --help too);
+  2. in a copy of the files the claims read, one committed number changed (fig1's 10 Mbps
+     speed-up in results/paper/fig1.txt) makes the check fail naming that number and the file;
+  3. a README number changed, and a number added to a checked section without a claim, fail;
+  4. a claims line with more braced numbers than expressions is a malformed table (exit 2);
+  5. with the binaries: an option missing from the README's CLI synopsis fails;
+  6. every results/* folder has a README.md with `Remake:`, `Wall time` and `Commit:` lines, and
+     no generated files (sweep_*.csv concatenations, run logs, timing.json, *.walltime) are
+     committed under results/.
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PY = "/usr/bin/python3"
+CHECK = os.path.join(ROOT, "scripts", "check_readme.py")
+failures = []
+
+
+def check(cond, what, detail=""):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        if detail:
+            print(detail, flush=True)
+        failures.append(what)
+
+
+def run(args, bins):
+    cmd = [PY, CHECK] + args
+    for name, path in bins.items():
+        cmd += [f"--{name}", path]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return p.returncode, p.stdout
+
+
+def copy_repo(dst):
+    """README.md, the claims, the Markdown files they name and every results/ file they read."""
+    claims = open(os.path.join(ROOT, "results", "README-claims.txt")).read()
+    paths = {"README.md", "results/README-claims.txt"}
+    paths |= set(re.findall(r'"(results/[^"]+)"', claims))
+    paths |= {l[2:].strip() for l in claims.splitlines() if l.startswith("@ ")}
+    for rel in paths:
+        src = os.path.join(ROOT, rel)
+        if os.path.exists(src):
+            os.makedirs(os.path.dirname(os.path.join(dst, rel)) or dst, exist_ok=True)
+            shutil.copy2(src, os.path.join(dst, rel))
+
+
+def main():
+    bins = {}
+    if len(sys.argv) == 4:
+        bins = dict(zip(("hilo-sim", "hilo-emu", "hilo-node"), map(os.path.abspath,
+                                                                   sys.argv[1:])))
+    elif len(sys.argv) != 1:
+        sys.exit(__doc__)
+    nobins = {b: "/nonexistent/" + b for b in ("hilo-sim", "hilo-emu", "hilo-node")}
+
+    # 1. The committed README holds.
+    rc, out = run([], bins or nobins)
+    check(rc == 0, f"check_readme.py passes on the committed README (rc {rc})", out)
+    if bins:
+        check("CLI synopsis matches --help" in out, "the CLI synopsis was checked", out)
+
+    tmp = tempfile.mkdtemp(prefix="hilo-check-readme-")
+    try:
+        # 2. One committed number changed.
+        repo = os.path.join(tmp, "repo")
+        copy_repo(repo)
+        rc, out = run(["--root", repo], nobins)
+        check(rc == 0, "the copy of the claimed files passes", out)
+        fig1 = os.path.join(repo, "results", "paper", "fig1.txt")
+        text = open(fig1).read()
+        changed = re.sub(r"^(hilo-spar\s+10 Mbps(?:\s+\S+){3}\s+)60\.3", r"\g<1>61.3", text,
+                         flags=re.M)
+        check(changed != text, "fig1.txt's 10 Mbps speed-up (60.3) found to change")
+        open(fig1, "w").write(changed)
+        rc, out = run(["--root", repo], nobins)
+        check(rc == 1 and "shows 60.3" in out and "fig1.txt" in out,
+              "a changed committed number fails, naming the number and its file", out)
+        open(fig1, "w").write(text)
+
+        # 3a. A README number changed.
+        readme = os.path.join(repo, "README.md")
+        text = open(readme).read()
+        open(readme, "w").write(text.replace("**60.3x at 10 Mbps**", "**60.4x at 10 Mbps**", 1))
+        rc, out = run(["--root", repo], nobins)
+        check(rc == 1 and "60.3" in out, "a changed README number fails", out)
+        # 3b. An unclaimed number in a checked section.
+        open(readme, "w").write(text.replace("<!-- checked -->\n",
+                                             "<!-- checked -->\nAbout 42 runs.\n", 1))
+        rc, out = run(["--root", repo], nobins)
+        check(rc == 1 and "'42' in a checked section has no claim" in out,
+              "a number without a claim in a checked section fails", out)
+        open(readme, "w").write(text)
+
+        # 4. A malformed claims line.
+        claims = os.path.join(repo, "results", "README-claims.txt")
+        with open(claims, "a") as f:
+            f.write("two {1} and {2} numbers | 1\n")
+        rc, out = run(["--root", repo], nobins)
+        check(rc == 2 and "2 braced number(s) but 1 expression(s)" in out,
+              "a malformed claims line exits 2 naming the line", out)
+
+        # 5. The CLI synopsis against --help.
+        if bins:
+            shutil.copy2(os.path.join(ROOT, "README.md"), readme)
+            shutil.copy2(os.path.join(ROOT, "results", "README-claims.txt"), claims)
+            text = open(readme).read()
+            open(readme, "w").write(text.replace(" --sysctl ARG,", "", 1))
+            rc, out = run(["--root", repo], bins)
+            check(rc == 1 and "the CLI synopsis differs from --help" in out and "--sysctl" in out,
+                  "an option missing from the CLI synopsis fails", out)
+        else:
+            print("skip CLI synopsis check: no binaries given", flush=True)
+    finally:
+        shutil.rmtree(tmp)
+
+    # 6. results/ layout.
+    for d in sorted(glob.glob(os.path.join(ROOT, "results", "*", ""))):
+        name = os.path.relpath(d, ROOT) + "/"
+        if name.rstrip("/") in ("results/runs", "results/paper-quick"):
+            continue  # generated, ignored by git
+        readme = os.path.join(d, "README.md")
+        text = open(readme).read() if os.path.exists(readme) else ""
+        check(re.search(r"^Remake: `[^`]+`", text, re.M) and
+              re.search(r"^Wall time", text, re.M) and re.search(r"^Commit: ", text, re.M),
+              f"{name}README.md names the command, wall time and commit")
+    tracked = subprocess.run(["git", "-C", ROOT, "ls-files", "results"], stdout=subprocess.PIPE,
+                             text=True).stdout.split()
+    generated = [p for p in tracked if re.search(
+        r"(^|/)(sweep_(steps|workers|rollouts|allocation)\.csv|run\.log|timing\.json|"
+        r"[^/]*\.walltime|[^/]*\.sweep\.log|\.readme-parts/.*)$", p)]
+    check(not generated, "no generated files committed under results/", "\n".join(generated[:10]))
+
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
