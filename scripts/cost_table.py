@@ -66,6 +66,7 @@ def main():
     rows = []
     load_before = os.getloadavg()
     work = tempfile.mkdtemp(prefix="hilo-cost-")
+    ndone, ntotal = 0, len(args.models.split(",")) * len(args.workers.split(","))
     try:
         for model in args.models.split(","):
             for workers in [int(w) for w in args.workers.split(",")]:
@@ -74,7 +75,9 @@ def main():
                         "cmd": run_command(args.hilo_sim, args.scenario, workers, model,
                                            args.steps, args.network_model, out)}
                 # One run at a time, so that wall times are not shared with another run.
-                stopped = engine.run_all([task], engine.make_executor(1, None), "cost")
+                stopped = engine.run_all([task], engine.make_executor(1, None), "cost",
+                                         of=(ndone, ntotal))
+                ndone += 1
                 if stopped:
                     sys.exit(128 + stopped)
                 cmd, wall, cpu = task["cmd"], task["seconds"], task.get("cpu_s") or 0.0

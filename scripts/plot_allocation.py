@@ -102,6 +102,10 @@ def main():
     grid_cols = pc.grid_columns(args.allocation_csv, rows)
     print(f"{'panel':<40}{'versions':>9}{'matrices':>9}{'mean kept':>10}{'max kept':>9}")
     first_ax = None
+    # One colour scale for every panel, so the same colour is the same rank side by side.
+    vmax = max([float(r["kept"]) for r in rows
+                if (r.get("combo", ""), r["arm"]) in set(panels)] or [1.0])
+    sides = []
     for i, (combo, arm) in enumerate(panels):
         rs = [r for r in rows if r["arm"] == arm and r.get("combo", "") == combo]
         versions = sorted({int(r["version"]) for r in rs})
@@ -115,7 +119,7 @@ def main():
         side = fig.add_subplot(cell[i][1], sharey=ax)
         cax = fig.add_subplot(cell[i][2])
         im = ax.imshow(grid_kept, aspect="auto", origin="upper", interpolation="nearest",
-                       cmap="viridis",
+                       cmap="viridis", vmin=0, vmax=vmax,
                        extent=(versions[0] - 0.5, versions[-1] + 0.5, len(matrices) - 0.5, -0.5))
         names = pc.matrix_names(len(matrices), targets)
         if names:
@@ -140,6 +144,7 @@ def main():
         cb.ax.yaxis.set_major_locator(MaxNLocator(5, integer=True))
         means = [sum(row) / len(row) for row in grid_kept]
         side.barh(range(len(matrices)), means, color="#D55E00", height=0.8)
+        sides.append((side, max(means or [0.0])))
         side.set_xlabel("mean", fontsize="small")
         side.set_xlim(0, max(means) * 1.1 if max(means) > 0 else 1)
         side.xaxis.set_major_locator(MaxNLocator(2, integer=True))
@@ -149,6 +154,8 @@ def main():
         flat = [k for row in grid_kept for k in row]
         print(f"{(arm + ' ' + combo)[:39]:<40}{len(versions):>9}{len(matrices):>9}"
               f"{sum(flat) / len(flat):>10.3g}{max(flat):>9.0f}")
+    for side, _ in sides:  # the mean bars on one scale too
+        side.set_xlim(0, 1.05 * max(m for _, m in sides) or 1.0)
     if spectra:
         ax = fig.add_subplot(spectra_cell)
         ks = [pc.num(r["k"]) for r in spectra]

@@ -620,7 +620,10 @@ def bandwidth_axis(ax, values, width, label="link bandwidth"):
     ax.set_xscale("log")
     ax.set_xticks(ticks)
     compact = width == "column" or len(ticks) > 3
-    ax.set_xticklabels([format_bandwidth(t, compact=compact) for t in ticks])
+    crowded = len(ticks) > 4  # every value keeps its label: tilted rather than dropped
+    ax.set_xticklabels([format_bandwidth(t, compact=compact) for t in ticks],
+                       rotation=40 if crowded else 0, ha="right" if crowded else "center",
+                       rotation_mode="anchor" if crowded else "default")
     ax.minorticks_off()
     ax.set_xlabel(label + (" (bit/s, log scale)" if compact else " (log scale)"))
     if len(ticks) > 1:

@@ -99,8 +99,11 @@ def main():
              transform=axd.get_yaxis_transform(), fontsize="small", color="gray", va="bottom",
              in_layout=False)
     if all_ok:
+        delta = [a for a in all_ok if a.startswith("delta")]
+        note = (f" ({', '.join(delta)}: hash of the learner's shadow copy of the workers, not "
+                "of its own adapter, which drifts away: panel a)") if delta else ""
         axh.text(0.03, 0.06, "\n".join(textwrap.wrap("100% at every version: " +
-                                                     ", ".join(all_ok), 34)),
+                                                     ", ".join(all_ok) + note, 34)),
                  fontsize="small", transform=axh.transAxes, va="bottom", in_layout=False)
     axd.set_xlabel("adapter version (optimizer step)")
     axd.set_ylabel("relative L2 drift (log scale)")
@@ -109,8 +112,7 @@ def main():
     axh.set_xlabel("adapter version (optimizer step)")
     axh.set_ylabel("workers with matching hash (%)")
     axh.set_ylim(-5, 105)
-    pc.panel_title(axh, "b", "hash agreement (delta: with the learner's shadow copy of the "
-                   "workers, not its own adapter; bars: resyncs)")
+    pc.panel_title(axh, "b", "hash agreement (bars: resyncs)")
     axq.set_xlabel("adapter version (optimizer step)")
     axq.set_ylabel(args.ylabel)
     pc.panel_title(axq, "c", "quality")

@@ -93,6 +93,12 @@ def main():
             base.setdefault(pc.parse_quantity(r[args.x]), []).append(r)
 
     labels = [pc.arm_label(a, meta[a].get("strategy"), meta[a].get("compressor")) for a in arms]
+    # An arm that ships as many bytes as the baseline lies under it: the baseline is drawn
+    # hollow on top, and the legend says where the other one is.
+    for i, a in enumerate(arms):
+        if a != args.baseline and meta[a].get("strategy") == "hilo" and \
+                meta[a].get("compressor") == "dense":
+            labels[i] += f" (inside {pc.arm_label(args.baseline)}'s circles)"
     fig, axes, legend_ax = pc.new_figure(args.width, 3, legend_rows=pc.legend_rows_needed(
         args.width, labels + ["latency p50", "step time"]))
     ax_lat, ax_step, ax_speed = axes

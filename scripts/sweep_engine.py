@@ -377,15 +377,16 @@ def make_executor(jobs, timeout_s, dask=None):
     return DaskExecutor(dask, timeout_s)
 
 
-def run_all(tasks, executor, label="run", on_finish=None, cwd=None):
+def run_all(tasks, executor, label="run", on_finish=None, cwd=None, of=None):
     """Runs every task through executor, showing done/total/ETA on stderr; SIGINT or SIGTERM stops
     the running ones (their groups get SIGTERM, then SIGKILL) and drops the queued ones. Each
     task's command writes stdout and stderr to its log_path; a failed task's log stays there and
     its last lines are printed. on_finish(task) is called for each task that finished (any
     status) before the progress line. Returns the signal number that stopped the run, or None.
-    Sets every task's `status`, `exit_code` and `seconds`."""
+    Sets every task's `status`, `exit_code` and `seconds`. of=(done before, grand total) counts
+    these tasks as part of a larger run made of several calls (e.g. one task at a time)."""
     cwd = cwd or os.getcwd()
-    total = len(tasks)
+    done0, total = of if of else (0, len(tasks))
     for t in tasks:
         t.setdefault("status", "not run")
     stop_signal = []
@@ -397,7 +398,7 @@ def run_all(tasks, executor, label="run", on_finish=None, cwd=None):
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     durations, nfailed = [], 0
-    done = 0
+    done = done0
     start = time.monotonic()
 
     def finish(task, status, rc, secs):

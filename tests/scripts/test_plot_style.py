@@ -12,7 +12,8 @@ Checks:
   3. no plot script other than plot_common.py holds an arm -> colour table of its own;
   4. every figure drawn from seeds says n and the interval kind (plot_common.interval_note) in
      a title or axis label;
-  5. plot_timeline's busy share is the union of a worker's busy intervals (never over 100%).
+  5. plot_timeline's busy share is the union of a worker's busy intervals (never over 100%);
+  6. colour maps drawn side by side (plot_allocation's panels) share one colour scale.
 """
 import glob
 import io
@@ -35,7 +36,7 @@ CASES = [
     ("plot_pareto.py", [f"{P}/paper/fig5/sweep.csv", "--steps", f"{P}/paper/fig5/sweep_steps.csv"],
      True),
     ("plot_curves.py", [f"{P}/paper/fig3/sweep_steps.csv"], False),
-    ("plot_allocation.py", [f"{P}/paper/fig4/sweep_allocation.csv"], False),
+    ("plot_allocation.py", [f"{P}/paper/fig4/sweep_allocation.csv"], False),  # two budgets
     ("plot_ablations.py", [f"{P}/paper/fig5/sweep.csv"], True),
     ("plot_consistency.py", [f"{P}/paper/fig6/sweep_steps.csv", f"{P}/paper/fig6/sweep_workers.csv"],
      False),
@@ -130,6 +131,11 @@ def main():
                     check(to_hex(bar.get_facecolor()) == to_hex(styles[label]["color"]),
                           f"{script}: bar '{label}' has arm_style's colour")
         print(f"     ({checked} arm colour(s) checked in {script})", flush=True)
+        images = [im for ax in fig.axes for im in ax.get_images()]
+        if len(images) > 1:
+            check(len({im.get_clim() for im in images}) == 1,
+                  f"{script}: side-by-side colour maps share one scale",
+                  str([im.get_clim() for im in images]))
         if seeded:
             text = " ".join([ax.get_title(loc="left") + " " + ax.get_title() + " " +
                              ax.get_ylabel() + " " + ax.get_xlabel() for ax in fig.axes] +
