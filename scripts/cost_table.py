@@ -62,7 +62,8 @@ def main():
     try:
         engine.check_binary(args.hilo_sim, "hilo-sim")
     except engine.BadInput as e:
-        sys.exit(f"cost_table.py: {e}")
+        print(f"cost_table.py: {e}", file=sys.stderr)
+        sys.exit(2)
     rows = []
     load_before = os.getloadavg()
     work = tempfile.mkdtemp(prefix="hilo-cost-")

@@ -7,9 +7,22 @@
 # Beyond the ceiling the emulator's lag grows and transfers take longer than the simulator's.
 # Writes results/validation/emulation-ceiling.{csv,md}; runs under results/runs/emulation-ceiling/.
 # Needs root and a build, about 10 minutes. README, "Emulated links", quotes the result.
+# Usage: scripts/emulation_ceiling.sh [--hilo-sim PATH] [--hilo-emu PATH] [--help]
+#   (binaries default to $HILO_SIM / $HILO_EMU, else build/sim/).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+bins=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --hilo-sim|--hilo-emu)
+      [ $# -ge 2 ] || { echo "emulation_ceiling.sh: $1 needs a PATH" >&2; exit 2; }
+      bins+=("$1" "$2"); shift ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "emulation_ceiling.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
 out=results/validation
 runs=results/runs/emulation-ceiling
 mkdir -p "$out" "$runs"
@@ -28,13 +41,13 @@ big=(--set arms[hilo-spar].budget=100% --set workload.steps=10)
 for rate in 100Mbps 200Mbps 400Mbps 800Mbps; do
   /usr/bin/python3 scripts/compare_modes.py scenarios/validation/emu-link.textproto "${big[@]}" \
     --set network.worker_link.bandwidth=$rate --set network.worker_link.delay=5ms \
-    --label "link-$rate" --csv "$csv" --out "$runs/link-$rate"
+    --label "link-$rate" --csv "$csv" --out "$runs/link-$rate" "${bins[@]}"
 done
 for rate in 100Mbps 200Mbps; do
   /usr/bin/python3 scripts/compare_modes.py scenarios/validation/emu-star-uplink.textproto \
     "${big[@]}" --set network.learner_uplink.bandwidth=1Gbps \
     --set network.worker_link.bandwidth=$rate --label "star4-$rate" --csv "$csv" \
-    --out "$runs/star4-$rate"
+    --out "$runs/star4-$rate" "${bins[@]}"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$meta"
 /usr/bin/python3 scripts/validation_table.py "$csv" --meta "$meta" > "$out/emulation-ceiling.md"

@@ -127,7 +127,8 @@ def main():
     try:
         engine.check_binary(args.bin, "sync-curves")
     except engine.BadInput as e:
-        sys.exit(f"quality_sweep.py: {e}")
+        print(f"quality_sweep.py: {e}", file=sys.stderr)
+        sys.exit(2)
     runs, tasks = [], []
     for workload in args.workloads.split(","):
         seeds = ([int(s) for s in args.seeds.split(",")] if args.seeds

@@ -55,7 +55,7 @@ def check_binary(path, name):
     """Raises BadInput unless path is an executable file."""
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         raise BadInput(f"{name} {path!r} not found or not executable (build it: "
-                       f"scripts/build.sh {name}, or pass --{name} PATH / set "
+                       f"scripts/build.sh --target {name}, or pass --{name} PATH / set "
                        f"${BINARIES[name][0]})")
 
 
