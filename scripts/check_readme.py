@@ -40,6 +40,9 @@ Helpers in expressions (paths relative to the repository root):
   mean, stdev, ci95 (half-width of the 95% t-interval, scripts/stats_helper.py), min, max,
   abs, len, sum, round
 
+Paths: every repository path the checked documents write in backticks (`results/...`,
+`scripts/...`, `sim/...`, ...) must exist, so a renamed or removed file cannot stay quoted.
+
 Exit status: 0 when every claim holds; 1 on drift (each named with its README line, the value
 shown and the value the file gives); 2 on a malformed claims table.
 """
@@ -281,6 +284,30 @@ def help_text(argv):
     return proc.stdout
 
 
+# A repository path written in backticks: `results/sim/flow-vs-packet.md`, `sim/net/flow/`.
+REPO_PATH = re.compile(r"`((?:results|scripts|scenarios|tests|sim|hilo|models)/[^`\s]*)`")
+
+
+def check_paths(root, docs):
+    """Every repository path a document names in backticks exists (a path with a placeholder,
+    <...>, or a glob, *, needs only its fixed part before it; results/runs/ is made by runs)."""
+    problems = []
+    for doc, path in docs.items():
+        if not os.path.exists(path):
+            continue
+        text = open(path).read()
+        for m in REPO_PATH.finditer(text):
+            rel = m.group(1)
+            fixed = re.split(r"[<*]", rel)[0]
+            if rel.startswith("results/runs/") or not fixed:
+                continue
+            target = fixed if not re.search(r"[<*]", rel) else os.path.dirname(fixed.rstrip("/"))
+            if not os.path.exists(os.path.join(root, target)):
+                problems.append(f"{doc}:{line_of(text, m.start())}: names `{rel}`, which does "
+                                "not exist")
+    return problems
+
+
 def usage_lines(binary):
     """The usage lines a binary prints for --help: the indented lines after `usage:` (a line that
     does not start with the binary's name continues the one before)."""
@@ -392,6 +419,11 @@ def main():
     except BadClaims as e:
         print(f"check_readme.py: {e}", file=sys.stderr)
         return 2
+    docs = {"README.md": readme}
+    with open(claims) as f:
+        docs.update({l[2:].strip(): os.path.join(args.root, l[2:].strip())
+                     for l in f if l.startswith("@ ")})
+    problems += check_paths(args.root, docs)
     cli_problems, cli_checked = check_cli(
         readme, [getattr(args, b.replace("-", "_")) for b in BINARIES], args.write_cli)
     problems += cli_problems

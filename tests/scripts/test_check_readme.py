@@ -8,7 +8,8 @@ Checks:
      (with the binaries given, the CLI synopsis matches their --help too);
   2. in a copy of the files the claims read, one committed number changed (fig1's 10 Mbps
      speed-up in results/paper/fig1.txt) makes the check fail naming that number and the file;
-  3. a README number changed, and a number added to a checked section without a claim, fail;
+  3. a README number changed, a number added to a checked section without a claim, and a
+     path in backticks to a file that does not exist, fail;
   4. a claims line with more braced numbers than expressions is a malformed table (exit 2);
   5. with the binaries: an option missing from the README's CLI synopsis fails;
   6. every results/* folder has a README.md with `Remake:`, `Wall time` and `Commit:` lines, and
@@ -46,16 +47,26 @@ def run(args, bins):
 
 
 def copy_repo(dst):
-    """README.md, the claims, the Markdown files they name and every results/ file they read."""
+    """A copy of README.md, results/ and the Markdown files the claims name; the other top-level
+    folders the README names are linked, not copied."""
     claims = open(os.path.join(ROOT, "results", "README-claims.txt")).read()
-    paths = {"README.md", "results/README-claims.txt"}
-    paths |= set(re.findall(r'"(results/[^"]+)"', claims))
-    paths |= {l[2:].strip() for l in claims.splitlines() if l.startswith("@ ")}
+    os.makedirs(dst)
+    top = os.path.join(ROOT, "results")
+    shutil.copytree(top, os.path.join(dst, "results"),  # not the generated results/runs/
+                    ignore=lambda d, names: [n for n in names if d == top and
+                                             n in ("runs", "paper-quick")])
+    paths = {"README.md"} | {l[2:].strip() for l in claims.splitlines() if l.startswith("@ ")}
     for rel in paths:
-        src = os.path.join(ROOT, rel)
-        if os.path.exists(src):
-            os.makedirs(os.path.dirname(os.path.join(dst, rel)) or dst, exist_ok=True)
-            shutil.copy2(src, os.path.join(dst, rel))
+        os.makedirs(os.path.dirname(os.path.join(dst, rel)) or dst, exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, rel), os.path.join(dst, rel))
+    for top in ("scripts", "sim", "hilo", "models", "tests"):
+        os.symlink(os.path.join(ROOT, top), os.path.join(dst, top))
+    for src in glob.glob(os.path.join(ROOT, "scenarios", "**"), recursive=True):
+        target = os.path.join(dst, os.path.relpath(src, ROOT))
+        if os.path.isdir(src):
+            os.makedirs(target, exist_ok=True)
+        elif not os.path.exists(target):
+            os.symlink(src, target)
 
 
 def main():
@@ -103,6 +114,13 @@ def main():
         rc, out = run(["--root", repo], nobins)
         check(rc == 1 and "'42' in a checked section has no claim" in out,
               "a number without a claim in a checked section fails", out)
+        open(readme, "w").write(text)
+        # 3c. A path the README names that does not exist.
+        open(readme, "w").write(text.replace("`results/sim/flow-vs-packet.md`",
+                                             "`results/sim/flow-vs-packet-old.md`", 1))
+        rc, out = run(["--root", repo], nobins)
+        check(rc == 1 and "names `results/sim/flow-vs-packet-old.md`, which does not exist" in out,
+              "a README path to a missing file fails", out)
         open(readme, "w").write(text)
 
         # 4. A malformed claims line.
