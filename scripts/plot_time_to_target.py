@@ -162,8 +162,8 @@ def main():
     pc.thin_log_axis(ax.yaxis, lo, hi)
     what = (f"quality {'≥' if higher else '≤'} {args.target:g}" if args.target is not None
             else f"{100 * args.target_share:g}% of {pc.arm_label(reference)}'s progress")
-    ax.set_ylabel("simulated time to target (s)")
-    pc.panel_title(ax, "a", f"time to {what} ({pc.interval_note(seeds)})")
+    ax.set_ylabel(f"simulated time to target (s)\n{pc.interval_note(seeds)}")
+    pc.panel_title(ax, "a", f"time to {what}")
     axs.axhline(1.0, color="black", linewidth=0.6)
     axs.set_yscale("log")
     lo, hi = axs.get_ylim()
