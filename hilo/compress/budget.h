@@ -1,5 +1,5 @@
 // Budget: how many payload bytes one update may use, as bytes or as a fraction of the adapter's
-// bytes (numel x 2, DESIGN.md section 4). Payload bytes count every header and scale.
+// bytes (numel x 2, the adapter in bf16). Payload bytes count every header and scale.
 #ifndef HILO_COMPRESS_BUDGET_H
 #define HILO_COMPRESS_BUDGET_H
 

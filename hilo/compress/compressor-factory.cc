@@ -5,8 +5,8 @@
 #include "hilo/compress/pulse.h"
 #include "hilo/compress/quant.h"
 #include "hilo/compress/randk.h"
-#include "hilo/compress/spar-lowbit.h"
 #include "hilo/compress/spar.h"
+#include "hilo/compress/sparq.h"
 #include "hilo/compress/topk.h"
 
 namespace hilo
@@ -32,7 +32,7 @@ const Entry kEntries[] = {
     {"sparq",
      "spar with b-bit factor codes and per-block scales, quantization-aware refit (bits, block, "
      "min_rank)",
-     &NewSparLowBitCompressor},
+     &NewSparqCompressor},
     {"powersgd",
      "rank from budget, warm-started power iteration (dtype, max_rank, seed, "
      "error_feedback)",

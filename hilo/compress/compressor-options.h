@@ -1,6 +1,6 @@
 // Compressor options as key/value text, parsed strictly: every factory reads the keys it knows
 // with typed getters and then calls Finish(), which rejects any key nobody read (no silent
-// defaults for misspelled keys, STYLE.md).
+// defaults for misspelled keys).
 #ifndef HILO_COMPRESS_COMPRESSOR_OPTIONS_H
 #define HILO_COMPRESS_COMPRESSOR_OPTIONS_H
 

@@ -1,6 +1,6 @@
-// Compressor: the seam every gradient (or delta) encoding plugs into (DESIGN.md section 4, GRACE
-// shape). Only the payload goes on the wire; learner-local context (PowerSGD's warm start, Spar's
-// allocation statistics) stays inside the encoder instance or in Encoded's local fields.
+// Compressor: the seam every gradient (or delta) encoding plugs into (GRACE shape). Only the
+// payload goes on the wire; learner-local context (PowerSGD's warm start, Spar's allocation
+// statistics) stays inside the encoder instance or in Encoded's local fields.
 #ifndef HILO_COMPRESS_COMPRESSOR_H
 #define HILO_COMPRESS_COMPRESSOR_H
 
@@ -46,8 +46,9 @@ class Compressor
     virtual StatusOr<Encoded> Encode(const std::vector<float>& x, int64_t budget_bytes) = 0;
 
     /// Decodes `payload` into `out` (resized to numel). Deterministic: bit-identical results for
-    /// every instance, thread count and host running this build. Malformed payloads return
-    /// kCorruption; `out` may then hold garbage (callers decode into scratch buffers).
+    /// every instance, thread count and host running this build. Malformed payloads, and payloads
+    /// any of whose decoded values would be NaN or infinite, return kCorruption; `out` may then
+    /// hold garbage (callers decode into scratch buffers).
     virtual Status Decode(std::string_view payload, std::vector<float>* out) const = 0;
 
     /// The learner-local state later Encode calls depend on (PowerSGD's warm start and residual,

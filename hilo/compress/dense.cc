@@ -1,7 +1,10 @@
 #include "hilo/compress/dense.h"
 
 #include "hilo/core/coding.h"
+#include "hilo/core/finite.h"
 #include "hilo/core/parallel.h"
+
+#include <atomic>
 
 namespace hilo
 {
@@ -72,18 +75,28 @@ class DenseCompressor : public Compressor
         }
         out->resize(n);
         // Element-wise conversion, split across threads: every value is decoded on its own, so
-        // the split cannot change a bit.
+        // the split cannot change a bit. Each chunk is checked for NaN and infinities while it is
+        // still in cache.
         const size_t width = static_cast<size_t>(BytesPerValue(m_dtype));
         std::string_view values;
         r.GetBytes(n * width, &values);
         float* o = out->data();
+        std::atomic<bool> bad{false};
         ParallelFor(0, static_cast<int64_t>(n), 1 << 16,
                     [&](int64_t b, int64_t e)
                     {
                         ByteReader part(values.substr(static_cast<size_t>(b) * width,
                                                       static_cast<size_t>(e - b) * width));
                         part.GetFloats(o + b, static_cast<size_t>(e - b), m_dtype);
+                        if (!AllFinite(o + b, e - b))
+                        {
+                            bad.store(true, std::memory_order_relaxed);
+                        }
                     });
+        if (bad.load())
+        {
+            return Status::Corruption("dense: a value is NaN or infinite");
+        }
         return Status::Ok();
     }
 

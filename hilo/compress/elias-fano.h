@@ -27,6 +27,15 @@ int EliasFanoBestLowBits(int64_t k, int64_t n);
 /// Appends the encoding of `indices` (strictly increasing, all < n) with `low_bits`.
 void PutEliasFano(ByteWriter* w, const int64_t* indices, int64_t k, int64_t n, int low_bits);
 
+/// A lower bound on the bytes of any valid encoding of k indices (the L byte and the k set bits
+/// of the upper vector): lets a decoder check a count against the bytes left before it allocates
+/// anything sized by it.
+inline uint64_t
+MinEliasFanoBytes(uint64_t k)
+{
+    return 1 + (k + 7) / 8;
+}
+
 /// Reads k indices coded for universe n into `out` (resized to k). Returns false unless the bytes
 /// are exactly a valid encoding: L <= 56, enough bytes, exactly k set bits in the upper vector,
 /// indices strictly increasing and < n. Never allocates more than k indices.

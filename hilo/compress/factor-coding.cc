@@ -1,5 +1,6 @@
 #include "hilo/compress/factor-coding.h"
 
+#include "hilo/core/finite.h"
 #include "hilo/core/parallel.h"
 
 #include <algorithm>
@@ -50,7 +51,8 @@ GetCodedVector(ByteReader* r, float* out, int64_t n, ValueDtype dtype, float mul
             return false;
         }
         const float step = multiplier * scale;
-        if (!std::isfinite(step))
+        // |q| <= 127 and rounding is monotone, so every step * q is finite iff step * 127 is.
+        if (!std::isfinite(step) || !std::isfinite(step * 127.0f))
         {
             return false;
         }
@@ -83,9 +85,12 @@ namespace
 {
 
 /// Rows [begin, end) of one reconstruction: each output value is its own fixed-order sum.
-void
+/// Returns false when an output value is not finite (the sum overflowed, or a factor was not
+/// finite); each row is checked right after it is written, while it is still in cache.
+bool
 ReconstructRows(const LowRankFactors& f, int64_t begin, int64_t end)
 {
+    bool finite = true;
     for (int64_t r = begin; r < end; ++r)
     {
         float* o = f.out + r * f.cols;
@@ -110,7 +115,9 @@ ReconstructRows(const LowRankFactors& f, int64_t begin, int64_t end)
                 o[c] = o[c] + p;
             }
         }
+        finite &= AllFinite(o, f.cols);
     }
+    return finite;
 }
 
 struct RowBlock
@@ -122,14 +129,14 @@ struct RowBlock
 
 } // namespace
 
-void
+bool
 LowRankReconstruct(int64_t rows, int64_t cols, int64_t k, const float* left, const float* right,
                    float* out)
 {
-    LowRankReconstructAll({LowRankFactors{rows, cols, k, left, right, out}});
+    return LowRankReconstructAll({LowRankFactors{rows, cols, k, left, right, out}});
 }
 
-void
+bool
 LowRankReconstructAll(const std::vector<LowRankFactors>& matrices)
 {
     // Blocks of about 64 Ki output values (at least one row), each costed rows x cols x max(k, 1).
@@ -152,7 +159,7 @@ LowRankReconstructAll(const std::vector<LowRankFactors>& matrices)
     }
     if (blocks.empty())
     {
-        return;
+        return true;
     }
     // One task per thread, each a contiguous run of blocks holding an equal share of the work.
     // The split only decides which thread writes which rows, never what they hold.
@@ -166,6 +173,7 @@ LowRankReconstructAll(const std::vector<LowRankFactors>& matrices)
         first[static_cast<size_t>(p)] = static_cast<size_t>(
             std::lower_bound(cost_end.begin(), cost_end.end(), share) - cost_end.begin());
     }
+    std::vector<char> part_finite(static_cast<size_t>(parts), 1);
     ParallelFor(0, parts, 1,
                 [&](int64_t pb, int64_t pe)
                 {
@@ -173,13 +181,23 @@ LowRankReconstructAll(const std::vector<LowRankFactors>& matrices)
                     {
                         const size_t b0 = first[static_cast<size_t>(p)];
                         const size_t b1 = std::max(b0, first[static_cast<size_t>(p) + 1]);
+                        bool finite = true;
                         for (size_t b = b0; b < b1; ++b)
                         {
-                            ReconstructRows(matrices[blocks[b].matrix], blocks[b].begin,
-                                            blocks[b].end);
+                            finite &= ReconstructRows(matrices[blocks[b].matrix], blocks[b].begin,
+                                                      blocks[b].end);
                         }
+                        part_finite[static_cast<size_t>(p)] = finite;
                     }
                 });
+    for (char f : part_finite)
+    {
+        if (!f)
+        {
+            return false;
+        }
+    }
+    return true;
 }
 
 Status
@@ -225,7 +243,7 @@ ReadLowRankRanks(ByteReader* r, const AdapterLayout& layout, const std::string& 
     return Status::Ok();
 }
 
-void
+bool
 ReconstructLowRankPayload(const LowRankPayload& p, const AdapterLayout& layout,
                           std::vector<float>* out)
 {
@@ -241,7 +259,7 @@ ReconstructLowRankPayload(const LowRankPayload& p, const AdapterLayout& layout,
                       p.right.data() + p.right_at[i],
                       out->data() + layout.offset(i)};
     }
-    LowRankReconstructAll(factors);
+    return LowRankReconstructAll(factors);
 }
 
 } // namespace hilo

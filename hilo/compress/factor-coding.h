@@ -5,7 +5,9 @@
 //   fp32 / bf16 / fp16: n values (4 / 2 / 2 bytes each);
 //   int8: f32 scale, then n int8 codes q in [-127, 127]; value = scale * q (absmax scaling:
 //         scale = max|x| / 127, codes rounded to nearest).
-// Decoders reject non-finite values and scales and the int8 code -128 (kCorruption upstream).
+// Decoders reject non-finite values and scales, an int8 scale whose codes could overflow
+// (scale * 127 not finite) and the int8 code -128; the reconstruction reports any non-finite output
+// (an overflowing sum of finite terms). Both become kCorruption upstream.
 #ifndef HILO_COMPRESS_FACTOR_CODING_H
 #define HILO_COMPRESS_FACTOR_CODING_H
 
@@ -34,14 +36,14 @@ void PutCodedVector(ByteWriter* w, const float* v, int64_t n, ValueDtype dtype);
 
 /// Reads a coded vector into out[i] = multiplier * value_i (one fp32 multiply per value, the same
 /// on every host). Returns false when the bytes run out or a value, scale or code is invalid
-/// (non-finite, int8 -128). REQUIRES: multiplier finite.
+/// (non-finite, int8 -128, an int8 step * 127 that overflows). REQUIRES: multiplier finite.
 bool GetCodedVector(ByteReader* r, float* out, int64_t n, ValueDtype dtype, float multiplier);
 
 /// out[r * cols + c] = sum over j = 0..k-1, in that order, of left[j * rows + r] * right[j * cols
 /// + c], in fp32 with separate multiply and add (the build forbids contraction). No BLAS: the
 /// result is bit-identical for every thread count, since threads split rows only. k == 0 writes
-/// zeros.
-void LowRankReconstruct(int64_t rows, int64_t cols, int64_t k, const float* left,
+/// zeros. Returns false when an output value is not finite (out is then fully written anyway).
+bool LowRankReconstruct(int64_t rows, int64_t cols, int64_t k, const float* left,
                         const float* right, float* out);
 
 /// One matrix of a batched reconstruction: the arguments of LowRankReconstruct.
@@ -57,8 +59,9 @@ struct LowRankFactors
 
 /// LowRankReconstruct for every entry of `matrices`, in one parallel loop over row blocks of all
 /// of them (one thread hand-off per decode instead of one per matrix; blocks are balanced by
-/// their work rows x cols x k). Bit-identical to calling LowRankReconstruct on each.
-void LowRankReconstructAll(const std::vector<LowRankFactors>& matrices);
+/// their work rows x cols x k). Bit-identical to calling LowRankReconstruct on each. Returns false
+/// when any output value is not finite.
+bool LowRankReconstructAll(const std::vector<LowRankFactors>& matrices);
 
 /// The factors of a rank-allocated low-rank payload (spar, sparq) while it is decoded: matrix i
 /// has ks[i] left vectors of its rows at left[left_at[i] + j * rows] and ks[i] right vectors of
@@ -81,7 +84,8 @@ Status ReadLowRankRanks(ByteReader* r, const AdapterLayout& layout, const std::s
                         LowRankPayload* out);
 
 /// out = every matrix of `layout` reconstructed from `p`'s factors (LowRankReconstructAll).
-void ReconstructLowRankPayload(const LowRankPayload& p, const AdapterLayout& layout,
+/// Returns false when an output value is not finite.
+bool ReconstructLowRankPayload(const LowRankPayload& p, const AdapterLayout& layout,
                                std::vector<float>* out);
 
 } // namespace hilo

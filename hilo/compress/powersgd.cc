@@ -3,6 +3,7 @@
 #include "hilo/compress/blas-hooks.h"
 #include "hilo/compress/factor-coding.h"
 #include "hilo/core/coding.h"
+#include "hilo/core/finite.h"
 #include "hilo/core/parallel.h"
 
 #include <ATen/ATen.h>
@@ -268,16 +269,19 @@ PowerSgdCompressor::Encode(const std::vector<float>& x_in, int64_t budget_bytes)
     return e;
 }
 
-// Local state: u32 matrices; per matrix u64 rows, u64 cols of its warm start Q (0 x 0 before the
-// first Encode) and rows x cols fp32; then u64 n and the n fp32 values of the residual.
+// Local state: u32 matrices; per matrix u64 random draws made so far (RandomQ's counter), u64
+// rows, u64 cols of its warm start Q (0 x 0 before the first Encode) and rows x cols fp32; then
+// u64 n and the n fp32 values of the residual.
 std::string
 PowerSgdCompressor::SaveLocalState() const
 {
     std::string out;
     ByteWriter w(&out);
     w.PutU32(static_cast<uint32_t>(m_q.size()));
-    for (const at::Tensor& q : m_q)
+    for (size_t i = 0; i < m_q.size(); ++i)
     {
+        const at::Tensor& q = m_q[i];
+        w.PutU64(m_q_draws[i]);
         const bool set = q.defined();
         w.PutU64(set ? static_cast<uint64_t>(q.size(0)) : 0);
         w.PutU64(set ? static_cast<uint64_t>(q.size(1)) : 0);
@@ -302,17 +306,23 @@ PowerSgdCompressor::RestoreLocalState(std::string_view state)
         return Status::Corruption("powersgd: local state does not hold one warm start per matrix");
     }
     std::vector<at::Tensor> q(n);
+    std::vector<uint64_t> draws(n, 0);
     for (uint32_t i = 0; i < n; ++i)
     {
         uint64_t rows = 0;
         uint64_t cols = 0;
-        if (!r.GetU64(&rows) || !r.GetU64(&cols))
+        if (!r.GetU64(&draws[i]) || !r.GetU64(&rows) || !r.GetU64(&cols))
         {
             return Status::Corruption("powersgd: local state truncated");
         }
         if (rows == 0 && cols == 0)
         {
             continue;
+        }
+        if (draws[i] == 0)
+        {
+            return Status::Corruption("powersgd: local warm start " + std::to_string(i) +
+                                      " is set but no random draw was counted");
         }
         const MatrixSpec& s = m_layout.matrix(i);
         if (static_cast<int64_t>(rows) != s.cols || cols == 0 ||
@@ -326,6 +336,11 @@ PowerSgdCompressor::RestoreLocalState(std::string_view state)
         {
             return Status::Corruption("powersgd: local state truncated");
         }
+        if (!AllFinite(q[i].data_ptr<float>(), static_cast<int64_t>(rows * cols)))
+        {
+            return Status::Corruption("powersgd: local warm start " + std::to_string(i) +
+                                      " holds a non-finite value");
+        }
     }
     uint64_t residual = 0;
     if (!r.GetU64(&residual) ||
@@ -338,7 +353,12 @@ PowerSgdCompressor::RestoreLocalState(std::string_view state)
     {
         return Status::Corruption("powersgd: local state truncated or too long");
     }
+    if (!AllFinite(res.data(), static_cast<int64_t>(residual)))
+    {
+        return Status::Corruption("powersgd: local residual holds a non-finite value");
+    }
     m_q = std::move(q);
+    m_q_draws = std::move(draws);
     m_residual = std::move(res);
     return Status::Ok();
 }
@@ -402,7 +422,10 @@ PowerSgdCompressor::Decode(std::string_view payload, std::vector<float>* out) co
         lp += ki * s.rows;
         rp += ki * s.cols;
     }
-    LowRankReconstructAll(factors);
+    if (!LowRankReconstructAll(factors))
+    {
+        return Status::Corruption("powersgd: the reconstruction overflows (a value is not finite)");
+    }
     return Status::Ok();
 }
 

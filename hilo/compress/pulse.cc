@@ -119,9 +119,14 @@ class PulseCompressor : public BaseAwareCompressor
         uint64_t k32 = 0;
         std::vector<int64_t> idx16;
         std::vector<int64_t> idx32;
+        // Every count is checked against the bytes left before anything is sized by it: k
+        // entries need at least k / 8 bytes of Elias-Fano upper bits besides their values, so the
+        // index vectors (8 bytes per entry) stay within a few times the payload's size.
         if (!r.GetVarint(&k16) || k16 > static_cast<uint64_t>(n) ||
+            r.remaining() < 2 * k16 + MinEliasFanoBytes(k16) ||
             !GetEliasFano(&r, static_cast<int64_t>(k16), n, &idx16) || !r.GetVarint(&k32) ||
             k32 > static_cast<uint64_t>(n) - k16 ||
+            r.remaining() < 2 * k16 + 4 * k32 + MinEliasFanoBytes(k32) ||
             !GetEliasFano(&r, static_cast<int64_t>(k32), n, &idx32))
         {
             return Status::Corruption("pulse: invalid entry count or index block");

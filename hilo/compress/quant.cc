@@ -269,6 +269,12 @@ QuantCompressor::Decode(std::string_view payload, std::vector<float>* out) const
             return Status::Corruption("quant: a block scale is negative or not finite");
         }
         v = v / s;
+        // Codes satisfy |q| <= levels and rounding is monotone: every q * step is finite iff
+        // levels * step is.
+        if (!std::isfinite(s * v))
+        {
+            return Status::Corruption("quant: a block scale overflows when applied to its codes");
+        }
     }
     std::string_view codes;
     r.GetBytes(r.remaining(), &codes);

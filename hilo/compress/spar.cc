@@ -311,7 +311,10 @@ SparCompressor::Decode(std::string_view payload, std::vector<float>* out) const
             }
         }
     }
-    ReconstructLowRankPayload(p, m_layout, out);
+    if (!ReconstructLowRankPayload(p, m_layout, out))
+    {
+        return Status::Corruption("spar: the reconstruction overflows (a value is not finite)");
+    }
     return Status::Ok();
 }
 

@@ -1,4 +1,4 @@
-// spar: budget-aware spectral truncation of every LoRA factor gradient (DESIGN.md section 4).
+// spar: budget-aware spectral truncation of every LoRA factor gradient.
 //
 // Encode (learner only): for each matrix X_i (rows x cols, m_i = min(rows, cols)) the r x r Gram
 // matrix (X X^T when rows <= cols, else X^T X) is formed in fp32 and eigendecomposed in double

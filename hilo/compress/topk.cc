@@ -232,7 +232,10 @@ TopKCompressor::Decode(std::string_view payload, std::vector<float>* out) const
         const int64_t ni = m_per_matrix ? m_layout.matrix(i).numel() : n;
         const int64_t base = m_per_matrix ? m_layout.offset(i) : 0;
         uint64_t k = 0;
+        // The count must fit the bytes left (its index bits and every value so far) before the
+        // index vector is sized by it.
         if (!r.GetVarint(&k) || k > static_cast<uint64_t>(ni) ||
+            r.remaining() < (all.size() + k) * BytesPerValue(m_dtype) + MinEliasFanoBytes(k) ||
             !GetEliasFano(&r, static_cast<int64_t>(k), ni, m_per_matrix ? &part : &all))
         {
             return Status::Corruption("topk: index block " + std::to_string(i) +

@@ -41,7 +41,7 @@ class AdapterLayout
     int64_t offset(size_t i) const { return m_offsets[i]; }
     /// Total number of LoRA parameters.
     int64_t numel() const { return m_numel; }
-    /// The denominator of every "% of adapter bytes": numel() x 2 (bf16), DESIGN.md section 4.
+    /// The denominator of every "% of adapter bytes": numel() x 2 (the adapter in bf16).
     int64_t adapter_bytes() const { return m_numel * 2; }
     /// A 64-bit digest of names and shapes in order; part of every config hash.
     uint64_t Fingerprint() const;

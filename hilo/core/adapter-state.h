@@ -22,7 +22,7 @@ struct AdapterState
 };
 
 /// Optimizer state, replicated on workers for HiLo replay. Bias-correction products are running
-/// fp32 products (beta^t computed by repeated multiplication, never pow), DESIGN.md section 3.
+/// fp32 products (beta^t computed by repeated multiplication, never pow, so every host agrees).
 struct OptimizerState
 {
     std::vector<float> m; // first moment (AdamW) or momentum buffer (SGD); empty if unused

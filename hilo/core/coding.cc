@@ -52,28 +52,21 @@ ByteWriter::PutBytes(const void* data, size_t size)
 void
 ByteWriter::PutFloats(const float* values, size_t n, ValueDtype dtype)
 {
-    size_t start = m_out->size();
-    switch (dtype)
+    if (dtype == ValueDtype::kFp32)
     {
-        case ValueDtype::kFp32:
-            m_out->append(reinterpret_cast<const char*>(values), n * 4);
-            return;
-        case ValueDtype::kBf16:
-        case ValueDtype::kFp16:
-        {
-            m_out->resize(start + n * 2);
-            char* p = &(*m_out)[start];
-            for (size_t i = 0; i < n; ++i)
-            {
-                uint16_t h =
-                    dtype == ValueDtype::kBf16 ? FloatToBf16(values[i]) : FloatToFp16(values[i]);
-                p[2 * i] = static_cast<char>(h & 0xff);
-                p[2 * i + 1] = static_cast<char>(h >> 8);
-            }
-            return;
-        }
-        case ValueDtype::kInt8:
-            break;
+        m_out->append(reinterpret_cast<const char*>(values), n * 4);
+        return;
+    }
+    // bf16 or fp16 (int8 is no per-value encoding: factor-coding.h writes it with its scale).
+    const size_t start = m_out->size();
+    m_out->resize(start + n * 2);
+    char* p = &(*m_out)[start];
+    for (size_t i = 0; i < n; ++i)
+    {
+        const uint16_t h =
+            dtype == ValueDtype::kBf16 ? FloatToBf16(values[i]) : FloatToFp16(values[i]);
+        p[2 * i] = static_cast<char>(h & 0xff);
+        p[2 * i + 1] = static_cast<char>(h >> 8);
     }
 }
 

@@ -42,7 +42,8 @@ class ByteWriter
     /// LEB128 varint.
     void PutVarint(uint64_t v);
     void PutBytes(const void* data, size_t size);
-    /// Appends `n` floats converted to `dtype` (fp32, bf16 or fp16; not int8).
+    /// Appends `n` floats converted to `dtype`. REQUIRES: dtype is fp32, bf16 or fp16 (int8
+    /// needs a scale: PutCodedVector in hilo/compress/factor-coding.h).
     void PutFloats(const float* values, size_t n, ValueDtype dtype);
 
   private:

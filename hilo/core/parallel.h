@@ -2,8 +2,9 @@
 // function, plus an observer that lets tests prove a loop really ran on more than one thread.
 //
 // Every loop run this way must give results that do not depend on how [begin, end) is split
-// (DESIGN.md section 3): each element is computed by one fixed-order expression, and any
-// reduction combines per-part results in an order fixed by the data, never by the thread count.
+// (replicas must replay bit for bit on any machine): each element is computed by one fixed-order
+// expression, and any reduction combines per-part results in an order fixed by the data, never by
+// the thread count.
 #ifndef HILO_CORE_PARALLEL_H
 #define HILO_CORE_PARALLEL_H
 

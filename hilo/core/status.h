@@ -1,5 +1,5 @@
 // Status and StatusOr: how hilo reports expected failures (corrupt input, version gaps, bad
-// options). Corrupt input is an outcome, never an abort (STYLE.md, leveldb).
+// options). Corrupt input is an outcome, never an abort (leveldb's shape).
 #ifndef HILO_CORE_STATUS_H
 #define HILO_CORE_STATUS_H
 

@@ -1,5 +1,7 @@
 #include "hilo/optim/optimizer-config.h"
 
+#include "hilo/optim/cos-pi.h"
+
 #include "hilo/core/hash.h"
 
 #include <cmath>
@@ -28,8 +30,8 @@ LearningRate(const LrSchedule& s, uint64_t step)
         progress = 1.0;
     }
     const double floor = base * s.min_lr_ratio;
-    const double pi = 3.14159265358979323846;
-    return static_cast<float>(floor + (base - floor) * 0.5 * (1.0 + std::cos(pi * progress)));
+    // CosPi, not std::cos: the host's libm must not decide the last bit of the rate.
+    return static_cast<float>(floor + (base - floor) * 0.5 * (1.0 + CosPi(progress)));
 }
 
 Status

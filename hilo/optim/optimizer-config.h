@@ -29,7 +29,8 @@ struct LrSchedule
 };
 
 /// Learning rate for 1-based optimizer step `step`: a pure function, identical on every host
-/// running the same binary (double arithmetic, one rounding to float at the end).
+/// (IEEE double +, -, *, / only, one rounding to float at the end; the cosine is the project's own
+/// CosPi, never the host libm's std::cos).
 float LearningRate(const LrSchedule& schedule, uint64_t step);
 
 enum class OptimizerKind : uint8_t

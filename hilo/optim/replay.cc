@@ -2,8 +2,10 @@
 // sequence of roundings is the contract between learner and replicas.
 #include "hilo/optim/replay.h"
 
+#include "hilo/core/finite.h"
 #include "hilo/core/parallel.h"
 
+#include <atomic>
 #include <cmath>
 
 namespace hilo
@@ -30,7 +32,7 @@ struct AdamWScalars
 
 // One AdamW element, in the fixed order of roundings both sides run. Kept in one inline function
 // so the in-place and out-of-place loops below cannot drift apart.
-inline void
+inline bool
 AdamWElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_in, float* theta_out,
              float* m_out, float* v_out)
 {
@@ -46,10 +48,12 @@ AdamWElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_i
     *theta_out = p;
     *m_out = m;
     *v_out = v;
+    return NonFinite(p) | NonFinite(m) | NonFinite(v);
 }
 
-// One streaming pass: reads g, theta, m, v once and writes theta, m, v once. The scalars are a
-// by-value copy and every array is __restrict, so the compiler needs no alias checks and
+// One streaming pass: reads g, theta, m, v once and writes theta, m, v once, and reports whether
+// any written value is not finite (a compare per value on data already in registers). The scalars
+// are a by-value copy and every array is __restrict, so the compiler needs no alias checks and
 // vectorizes the loop (sqrt included: the library builds with -fno-math-errno, see
 // hilo/CMakeLists.txt; sqrtps and sqrtss round identically, so vector and scalar tails agree).
 // noinline: GCC drops __restrict when it inlines the function into the parallel lambda, and the
@@ -57,43 +61,57 @@ AdamWElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_i
 // loop scalar.
 #define HILO_CHUNK_KERNEL __attribute__((noinline))
 
-HILO_CHUNK_KERNEL void
+HILO_CHUNK_KERNEL bool
 AdamWInPlace(const AdamWScalars s, const float* __restrict g, float* __restrict theta,
              float* __restrict m, float* __restrict v, int64_t begin, int64_t end)
 {
+    bool bad = false;
     for (int64_t i = begin; i < end; ++i)
     {
-        AdamWElement(s, g[i], theta[i], m[i], v[i], &theta[i], &m[i], &v[i]);
+        bad |= AdamWElement(s, g[i], theta[i], m[i], v[i], &theta[i], &m[i], &v[i]);
     }
+    return bad;
 }
 
-HILO_CHUNK_KERNEL void
+HILO_CHUNK_KERNEL bool
 AdamWOutOfPlace(const AdamWScalars s, const float* __restrict g, const float* __restrict theta_in,
                 const float* __restrict m_in, const float* __restrict v_in,
                 float* __restrict theta_out, float* __restrict m_out, float* __restrict v_out,
                 int64_t begin, int64_t end)
 {
+    bool bad = false;
     for (int64_t i = begin; i < end; ++i)
     {
-        AdamWElement(s, g[i], theta_in[i], m_in[i], v_in[i], &theta_out[i], &m_out[i], &v_out[i]);
+        bad |= AdamWElement(s, g[i], theta_in[i], m_in[i], v_in[i], &theta_out[i], &m_out[i],
+                            &v_out[i]);
     }
+    return bad;
 }
 
-void
+// Returns true when every written value is finite.
+bool
 AdamWKernel(const AdamWScalars& s, const float* theta_in, const float* m_in, const float* v_in,
             const float* g, float* theta_out, float* m_out, float* v_out, int64_t n)
 {
+    std::atomic<bool> bad{false};
     if (theta_out == theta_in)
     {
         ParallelFor(0, n, kGrain,
                     [&](int64_t begin, int64_t end)
-                    { AdamWInPlace(s, g, theta_out, m_out, v_out, begin, end); });
-        return;
+                    {
+                        if (AdamWInPlace(s, g, theta_out, m_out, v_out, begin, end))
+                            bad.store(true, std::memory_order_relaxed);
+                    });
+        return !bad.load();
     }
     ParallelFor(
         0, n, kGrain,
         [&](int64_t begin, int64_t end)
-        { AdamWOutOfPlace(s, g, theta_in, m_in, v_in, theta_out, m_out, v_out, begin, end); });
+        {
+            if (AdamWOutOfPlace(s, g, theta_in, m_in, v_in, theta_out, m_out, v_out, begin, end))
+                bad.store(true, std::memory_order_relaxed);
+        });
+    return !bad.load();
 }
 
 struct SgdScalars
@@ -105,7 +123,7 @@ struct SgdScalars
     bool first; // step 1: the buffer is the gradient itself
 };
 
-inline void
+inline bool
 SgdElement(const SgdScalars& s, float gi, float p, float m_in, float* theta_out, float* m_out)
 {
     const float wdp = s.wd * p;
@@ -122,45 +140,60 @@ SgdElement(const SgdScalars& s, float gi, float p, float m_in, float* theta_out,
         buf = kept + added;
     }
     const float step = s.lr * buf;
-    *theta_out = p - step;
+    const float p_out = p - step;
+    *theta_out = p_out;
     *m_out = buf;
+    return NonFinite(p_out) | NonFinite(buf);
 }
 
-HILO_CHUNK_KERNEL void
+HILO_CHUNK_KERNEL bool
 SgdInPlace(const SgdScalars s, const float* __restrict g, float* __restrict theta,
            float* __restrict m, int64_t begin, int64_t end)
 {
+    bool bad = false;
     for (int64_t i = begin; i < end; ++i)
     {
-        SgdElement(s, g[i], theta[i], m[i], &theta[i], &m[i]);
+        bad |= SgdElement(s, g[i], theta[i], m[i], &theta[i], &m[i]);
     }
+    return bad;
 }
 
-HILO_CHUNK_KERNEL void
+HILO_CHUNK_KERNEL bool
 SgdOutOfPlace(const SgdScalars s, const float* __restrict g, const float* __restrict theta_in,
               const float* __restrict m_in, float* __restrict theta_out, float* __restrict m_out,
               int64_t begin, int64_t end)
 {
+    bool bad = false;
     for (int64_t i = begin; i < end; ++i)
     {
-        SgdElement(s, g[i], theta_in[i], m_in[i], &theta_out[i], &m_out[i]);
+        bad |= SgdElement(s, g[i], theta_in[i], m_in[i], &theta_out[i], &m_out[i]);
     }
+    return bad;
 }
 
-void
+// Returns true when every written value is finite.
+bool
 SgdKernel(const SgdScalars& s, const float* theta_in, const float* m_in, const float* g,
           float* theta_out, float* m_out, int64_t n)
 {
+    std::atomic<bool> bad{false};
     if (theta_out == theta_in)
     {
         ParallelFor(0, n, kGrain,
                     [&](int64_t begin, int64_t end)
-                    { SgdInPlace(s, g, theta_out, m_out, begin, end); });
-        return;
+                    {
+                        if (SgdInPlace(s, g, theta_out, m_out, begin, end))
+                            bad.store(true, std::memory_order_relaxed);
+                    });
+        return !bad.load();
     }
     ParallelFor(0, n, kGrain,
                 [&](int64_t begin, int64_t end)
-                { SgdOutOfPlace(s, g, theta_in, m_in, theta_out, m_out, begin, end); });
+                {
+                    if (SgdOutOfPlace(s, g, theta_in, m_in, theta_out, m_out, begin, end))
+                        bad.store(true, std::memory_order_relaxed);
+                });
+    return !bad.load();
 }
 
 } // namespace
@@ -196,7 +229,7 @@ CheckOptimizerState(const OptimizerConfig& config, const OptimizerState& state, 
     return Status::Ok();
 }
 
-void
+Status
 ReplayStep(const OptimizerConfig& config, const ReplicatedState& in, const std::vector<float>& grad,
            ReplicatedState* out)
 {
@@ -216,6 +249,7 @@ ReplayStep(const OptimizerConfig& config, const ReplicatedState& in, const std::
         oout.v.resize(oin.v.size());
     }
 
+    bool finite = true;
     if (config.kind == OptimizerKind::kAdamW)
     {
         AdamWScalars s;
@@ -229,8 +263,8 @@ ReplayStep(const OptimizerConfig& config, const ReplicatedState& in, const std::
         s.bias1 = 1.0f - beta1_prod;
         s.bias2 = 1.0f - beta2_prod;
         s.eps = config.eps;
-        AdamWKernel(s, in.adapter.theta.data(), oin.m.data(), oin.v.data(), grad.data(),
-                    out->adapter.theta.data(), oout.m.data(), oout.v.data(), n);
+        finite = AdamWKernel(s, in.adapter.theta.data(), oin.m.data(), oin.v.data(), grad.data(),
+                             out->adapter.theta.data(), oout.m.data(), oout.v.data(), n);
     }
     else
     {
@@ -240,12 +274,19 @@ ReplayStep(const OptimizerConfig& config, const ReplicatedState& in, const std::
         s.momentum = config.momentum;
         s.one_minus_dampening = 1.0f - config.dampening;
         s.first = oin.step == 0;
-        SgdKernel(s, in.adapter.theta.data(), oin.m.data(), grad.data(), out->adapter.theta.data(),
-                  oout.m.data(), n);
+        finite = SgdKernel(s, in.adapter.theta.data(), oin.m.data(), grad.data(),
+                           out->adapter.theta.data(), oout.m.data(), n);
     }
     oout.step = step;
     oout.beta1_prod = beta1_prod;
     oout.beta2_prod = beta2_prod;
+    if (!finite)
+    {
+        return Status::Corruption("optimizer step " + std::to_string(step) +
+                                  " produced a non-finite parameter or moment (gradient too large "
+                                  "or not finite)");
+    }
+    return Status::Ok();
 }
 
 } // namespace hilo

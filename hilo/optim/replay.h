@@ -21,11 +21,14 @@ Status CheckOptimizerState(const OptimizerConfig& config, const OptimizerState& 
 
 /// One optimizer step with gradient `grad`, reading `in` and writing `out`; `out` may alias `in`
 /// (in-place on the learner) or be a separate buffer set (replicas: commit only after the hash
-/// check). `out`'s buffers are resized as needed. Does not touch versions.
+/// check). `out`'s buffers are resized as needed. Does not touch versions. Returns kCorruption
+/// when any value it wrote (parameter or moment) is NaN or infinite, which a finite gradient can
+/// still cause by overflowing (g * g > FLT_MAX): `out` then holds that unusable step, so a caller
+/// that must keep its state writes into a separate `out`.
 /// REQUIRES: CheckOptimizerState(config, in.optimizer, grad.size()) ok and
 ///           in.adapter.theta.size() == grad.size().
-void ReplayStep(const OptimizerConfig& config, const ReplicatedState& in,
-                const std::vector<float>& grad, ReplicatedState* out);
+Status ReplayStep(const OptimizerConfig& config, const ReplicatedState& in,
+                  const std::vector<float>& grad, ReplicatedState* out);
 
 } // namespace hilo
 

@@ -5,6 +5,7 @@
 #include "hilo/compress/base-aware.h"
 #include "hilo/optim/replay.h"
 #include "hilo/sync/strategies.h"
+#include "hilo/sync/strategy-util.h"
 
 namespace hilo
 {
@@ -46,7 +47,7 @@ class DeltaStrategy : public SyncStrategy
         // payload exists: an encode or decode error leaves the learner, the shadow and the
         // residual exactly as they were (Publisher::Step's contract).
         int64_t t0 = NowNs();
-        ReplayStep(m_optimizer, s->train, grad, &m_next);
+        HILO_RETURN_IF_ERROR(ReplayStep(m_optimizer, s->train, grad, &m_next));
         times->apply_s = SecondsSince(t0);
         t0 = NowNs();
         const std::vector<float>& before = s->train.adapter.theta;
@@ -69,8 +70,13 @@ class DeltaStrategy : public SyncStrategy
         }
         t0 = NowNs();
         HILO_RETURN_IF_ERROR(m_compressor->Decode(enc->payload, &m_decoded));
+        if (!AddVectors(s->shadow.adapter.theta, m_decoded, &m_shadow_next))
+        {
+            return Status::Corruption("delta: the replicas' parameters plus the decoded change "
+                                      "are not finite");
+        }
         m_ef.Absorb(m_x, m_decoded);
-        AddVectors(s->shadow.adapter.theta, m_decoded, &s->shadow.adapter.theta);
+        std::swap(s->shadow.adapter.theta, m_shadow_next);
         times->decode_s = SecondsSince(t0);
         std::swap(s->train.adapter.theta, m_next.adapter.theta);
         std::swap(s->train.optimizer, m_next.optimizer);
@@ -102,6 +108,8 @@ class DeltaStrategy : public SyncStrategy
     std::vector<float> m_delta;        // scratch: theta_{t+1} - theta_t
     std::vector<float> m_x;            // scratch: delta + e
     std::vector<float> m_decoded;      // scratch: X_hat
+    std::vector<float>
+        m_shadow_next; // scratch: the replicas' next parameters, swapped in once finite
 };
 
 } // namespace

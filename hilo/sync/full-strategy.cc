@@ -3,6 +3,7 @@
 // copy of what they hold (its own parameters rounded through the wire dtype).
 #include "hilo/optim/replay.h"
 #include "hilo/sync/strategies.h"
+#include "hilo/sync/strategy-util.h"
 
 namespace hilo
 {
@@ -37,7 +38,7 @@ class FullStrategy : public SyncStrategy
                                   LearnerStepTimes* times) override
     {
         int64_t t0 = NowNs();
-        ReplayStep(m_optimizer, s->train, grad, &s->train);
+        HILO_RETURN_IF_ERROR(ReplayStep(m_optimizer, s->train, grad, &s->train));
         times->apply_s = SecondsSince(t0);
         t0 = NowNs();
         StatusOr<Encoded> enc =

@@ -1,8 +1,10 @@
-// hilo: compressed gradient + local optimizer replay (DESIGN.md section 3). The learner encodes
-// X = G + e, decodes its own payload with the replicas' decode code, keeps e = X - G_hat, and
-// applies G_hat (never G) so that learner and replicas run the same replay on the same bits.
+// hilo: compressed gradient + local optimizer replay (hilo/wire/FORMAT.md, "Strategies"). The
+// learner encodes X = G + e, decodes its own payload with the replicas' decode code, keeps e = X -
+// G_hat, and applies G_hat (never G) so that learner and replicas run the same replay on the same
+// bits.
 #include "hilo/optim/replay.h"
 #include "hilo/sync/strategies.h"
+#include "hilo/sync/strategy-util.h"
 
 namespace hilo
 {
@@ -51,7 +53,7 @@ class HiloStrategy : public SyncStrategy
         m_ef.Absorb(m_x, m_decoded);
         times->decode_s = SecondsSince(t0);
         t0 = NowNs();
-        ReplayStep(m_optimizer, s->train, m_decoded, &s->train);
+        HILO_RETURN_IF_ERROR(ReplayStep(m_optimizer, s->train, m_decoded, &s->train));
         times->apply_s = SecondsSince(t0);
         return enc;
     }
@@ -69,11 +71,8 @@ class HiloStrategy : public SyncStrategy
                         ReplicatedState* out) override
     {
         HILO_RETURN_IF_ERROR(m_compressor->Decode(payload, &m_decoded));
-        ReplayStep(m_optimizer, in, m_decoded, out);
-        return Status::Ok();
+        return ReplayStep(m_optimizer, in, m_decoded, out);
     }
-
-    const ErrorFeedback& error_feedback() const { return m_ef; }
 
   private:
     std::unique_ptr<Compressor> m_compressor;

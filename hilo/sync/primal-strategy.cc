@@ -17,6 +17,7 @@
 #include "hilo/compress/base-aware.h"
 #include "hilo/optim/replay.h"
 #include "hilo/sync/strategies.h"
+#include "hilo/sync/strategy-util.h"
 
 namespace hilo
 {
@@ -60,7 +61,7 @@ class PrimalStrategy : public SyncStrategy
         // exists and has been applied to the shared adapter: an encode or decode error leaves
         // master, shared adapter and optimizer exactly as they were.
         int64_t t0 = NowNs();
-        ReplayStep(m_optimizer, s->master, grad, &m_next);
+        HILO_RETURN_IF_ERROR(ReplayStep(m_optimizer, s->master, grad, &m_next));
         times->apply_s = SecondsSince(t0);
         t0 = NowNs();
         const std::vector<float>& before = s->master.adapter.theta;
@@ -101,7 +102,12 @@ class PrimalStrategy : public SyncStrategy
                 after[i] = shared[i] + m_x[i];
             }
         }
-        AddVectors(shared, m_decoded, &s->train.adapter.theta);
+        if (!AddVectors(shared, m_decoded, &m_shared_next))
+        {
+            return Status::Corruption("primal: the shared adapter plus the decoded step is not "
+                                      "finite");
+        }
+        std::swap(s->train.adapter.theta, m_shared_next);
         times->decode_s = SecondsSince(t0);
         std::swap(s->master.adapter.theta, m_next.adapter.theta);
         std::swap(s->master.optimizer, m_next.optimizer);
@@ -134,6 +140,7 @@ class PrimalStrategy : public SyncStrategy
     ReplicatedState m_next;            // scratch: the master's candidate next state
     std::vector<float> m_x;            // scratch: X
     std::vector<float> m_decoded;      // scratch: C(X) as decoded
+    std::vector<float> m_shared_next;  // scratch: w_{t+1}, swapped in once it is finite
 };
 
 } // namespace

@@ -15,6 +15,7 @@
 // fp32 values travel as their bit patterns, so a restored publisher is bit-identical.
 #include "hilo/core/coding.h"
 #include "hilo/core/crc32c.h"
+#include "hilo/core/finite.h"
 #include "hilo/optim/replay.h"
 #include "hilo/sync/publisher.h"
 
@@ -46,7 +47,7 @@ PutState(ByteWriter* w, const ReplicatedState& s)
 }
 
 // Vectors are bounded by `max_values` (the layout's size), so a corrupt length cannot allocate
-// more than the adapter.
+// more than the adapter; a NaN or infinite value makes the checkpoint corrupt.
 bool
 GetVector(ByteReader* r, uint64_t max_values, std::vector<float>* v)
 {
@@ -56,7 +57,8 @@ GetVector(ByteReader* r, uint64_t max_values, std::vector<float>* v)
         return false;
     }
     v->resize(n);
-    return r->GetFloats(v->data(), n, ValueDtype::kFp32);
+    return r->GetFloats(v->data(), n, ValueDtype::kFp32) &&
+           AllFinite(v->data(), static_cast<int64_t>(n)); // a NaN would reach every replica
 }
 
 bool

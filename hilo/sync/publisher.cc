@@ -1,5 +1,6 @@
 #include "hilo/sync/publisher.h"
 
+#include "hilo/core/finite.h"
 #include "hilo/wire/messages.h"
 
 namespace hilo
@@ -76,10 +77,23 @@ Publisher::Step(const std::vector<float>& grad)
                                        " values; the layout has " +
                                        std::to_string(m_layout.numel()));
     }
+    if (!AllFiniteParallel(grad.data(), m_layout.numel()))
+    {
+        return Status::InvalidArgument("gradient holds a NaN or infinite value");
+    }
     PublishedUpdate out;
     StatusOr<Encoded> enc = m_strategy->LearnerStep(grad, &m_state, &out.times);
     if (!enc.ok())
     {
+        if (enc.status().code() == StatusCode::kCorruption)
+        {
+            // A non-finite optimizer step (or a payload the learner cannot decode itself): the
+            // learner's state may be half-applied, so nothing more can be published from it.
+            m_failed = Status(enc.status().code(),
+                              "the learner's step failed and its state is unusable: " +
+                                  enc.status().message());
+            return m_failed;
+        }
         return enc.status();
     }
     const uint64_t base = version();

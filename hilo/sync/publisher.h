@@ -58,7 +58,9 @@ class Publisher
 
     /// Compresses (per strategy), applies to the learner's own state and publishes version+1.
     /// On error the learner's state is unchanged only if the error came before the apply
-    /// (invalid gradient size, budget); encode errors never leave a half-applied state.
+    /// (invalid gradient size, a NaN or infinite gradient value: kInvalidArgument; budget);
+    /// encode errors never leave a half-applied state. An optimizer step that overflows to a
+    /// non-finite value (kCorruption) is final, like an oversized frame below.
     /// An update whose frame would exceed max_frame_body (a payload near the 2 GiB frame limit)
     /// is refused after the apply: the learner has then advanced past what it published, so that
     /// error is final and every later Step, CatchUpFrom and LatestSnapshotFrame returns it.

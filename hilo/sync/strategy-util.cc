@@ -1,28 +1,39 @@
-#include "hilo/sync/strategies.h"
+#include "hilo/sync/strategy-util.h"
 
 #include "hilo/core/coding.h"
+#include "hilo/core/finite.h"
 #include "hilo/core/parallel.h"
 
+#include <atomic>
 #include <chrono>
 
 namespace hilo
 {
 
-void
+bool
 AddVectors(const std::vector<float>& a, const std::vector<float>& b, std::vector<float>* out)
 {
     out->resize(a.size());
     const float* pa = a.data();
     const float* pb = b.data();
     float* po = out->data();
+    std::atomic<bool> bad{false};
     ParallelFor(0, static_cast<int64_t>(a.size()), 1 << 15,
                 [&](int64_t begin, int64_t end)
                 {
+                    bool chunk_bad = false;
                     for (int64_t i = begin; i < end; ++i)
                     {
-                        po[i] = pa[i] + pb[i];
+                        const float sum = pa[i] + pb[i];
+                        po[i] = sum;
+                        chunk_bad |= NonFinite(sum);
+                    }
+                    if (chunk_bad)
+                    {
+                        bad.store(true, std::memory_order_relaxed);
                     }
                 });
+    return !bad.load();
 }
 
 Status
@@ -30,7 +41,11 @@ ApplyDecodedDelta(const Compressor& compressor, std::string_view payload, const 
                   ReplicatedState* out, std::vector<float>* scratch)
 {
     HILO_RETURN_IF_ERROR(compressor.Decode(payload, scratch));
-    AddVectors(in.adapter.theta, *scratch, &out->adapter.theta);
+    if (!AddVectors(in.adapter.theta, *scratch, &out->adapter.theta))
+    {
+        return Status::Corruption(compressor.Name() +
+                                  ": the parameters plus the decoded change are not finite");
+    }
     out->optimizer = OptimizerState();
     return Status::Ok();
 }
@@ -68,6 +83,10 @@ RestoreLearnerLocalState(std::string_view state, ErrorFeedback* ef, Compressor* 
         !r.GetBytes(m, &local) || !r.empty())
     {
         return Status::Corruption("learner-local state truncated or too long");
+    }
+    if (!AllFinite(residual.data(), static_cast<int64_t>(n)))
+    {
+        return Status::Corruption("learner-local state: the residual holds a non-finite value");
     }
     HILO_RETURN_IF_ERROR(compressor->RestoreLocalState(local));
     if (ef)

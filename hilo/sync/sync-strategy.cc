@@ -5,8 +5,28 @@
 #include "hilo/core/hash.h"
 #include "hilo/sync/strategies.h"
 
+#include <cmath>
+
 namespace hilo
 {
+namespace
+{
+
+/// True when the compressor's canonical options enable its own error feedback (powersgd's
+/// error_feedback=true).
+bool
+CompressorKeepsOwnErrorFeedback(const Compressor& c)
+{
+    StatusOr<CompressorOptions> params = ParseCompressorOptions(c.Params());
+    if (!params.ok())
+    {
+        return false;
+    }
+    const auto it = params->find("error_feedback");
+    return it != params->end() && it->second == "true";
+}
+
+} // namespace
 
 const char*
 SyncKindName(SyncKind k)
@@ -61,6 +81,17 @@ NewSyncStrategy(const SyncSpec& spec, const AdapterLayout& layout, const Optimiz
                                        "compressor (dtype=fp32|bf16); got compressor '" +
                                        spec.compressor + "'");
     }
+    const ErrorFeedbackOptions& ef = spec.error_feedback;
+    if (!(std::isfinite(ef.decay) && ef.decay > 0.0f && ef.decay <= 1.0f))
+    {
+        return Status::InvalidArgument("error_feedback.decay must be in (0, 1], got " +
+                                       std::to_string(ef.decay));
+    }
+    if (ef.enabled && spec.kind == SyncKind::kFull)
+    {
+        return Status::InvalidArgument("the full strategy ships parameters and has no error "
+                                       "feedback; set error_feedback.enabled to false");
+    }
     StatusOr<std::unique_ptr<Compressor>> compressor =
         NewCompressor(spec.compressor, layout, spec.compressor_options);
     if (!compressor.ok())
@@ -81,6 +112,13 @@ NewSyncStrategy(const SyncSpec& spec, const AdapterLayout& layout, const Optimiz
                                        "' ships exact parameter changes and takes no byte "
                                        "budget; leave the budget empty (got " +
                                        spec.budget.ToString() + ")");
+    }
+    if (ef.enabled && CompressorKeepsOwnErrorFeedback(**compressor))
+    {
+        return Status::InvalidArgument(
+            "compressor '" + spec.compressor +
+            "' runs its own error feedback (error_feedback=true in its options); the strategy's "
+            "error feedback would feed the same error back twice, so enable only one of them");
     }
     const int64_t budget_bytes = spec.budget.ResolveBytes(layout.adapter_bytes());
     if (budget_bytes < (*compressor)->MinPayloadBytes())

@@ -1,8 +1,8 @@
-// SyncStrategy: how a new adapter version reaches the replicas (DESIGN.md section 3). One
-// interface for `full`, `hilo` and `delta` so publisher, replica and the simulator treat them
-// alike. The learner half advances the learner's state and produces a payload; the replica half
-// turns a payload plus the replica's state into the next state. Compressors plug in below this
-// seam.
+// SyncStrategy: how a new adapter version reaches the replicas. One
+// interface for `full`, `hilo`, `delta` and `primal` (hilo/wire/FORMAT.md describes each) so
+// publisher, replica and the simulator treat them alike. The learner half advances the learner's
+// state and produces a payload; the replica half turns a payload plus the replica's state into the
+// next state. Compressors plug in below this seam.
 #ifndef HILO_SYNC_SYNC_STRATEGY_H
 #define HILO_SYNC_SYNC_STRATEGY_H
 
@@ -40,7 +40,9 @@ struct SyncSpec
     std::string compressor{"dense"}; // factory kind; `full` accepts only "dense"
     CompressorOptions compressor_options;
     Budget budget{Budget::Unlimited()}; // per update, payload bytes
-    ErrorFeedbackOptions error_feedback{/*enabled=*/false, /*decay=*/1.0f}; // hilo and delta only
+    // hilo, delta and primal; NewSyncStrategy refuses it enabled for full, a decay outside (0, 1],
+    // and a compressor that runs its own error feedback (powersgd error_feedback=true) beside it.
+    ErrorFeedbackOptions error_feedback{/*enabled=*/false, /*decay=*/1.0f};
 };
 
 /// The learner's side of the state: what it trains with (the parameters it differentiates at),

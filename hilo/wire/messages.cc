@@ -1,6 +1,7 @@
 #include "hilo/wire/messages.h"
 
 #include "hilo/core/coding.h"
+#include "hilo/core/finite.h"
 #include "hilo/core/hash.h"
 #include "hilo/core/value-dtype.h"
 
@@ -88,6 +89,11 @@ BytesToFloats(const std::string& bytes, int64_t numel, bool may_be_empty, const 
     if (n > 0) // an empty vector's data() may be null, which memcpy forbids even for 0 bytes
     {
         std::memcpy(out->data(), bytes.data(), bytes.size());
+    }
+    if (!AllFiniteParallel(out->data(), numel))
+    {
+        return Status::Corruption(std::string("snapshot field '") + field +
+                                  "' holds a NaN or infinite value");
     }
     return Status::Ok();
 }

@@ -3,6 +3,7 @@
 // bit-identical decode across instances and thread counts (on a layout that splits across
 // threads), and kCorruption (never a crash) for damaged payloads.
 #include "hilo/compress/compressor-factory.h"
+#include "hilo/core/coding.h"
 #include "hilo/core/parallel.h"
 #include "tests/hilo/compress-test-util.h"
 
@@ -152,13 +153,56 @@ TEST_P(CompressorConformance, GenerousBudgetIsAccurate)
         tol = 0.6;
     if (opts.find("levels=1") != std::string::npos)
         tol = 2.0;
-    if (kind == "randk" || opts.find("max_rank=3") != std::string::npos)
-        tol = 1.5;       // randk never covers everything; capped powersgd cannot
+    if (opts.find("max_rank=3") != std::string::npos)
+        tol = 1.5;       // capped powersgd cannot cover everything
+    if (kind == "randk") // a budget for every entry: k = numel, one entry per stratum
+        tol = opts.find("fp32") != std::string::npos ? 1e-7 : 0.02;
     if (kind == "sparq") // every triplet, each refit on what the earlier ones' codes left over
         tol = opts.find("bits=8") != std::string::npos   ? 0.02
               : opts.find("bits=4") != std::string::npos ? 0.15
                                                          : 0.6;
     EXPECT_LT(testing::RelativeError(out, x), tol);
+}
+
+// randk at a budget for about a sixth of the entries: the decoded vector holds exactly k non-zero
+// entries (k read from the payload), and each is the input's own value at that index, rounded
+// through the wire dtype (times numel / k when unbiased). A decoder that scatters values to other
+// indices than the encoder drew them from fails here.
+TEST_P(CompressorConformance, RandKShipsEachDrawnEntryToItsOwnIndex)
+{
+    if (std::string(GetParam().kind) != "randk")
+        GTEST_SKIP() << "randk only";
+    StatusOr<Encoded> e = c->Encode(x, layout.adapter_bytes() / 6);
+    ASSERT_TRUE(e.ok());
+    ByteReader r(e->payload);
+    uint8_t dtype = 0;
+    uint8_t flags = 0;
+    uint64_t seed = 0;
+    uint64_t k = 0;
+    ASSERT_TRUE(r.GetU8(&dtype) && r.GetU8(&flags) && r.GetU64(&seed) && r.GetVarint(&k));
+    ASSERT_GT(k, 0u);
+    ASSERT_LT(k, static_cast<uint64_t>(layout.numel()) / 4);
+    // The input rounded through the wire dtype: what dense of that dtype decodes to.
+    std::vector<float> rounded;
+    auto dense = MakeCompressor(
+        "dense", layout, "dtype=" + std::string(ValueDtypeName(static_cast<ValueDtype>(dtype))));
+    ASSERT_TRUE(
+        dense->Decode(dense->Encode(x, int64_t{1} << 30).value().payload, &rounded).ok());
+    const float scale =
+        flags & 1 ? static_cast<float>(static_cast<double>(layout.numel()) / k) : 1.0f;
+    std::vector<float> out;
+    ASSERT_TRUE(c->Decode(e->payload, &out).ok());
+    uint64_t nonzero = 0;
+    for (size_t i = 0; i < out.size(); ++i)
+    {
+        ASSERT_NE(rounded[i], 0.0f);
+        if (out[i] != 0.0f)
+        {
+            ++nonzero;
+            ASSERT_EQ(out[i], rounded[i] * scale) << "entry " << i;
+        }
+    }
+    EXPECT_EQ(nonzero, k);
 }
 
 TEST_P(CompressorConformance, BudgetBelowMinimumIsTyped)

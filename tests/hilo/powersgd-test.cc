@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 namespace hilo
 {
@@ -160,6 +161,65 @@ TEST(PowerSgd, BuiltInErrorFeedbackEqualsTheWrapper)
         ASSERT_TRUE(plain->Decode(eb->payload, &b).ok());
         ef.Absorb(x, b);
     }
+}
+
+// A restored encoder continues bit-identically through the paths that draw fresh random warm
+// starts: the rank changes with the budget (a new Q at the new rank) and a matrix that is all
+// zero on some steps (its columns vanish and are refreshed from new draws). The draw counters are
+// part of the local state; restored from counter 0 the encoder would draw other columns.
+TEST(PowerSgd, RestoredLocalStateContinuesThroughRankChangesAndRefreshes)
+{
+    const AdapterLayout layout = LoraLayout();
+    const std::string options = "dtype=fp32;error_feedback=true;max_rank=6";
+    auto original = MakeCompressor("powersgd", layout, options);
+    const int64_t min_bytes = original->MinPayloadBytes();
+    const int64_t budget_steps[] = {1, 4, 2, 6, 3, 1, 5, 2, 4, 6, 1, 3};
+    auto gradient = [&](int step)
+    {
+        std::vector<float> g = testing::SpectralGradient(layout, 300 + step);
+        if (step % 3 != 0) // matrix 0 is zero on most steps: its warm-start columns vanish
+        {
+            std::fill(g.begin(), g.begin() + layout.matrix(0).numel(), 0.0f);
+        }
+        return g;
+    };
+    std::unique_ptr<Compressor> restored;
+    std::set<int64_t> ranks;
+    for (int step = 0; step < 12; ++step)
+    {
+        if (step == 5)
+        {
+            restored = MakeCompressor("powersgd", layout, options);
+            ASSERT_TRUE(restored->RestoreLocalState(original->SaveLocalState()).ok());
+            EXPECT_EQ(restored->SaveLocalState(), original->SaveLocalState());
+        }
+        const std::vector<float> g = gradient(step);
+        const int64_t budget = min_bytes * budget_steps[step];
+        StatusOr<Encoded> a = original->Encode(g, budget);
+        ASSERT_TRUE(a.ok()) << a.status().ToString();
+        ranks.insert(a->kept_per_matrix.at(1));
+        if (restored)
+        {
+            StatusOr<Encoded> b = restored->Encode(g, budget);
+            ASSERT_TRUE(b.ok()) << b.status().ToString();
+            EXPECT_EQ(a->payload, b->payload) << "step " << step;
+        }
+    }
+    EXPECT_GE(ranks.size(), 4u) << "the budgets must change the rank";
+}
+
+TEST(PowerSgd, LocalStateWithAWarmStartButNoDrawIsRefused)
+{
+    const AdapterLayout layout = LoraLayout();
+    auto c = MakeCompressor("powersgd", layout, "dtype=fp32;max_rank=2");
+    ASSERT_TRUE(c->Encode(testing::SpectralGradient(layout, 1), c->MinPayloadBytes()).ok());
+    std::string state = c->SaveLocalState();
+    // The first matrix's draw counter (u64 after the u32 matrix count) set to 0.
+    std::fill(state.begin() + 4, state.begin() + 12, '\0');
+    auto fresh = MakeCompressor("powersgd", layout, "dtype=fp32;max_rank=2");
+    EXPECT_EQ(fresh->RestoreLocalState(state).code(), StatusCode::kCorruption);
+    EXPECT_EQ(fresh->SaveLocalState(),
+              MakeCompressor("powersgd", layout, "dtype=fp32;max_rank=2")->SaveLocalState());
 }
 
 TEST(PowerSgd, RankBeyondEveryMatrixIsCorruption)

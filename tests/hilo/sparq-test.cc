@@ -2,7 +2,7 @@
 // exact triplet sizes behind the budget, strict rejection of codes, scales and padding no encoder
 // writes, error that only falls as the budget grows, and more accuracy than bf16 Spar for the
 // same bytes on a spectrum that is not steeply low-rank (the reason it exists).
-#include "hilo/compress/spar-lowbit.h"
+#include "hilo/compress/sparq.h"
 #include "hilo/core/coding.h"
 #include "tests/hilo/compress-test-util.h"
 
@@ -157,7 +157,7 @@ TEST(Sparq, OptionsAreStrict)
     {
         StatusOr<CompressorOptions> o = ParseCompressorOptions(bad);
         ASSERT_TRUE(o.ok());
-        EXPECT_EQ(NewSparLowBitCompressor(layout, *o).status().code(), StatusCode::kInvalidArgument)
+        EXPECT_EQ(NewSparqCompressor(layout, *o).status().code(), StatusCode::kInvalidArgument)
             << bad;
     }
 }

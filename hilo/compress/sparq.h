@@ -22,8 +22,8 @@
 //
 // Options: bits=2..8 (default 4), block=0|8..65536 (default 0), min_rank=N (default 0).
 // MinPayloadBytes() is the header plus min_rank triplets everywhere.
-#ifndef HILO_COMPRESS_SPAR_LOWBIT_H
-#define HILO_COMPRESS_SPAR_LOWBIT_H
+#ifndef HILO_COMPRESS_SPARQ_H
+#define HILO_COMPRESS_SPARQ_H
 
 #include "hilo/compress/compressor-options.h"
 #include "hilo/compress/compressor.h"
@@ -36,9 +36,9 @@ namespace hilo
 /// Bytes of one low-bit vector of `n` values (scales + packed codes).
 int64_t LowBitVectorBytes(int64_t n, int bits, int64_t block);
 
-StatusOr<std::unique_ptr<Compressor>> NewSparLowBitCompressor(const AdapterLayout& layout,
-                                                              const CompressorOptions& options);
+StatusOr<std::unique_ptr<Compressor>> NewSparqCompressor(const AdapterLayout& layout,
+                                                         const CompressorOptions& options);
 
 } // namespace hilo
 
-#endif // HILO_COMPRESS_SPAR_LOWBIT_H
+#endif // HILO_COMPRESS_SPARQ_H

@@ -1,4 +1,4 @@
-#include "hilo/compress/spar-lowbit.h"
+#include "hilo/compress/sparq.h"
 
 #include "hilo/compress/factor-coding.h"
 #include "hilo/compress/spar.h"
@@ -164,10 +164,10 @@ GetLowBitVector(ByteReader* r, float* out, int64_t n, int bits, int64_t block)
     return acc == 0; // canonical padding
 }
 
-class SparLowBitCompressor : public Compressor
+class SparqCompressor : public Compressor
 {
   public:
-    SparLowBitCompressor(const AdapterLayout& layout, int bits, int64_t block, int64_t min_rank)
+    SparqCompressor(const AdapterLayout& layout, int bits, int64_t block, int64_t min_rank)
       : m_layout(layout)
       , m_bits(bits)
       , m_block(block)
@@ -213,7 +213,7 @@ class SparLowBitCompressor : public Compressor
 };
 
 StatusOr<Encoded>
-SparLowBitCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
+SparqCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
 {
     if (static_cast<int64_t>(x.size()) != m_layout.numel())
     {
@@ -334,7 +334,7 @@ SparLowBitCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
 }
 
 Status
-SparLowBitCompressor::Decode(std::string_view payload, std::vector<float>* out) const
+SparqCompressor::Decode(std::string_view payload, std::vector<float>* out) const
 {
     ByteReader r(payload);
     uint8_t bits = 0;
@@ -365,7 +365,10 @@ SparLowBitCompressor::Decode(std::string_view payload, std::vector<float>* out) 
             }
         }
     }
-    ReconstructLowRankPayload(p, m_layout, out);
+    if (!ReconstructLowRankPayload(p, m_layout, out))
+    {
+        return Status::Corruption("sparq: the reconstruction overflows (a value is not finite)");
+    }
     return Status::Ok();
 }
 
@@ -378,7 +381,7 @@ LowBitVectorBytes(int64_t n, int bits, int64_t block)
 }
 
 StatusOr<std::unique_ptr<Compressor>>
-NewSparLowBitCompressor(const AdapterLayout& layout, const CompressorOptions& options)
+NewSparqCompressor(const AdapterLayout& layout, const CompressorOptions& options)
 {
     OptionReader r("sparq", options);
     const int64_t bits = r.Int("bits", 4, 2, 8);
@@ -391,7 +394,7 @@ NewSparLowBitCompressor(const AdapterLayout& layout, const CompressorOptions& op
                                        " is not allowed (0 for one scale per vector, or 8..65536)");
     }
     return std::unique_ptr<Compressor>(
-        new SparLowBitCompressor(layout, static_cast<int>(bits), block, min_rank));
+        new SparqCompressor(layout, static_cast<int>(bits), block, min_rank));
 }
 
 } // namespace hilo
