@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Validates the simulator against emulated links (README, "Emulated links"): runs
 # scripts/compare_modes.py on every scenario of scenarios/validation/emu-*.textproto -- the single
-# link at 10/50/100 Mbps x 10/40 ms one-way x 0%/1% loss, a shared uplink, regions, relays and a
-# GPU mix with staleness 1 -- and writes results/validation/emulation.csv (a row per scenario and
+# link at 10/50/100 Mbps x 10/40 ms one-way x 0%/1% loss, 0.1% and 2% loss at 40 ms, 300 Mbps, a
+# shared uplink, regions (2 and 4 workers per region), relays and a GPU mix with staleness 1 -- and writes results/validation/emulation.csv (a row per scenario and
 # arm), emulation.md (the table, with this command, the kernel, the machine's load and the
 # emulator's lag, and emulation-notes.md -- why rows miss, written by hand -- below it) and the
 # runs under results/runs/validation-emu/.
 # Needs root (hilo-emu --network ns3) and a build (scripts/build.sh --target hilo-sim hilo-emu
-# hilo-node hilo-netem). About 20 minutes.
+# hilo-node hilo-netem). About 30 minutes.
 usage() {
   cat <<'USAGE'
 Usage: scripts/validate_emulation.sh [--reuse] [--hilo-sim PATH] [--hilo-emu PATH] [--help]
@@ -16,7 +16,7 @@ Usage: scripts/validate_emulation.sh [--reuse] [--hilo-sim PATH] [--hilo-emu PAT
   --hilo-sim PATH   hilo-sim binary (default $HILO_SIM, else build/sim/hilo-sim)
   --hilo-emu PATH   hilo-emu binary (default $HILO_EMU, else build/sim/hilo-emu)
 Writes results/validation/emulation.{csv,md}; runs go to results/runs/validation-emu/.
-Needs root (hilo-emu --network ns3). About 20 minutes.
+Needs root (hilo-emu --network ns3). About 30 minutes.
 USAGE
 }
 set -euo pipefail
@@ -72,9 +72,25 @@ for rate in 10Mbps 50Mbps 100Mbps; do
     done
   done
 done
+# Loss between and beyond the grid's 0% and 1%, a rate past 100 Mbps (where slow start after idle
+# rather than bytes bounds an update), and twice the workers behind each region's WAN link.
+for loss in 0.001 0.02; do
+  for rate in 10Mbps 100Mbps; do
+    compare "link-$rate-40ms-loss$loss" scenarios/validation/emu-link.textproto \
+      --set network.worker_link.bandwidth=$rate --set network.worker_link.delay=40ms \
+      --set network.worker_link.loss=$loss
+  done
+done
+for delay in 10ms 40ms; do
+  compare "link-300Mbps-$delay-loss0" scenarios/validation/emu-link.textproto \
+    --set network.worker_link.bandwidth=300Mbps --set network.worker_link.delay=$delay \
+    --set network.worker_link.loss=0
+done
 for s in star-uplink regions relay gpu-mix; do
   compare "$s" "scenarios/validation/emu-$s.textproto"
 done
+compare "regions-8" scenarios/validation/emu-regions.textproto \
+  --set workers[0].count=4 --set workers[1].count=4
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$meta"
 notes=()
 [ -f "$out/emulation-notes.md" ] && notes=(--notes "$out/emulation-notes.md")

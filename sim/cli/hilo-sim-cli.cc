@@ -103,6 +103,8 @@ LoadOne(const std::string& file, const po::variables_map& vm, const char* comman
         return false;
     }
     *loaded = std::move(result).value();
+    for (const std::string& warning : loaded->resolved.warnings)
+        err << "hilo-sim: warning: " << warning << "\n";
     return true;
 }
 

@@ -1,5 +1,7 @@
 #include "sim/net/message-endpoint.h"
 
+#include "sim/net/tcp-linux-socket.h"
+
 #include "ns3/abort.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
@@ -123,7 +125,7 @@ MessageEndpoint::NewSocket(const SocketOptions& options)
     // made with the socket, so its default must be set first.
     ns3::Config::SetDefault("ns3::TcpSocketState::MaxPacingRate",
                             ns3::DataRateValue(ns3::DataRate(kMaxPacingRateBps)));
-    auto socket = ns3::Socket::CreateSocket(m_node, ns3::TcpSocketFactory::GetTypeId());
+    ns3::Ptr<ns3::Socket> socket = TcpLinuxSocket::Create(m_node);
     options.ApplyTo(socket);
     return socket;
 }

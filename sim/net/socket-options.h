@@ -83,7 +83,7 @@ struct SocketOptions
                                  const BufferSizing& sizing = BufferSizing());
 
     /// Applies to a TCP socket before Connect/Listen (segment size, buffers, congestion control
-    /// -- wrapped in TcpIdleRestart with restart_after_idle --, pacing, which is on for every
+    /// -- wrapped in TcpIdleRestart, its restart on with restart_after_idle --, pacing, which is on for every
     /// variant). Buffers may be changed again later; the segment
     /// size may not.
     /// REQUIRES: `socket` is an ns3::TcpSocketBase.

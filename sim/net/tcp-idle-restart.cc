@@ -1,5 +1,7 @@
 #include "sim/net/tcp-idle-restart.h"
 
+#include "sim/net/cwnd-restart.h"
+
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
 
@@ -20,10 +22,104 @@ TcpIdleRestart::GetTypeId()
     return tid;
 }
 
-TcpIdleRestart::TcpIdleRestart(ns3::Ptr<ns3::TcpCongestionOps> inner)
+TcpIdleRestart::TcpIdleRestart(ns3::Ptr<ns3::TcpCongestionOps> inner, bool restartAfterIdle)
   : m_inner(inner)
+  , m_restartAfterIdle(restartAfterIdle)
 {
     NS_ABORT_MSG_IF(!inner, "TcpIdleRestart: nothing to wrap");
+}
+
+TcpIdleRestart::~TcpIdleRestart()
+{
+    Unwatch();
+}
+
+void
+TcpIdleRestart::DoDispose()
+{
+    Unwatch();
+    m_inner = nullptr;
+    ns3::TcpCongestionOps::DoDispose();
+}
+
+void
+TcpIdleRestart::Watch(ns3::Ptr<ns3::TcpSocketState> tcb)
+{
+    if (tcb == m_tcb)
+    {
+        return;
+    }
+    Unwatch();
+    m_tcb = tcb;
+    m_tcb->m_highTxMark.ConnectWithoutContext(
+        ns3::MakeCallback(&TcpIdleRestart::HighTxChanged, this));
+    m_tcb->m_nextTxSequence.ConnectWithoutContext(
+        ns3::MakeCallback(&TcpIdleRestart::NextTxChanged, this));
+}
+
+void
+TcpIdleRestart::Unwatch()
+{
+    if (!m_tcb)
+    {
+        return;
+    }
+    m_tcb->m_highTxMark.DisconnectWithoutContext(
+        ns3::MakeCallback(&TcpIdleRestart::HighTxChanged, this));
+    m_tcb->m_nextTxSequence.DisconnectWithoutContext(
+        ns3::MakeCallback(&TcpIdleRestart::NextTxChanged, this));
+    m_tcb = nullptr;
+}
+
+void
+TcpIdleRestart::HighTxChanged(ns3::SequenceNumber32 before, ns3::SequenceNumber32 after)
+{
+    if (after > before)
+    {
+        DataSent(after, true);
+    }
+}
+
+void
+TcpIdleRestart::NextTxChanged(ns3::SequenceNumber32 before, ns3::SequenceNumber32 after)
+{
+    // SND.NXT moves forward for every data segment sent, retransmissions included (and back
+    // when a timeout rewinds it).
+    if (after > before)
+    {
+        DataSent(after, false);
+    }
+}
+
+void
+TcpIdleRestart::DataSent(ns3::SequenceNumber32 end, bool newData)
+{
+    m_sentData = true;
+    m_lastDataSent = ns3::Simulator::Now();
+    if (!newData || !m_tcb)
+    {
+        return;
+    }
+    // tcp_cwnd_validate after the send. The socket refreshed m_bytesInFlight just before it
+    // (AvailableWindow); the segment now leaving adds to it. cwnd is the limit when no further
+    // full segment fits (ns-3 sends whole segments only while one fits).
+    const uint32_t segment = std::max<uint32_t>(m_tcb->m_segmentSize, 1);
+    const ns3::SequenceNumber32 high = std::max(end, m_tcb->m_highTxMark.Get());
+    const uint32_t inFlight = m_tcb->m_bytesInFlight.Get() + segment;
+    const bool limited = uint64_t{inFlight} + segment > m_tcb->m_cWnd.Get();
+    if (m_tcb->m_lastAckedSeq >= m_usageEnd || limited ||
+        (!m_cwndLimited && inFlight > m_maxInFlight))
+    {
+        m_cwndLimited = limited;
+        m_maxInFlight = inFlight;
+        m_usageEnd = high;
+    }
+}
+
+bool
+TcpIdleRestart::IsCwndLimited(ns3::Ptr<const ns3::TcpSocketState> tcb) const
+{
+    return CwndLimit(tcb->m_cWnd.Get(), tcb->m_ssThresh.Get(), m_cwndLimited, m_maxInFlight);
 }
 
 ns3::Time
@@ -45,6 +141,7 @@ TcpIdleRestart::GetName() const
 void
 TcpIdleRestart::Init(ns3::Ptr<ns3::TcpSocketState> tcb)
 {
+    Watch(tcb);
     m_inner->Init(tcb);
 }
 
@@ -57,6 +154,11 @@ TcpIdleRestart::GetSsThresh(ns3::Ptr<const ns3::TcpSocketState> tcb, uint32_t by
 void
 TcpIdleRestart::IncreaseWindow(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t segmentsAcked)
 {
+    Watch(tcb);
+    if (!IsCwndLimited(tcb))
+    {
+        return; // tcp_cong_avoid's callers: no growth while cwnd is not what limits sending
+    }
     m_inner->IncreaseWindow(tcb, segmentsAcked);
 }
 
@@ -64,7 +166,7 @@ void
 TcpIdleRestart::PktsAcked(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t segmentsAcked,
                           const ns3::Time& rtt)
 {
-    m_lastAck = ns3::Simulator::Now();
+    Watch(tcb);
     if (rtt.IsStrictlyPositive())
     {
         // Jacobson/Karels as Linux's tcp_rtt_estimator: srtt += (m - srtt) / 8, mdev += (|m -
@@ -96,8 +198,9 @@ void
 TcpIdleRestart::CwndEvent(ns3::Ptr<ns3::TcpSocketState> tcb,
                           const ns3::TcpSocketState::TcpCAEvent_t event)
 {
+    Watch(tcb);
     // ns-3 raises CA_EVENT_TX_START just before it sends with nothing in flight.
-    if (event == ns3::TcpSocketState::CA_EVENT_TX_START && !m_inner->HasCongControl())
+    if (event == ns3::TcpSocketState::CA_EVENT_TX_START && m_restartAfterIdle)
     {
         Restart(tcb);
     }
@@ -122,50 +225,33 @@ ns3::Ptr<ns3::TcpCongestionOps>
 TcpIdleRestart::Fork()
 {
     // A new connection (an accepted socket): the algorithm's own copy, no RTT history.
-    return ns3::CreateObject<TcpIdleRestart>(m_inner->Fork());
+    return ns3::CreateObject<TcpIdleRestart>(m_inner->Fork(), m_restartAfterIdle);
 }
 
 void
 TcpIdleRestart::Restart(ns3::Ptr<ns3::TcpSocketState> tcb)
 {
-    const ns3::Time rto = GetLinuxRto();
-    if (rto.IsZero() || tcb->m_segmentSize == 0)
+    if (!m_sentData)
     {
-        return; // nothing sent and acknowledged yet: the initial window applies anyway
+        return; // nothing sent yet: the initial window applies anyway
     }
-    ns3::Time idle;
-    if (tcb->m_rcvTimestampEchoReply != 0)
-    {
-        // The peer echoes the timestamp (ns-3: milliseconds of simulated time) of the last data
-        // segment it received: all of them are acknowledged, so that is the last one sent.
-        const uint32_t now_ms =
-            static_cast<uint32_t>(ns3::Simulator::Now().GetMilliSeconds() & 0xffffffff);
-        idle = ns3::MilliSeconds(static_cast<uint32_t>(now_ms - tcb->m_rcvTimestampEchoReply));
-    }
-    else
-    {
-        idle = ns3::Simulator::Now() - m_lastAck + m_srtt;
-    }
-    if (idle <= rto)
+    CwndRestartInput in;
+    in.cwnd_bytes = tcb->m_cWnd.Get();
+    in.ssthresh_bytes = tcb->m_ssThresh.Get();
+    in.initial_cwnd_bytes = static_cast<double>(tcb->m_initialCWnd) * tcb->m_segmentSize;
+    in.segment_bytes = tcb->m_segmentSize;
+    in.idle_s = (ns3::Simulator::Now() - m_lastDataSent).GetSeconds();
+    in.rto_s = GetLinuxRto().GetSeconds();
+    in.in_cwnd_reduction = tcb->m_congState == ns3::TcpSocketState::CA_CWR ||
+                           tcb->m_congState == ns3::TcpSocketState::CA_RECOVERY;
+    in.sets_cwnd_itself = m_inner->HasCongControl();
+    const CwndRestartResult out = CwndAfterIdle(in);
+    if (!out.restarted)
     {
         return;
     }
-    const uint32_t segment = tcb->m_segmentSize;
-    const uint32_t cwnd = tcb->m_cWnd;
-    const uint32_t restart = std::min(tcb->m_initialCWnd * segment, cwnd);
-    // tcp_current_ssthresh: in Open or Disorder state, at least 3/4 of cwnd.
-    if (tcb->m_congState == ns3::TcpSocketState::CA_OPEN ||
-        tcb->m_congState == ns3::TcpSocketState::CA_DISORDER)
-    {
-        tcb->m_ssThresh = std::max<uint32_t>(tcb->m_ssThresh, (cwnd >> 1) + (cwnd >> 2));
-    }
-    uint32_t restarted = cwnd;
-    for (ns3::Time left = idle - rto; left.IsStrictlyPositive() && restarted > restart; left -= rto)
-    {
-        restarted >>= 1;
-    }
-    restarted = std::max(restarted, restart);
-    tcb->m_cWnd = std::max(segment, restarted / segment * segment);
+    tcb->m_ssThresh = static_cast<uint32_t>(std::min(out.ssthresh_bytes, 4294967295.0));
+    tcb->m_cWnd = static_cast<uint32_t>(out.cwnd_bytes);
 }
 
 } // namespace hilosim

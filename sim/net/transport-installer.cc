@@ -19,6 +19,7 @@ PlanConnections(const Topology& topology, const TransportConfig& config,
     {
         const PathInfo& path = topology.GetLearnerPathTo(w);
         auto options = SocketOptions::ForPath(path, config.tcp_variant, config.buffers);
+        options.restart_after_idle = config.slow_start_after_idle;
         workerOptions->push_back(options);
         if (!relays || config.workers_connect_to_learner)
         {
@@ -28,16 +29,19 @@ PlanConnections(const Topology& topology, const TransportConfig& config,
         if (relays)
         {
             const PathInfo& lan = topology.GetRelayPathTo(w);
+            auto lanOptions = SocketOptions::ForPath(lan, config.tcp_variant, config.buffers);
+            lanOptions.restart_after_idle = config.slow_start_after_idle;
             plan.push_back({WorkerPeerId(w), RelayPeerId(*topology.GetRelayOf(w)), lan,
-                            topology.GetRelayRouteTo(w),
-                            SocketOptions::ForPath(lan, config.tcp_variant, config.buffers)});
+                            topology.GetRelayRouteTo(w), lanOptions});
         }
     }
     for (uint32_t r = 0; r < topology.GetRelayCount(); ++r)
     {
         const PathInfo& path = topology.GetLearnerPathToRelay(r);
+        auto relayOptions = SocketOptions::ForPath(path, config.tcp_variant, config.buffers);
+        relayOptions.restart_after_idle = config.slow_start_after_idle;
         plan.push_back({RelayPeerId(r), kLearnerPeerId, path, topology.GetLearnerRouteToRelay(r),
-                        SocketOptions::ForPath(path, config.tcp_variant, config.buffers)});
+                        relayOptions});
     }
     return plan;
 }

@@ -29,6 +29,7 @@ struct TransportConfig
     ns3::TypeId tcp_variant{ns3::TcpCubic::GetTypeId()}; // congestion control everywhere
     BufferSizing buffers;                                // socket buffers from path BDP
     bool workers_connect_to_learner{true};               // relay topologies: also learner link
+    bool slow_start_after_idle{true}; // Linux's restart after idle (SocketOptions)
 };
 
 /// One connection an installer opens: `from` connects to `to` (peer ids) over `path`, with

@@ -280,6 +280,7 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     hilosim::TransportConfig tc;
     tc.tcp_variant = sc.network.tcp_type;
     tc.buffers.fixed_bytes = static_cast<uint32_t>(sc.network.tcp_buffer_bytes);
+    tc.slow_start_after_idle = sc.network.slow_start_after_idle;
     std::unique_ptr<hilosim::TransportInstaller> installer;
     if (sc.network.model == NetworkModel::kFlow)
         installer = std::make_unique<hilosim::FlowTransportHelper>(tc);

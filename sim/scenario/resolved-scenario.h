@@ -104,6 +104,7 @@ struct ResolvedNetwork
     std::string tcp_buffer{"auto"}; // as written
     uint64_t tcp_buffer_bytes{0};   // 0: "auto" (sized per path); else the fixed send buffer
     bool relay_store_and_forward{false}; // relay: forward whole updates instead of streaming
+    bool slow_start_after_idle{true};    // Linux's net.ipv4.tcp_slow_start_after_idle
 };
 
 struct ResolvedArm
@@ -172,6 +173,9 @@ struct ResolvedScenario
     ns3::Time max_sim_time;            // bound on each arm's simulated time (> 0)
     std::vector<ResolvedArm> arms;     // at least one, unique names
     std::vector<ResolvedFault> faults; // in scenario order
+    // Problems that do not stop a run, one "FILE:LINE:COL: field: message" each (settings the
+    // chosen network model ignores, a region without workers).
+    std::vector<std::string> warnings;
 };
 
 } // namespace hilosim

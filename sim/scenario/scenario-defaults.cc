@@ -122,6 +122,8 @@ FillDefaults(Scenario* scenario)
         net->set_model("packet");
     if (net->tcp_buffer().empty())
         net->set_tcp_buffer("auto");
+    if (!net->has_slow_start_after_idle())
+        net->set_slow_start_after_idle(true);
     if (net->topology() == "relay" && net->relay_forwarding().empty())
         net->set_relay_forwarding("stream");
     FillLinkDefaults(net->mutable_worker_link());

@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario-validator.h"
 
+#include "sim/net/flow/tcp-flow-model.h"
 #include "sim/net/units.h"
 #include "sim/scenario/budget-text.h"
 
@@ -181,6 +182,25 @@ class Checker
     {
         Report(n.path(), n.line(), n.column(), message);
     }
+    // A problem that does not stop the run: it goes to ResolvedScenario::warnings.
+    void Warn(const Node& n, const std::string& field, const std::string& message)
+    {
+        auto [line, column] = n.Location(field);
+        Diagnostic d = Make(n.PathOf(field), line, column, message);
+        if (m_warnings != nullptr)
+            m_warnings->push_back(d.ToString());
+    }
+    Diagnostic Make(const std::string& path, int line, int column, const std::string& message)
+    {
+        Diagnostic d;
+        d.file = m_source.file();
+        d.origin = m_source.OverrideFor(path);
+        d.line = d.origin.empty() ? line : 0;
+        d.column = d.origin.empty() ? column : 0;
+        d.field = path;
+        d.message = message;
+        return d;
+    }
     void Report(const std::string& path, int line, int column, const std::string& message)
     {
         Diagnostic d;
@@ -242,6 +262,8 @@ class Checker
     void CheckOptimizer(const Node& n, const Optimizer& o, uint32_t steps,
                         hilo::OptimizerConfig* out);
     bool CheckLinkFields(const Node& n, const Link& link);
+    // The flow model has no queues: queue settings on `link` are a warning under it.
+    void WarnFlowQueue(const Node& n, const Link& link);
     void CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out);
     void CheckWorkers(const Node& root, const Scenario& s, const ResolvedNetwork& net,
                       std::vector<ResolvedWorker>* out);
@@ -259,6 +281,7 @@ class Checker
     const SourceMap& m_source;
     const ScenarioCatalog& m_catalog;
     DiagnosticList* m_diagnostics;
+    std::vector<std::string>* m_warnings{nullptr};
 };
 
 // A complete link (every field valid, bandwidth set) in typed values.
@@ -283,6 +306,7 @@ void
 Checker::Run(const Scenario& s, ResolvedScenario* out)
 {
     const Node root(s, m_source.tree(), "", 0, 0);
+    m_warnings = &out->warnings;
     Identifier(root, "name", -1, s.name());
     out->name = s.name();
     out->description = s.description();
@@ -444,7 +468,16 @@ Checker::CheckFaults(const Node& root, const Scenario& s, const ResolvedScenario
         else
         {
             auto at = hilosim::ParseTime(f.at());
-            if (at.ok())
+            if (at.ok() && sc.max_sim_time.IsStrictlyPositive() && *at >= sc.max_sim_time)
+            {
+                Error(fn, "at",
+                      "\"" + f.at() + "\" is not before mode.max_sim_time (\"" +
+                          s.mode().max_sim_time() +
+                          "\"): the fault would never happen; allowed: a time in [0, "
+                          "max_sim_time)");
+                ok = false;
+            }
+            else if (at.ok())
                 rf.at = *at;
             else
             {
@@ -775,6 +808,17 @@ Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
     {
         out->model = net.model() == "flow" ? NetworkModel::kFlow : NetworkModel::kPacket;
     }
+    if (tcp.ok() && net.model() == "flow" && !hilosim::FlowModelBeta(*tcp))
+    {
+        // Not silently Reno: the flow model knows only loss-based windows cut by a fixed factor.
+        Error(n, "tcp",
+              "the flow network model cannot model \"" + net.tcp() +
+                  "\" (its window follows rate, delay or window-size rules the model does not "
+                  "have); allowed with network.model \"flow\": " +
+                  Join(hilosim::FlowModelVariants()) + " (or network.model: \"packet\")");
+    }
+    out->slow_start_after_idle =
+        !net.has_slow_start_after_idle() || net.slow_start_after_idle();
     out->tcp_buffer = net.tcp_buffer();
     if (net.tcp_buffer() != "auto")
     {
@@ -796,9 +840,14 @@ Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
         }
     }
     CheckLinkFields(n.Child("worker_link"), net.worker_link());
+    const bool flow = net.model() == "flow";
+    if (flow)
+        WarnFlowQueue(n.Child("worker_link"), net.worker_link());
     if (net.has_learner_uplink())
     {
         const Node up = n.Child("learner_uplink");
+        if (flow)
+            WarnFlowQueue(up, net.learner_uplink());
         if (CheckLinkFields(up, net.learner_uplink()))
         {
             if (net.learner_uplink().bandwidth().empty())
@@ -861,6 +910,11 @@ Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
             ok = false;
         }
         ok &= CheckLinkFields(rn.Child("lan"), r.lan());
+        if (flow)
+        {
+            WarnFlowQueue(wan, r.wan());
+            WarnFlowQueue(rn.Child("lan"), r.lan());
+        }
         if (ok)
         {
             Link lan = net.worker_link();
@@ -914,6 +968,8 @@ Checker::CheckWorkers(const Node& root, const Scenario& s, const ResolvedNetwork
             ok = false;
         }
         ok &= CheckLinkFields(gn.Child("link"), group.link());
+        if (net.model == NetworkModel::kFlow)
+            WarnFlowQueue(gn.Child("link"), group.link());
         Link merged = network.worker_link();
         if (region_index >= 0)
             merged.MergeFrom(network.regions(region_index).lan());
@@ -946,6 +1002,53 @@ Checker::CheckWorkers(const Node& root, const Scenario& s, const ResolvedNetwork
     {
         Error(root, "workers",
               "too many workers in all (" + std::to_string(total) + "); allowed: at most 65536");
+    }
+    // Regions nobody is placed in: a relay would still get its copy of every update over the
+    // uplink (an error); a worker-less region of "regions" only adds an unused link (a warning).
+    if (star)
+        return;
+    std::vector<int64_t> placed(region_names.size(), 0);
+    for (const WorkerGroup& group : s.workers())
+    {
+        auto it = std::find(region_names.begin(), region_names.end(), group.region());
+        if (it != region_names.end() && group.count() > 0)
+            placed[it - region_names.begin()] += group.count();
+    }
+    for (size_t r = 0; r < placed.size(); ++r)
+    {
+        if (placed[r] > 0)
+            continue;
+        const Node rn = root.Child("network").Child("regions", static_cast<int>(r));
+        const std::string what = "region \"" + region_names[r] + "\" has no workers";
+        if (network.topology() == "relay")
+        {
+            Error(rn, "name",
+                  what + ": its relay would still receive every update over the uplink; place "
+                         "a worker group in it (workers { region: \"" +
+                      region_names[r] + "\" }) or remove the region");
+        }
+        else
+        {
+            Warn(rn, "name", what + "; its WAN link carries nothing");
+        }
+    }
+}
+
+void
+Checker::WarnFlowQueue(const Node& n, const Link& link)
+{
+    if (!link.queue().empty() && link.queue() != "fifo")
+    {
+        Warn(n, "queue",
+             "ignored by network.model \"flow\", which has no queues (no queueing delay, no "
+             "drops, no AQM); use network.model \"packet\" to model \"" +
+                 link.queue() + "\"");
+    }
+    if (link.has_queue_packets() && link.queue_packets() != 1000)
+    {
+        Warn(n, "queue_packets",
+             "network.model \"flow\" has no queues: it only bounds the automatic TCP window "
+             "(BDP + half the queue), never delays or drops packets");
     }
 }
 

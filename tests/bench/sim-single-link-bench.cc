@@ -3,10 +3,13 @@
 // fresh connection). Not run by CTest. Usage:
 //   build/tests/sim-single-link-bench [--bytes=N] [--messages=K] [--only=SUBSTRING] [--flow-only]
 //                                     [--loss=P] [--rates=R1,R2,...] [--delays=D1,D2,...] [--mtu=N]
+//                                     [--warm]
 // prints one row per link, model and message (results/sim/single-link-transfer.md). Socket
 // buffers are "auto" (sim/net/socket-options.h). Links of 1 Gbps and more use a 9000-byte MTU
 // (the packet model's cost; header overhead 0.6%), slower ones 1500 (3.7%). --loss sets a random
-// loss probability on the link (each direction); the closed-form columns then ignore it.
+// loss probability on the link (each direction); the closed-form columns then ignore it. --warm
+// switches Linux's slow start after idle off (network.slow_start_after_idle: false), so messages
+// after the first keep the window the earlier ones grew.
 #include "sim/net/flow/flow-transport-helper.h"
 #include "sim/net/flow/tcp-flow-model.h"
 #include "sim/net/topology-builder.h"
@@ -37,7 +40,7 @@ struct Result
 };
 
 Result
-Run(const LinkSpec& link, uint64_t bytes, int messages, bool flow)
+Run(const LinkSpec& link, uint64_t bytes, int messages, bool flow, bool warm)
 {
     TopologySpec spec;
     spec.worker_links = {link};
@@ -47,8 +50,10 @@ Run(const LinkSpec& link, uint64_t bytes, int messages, bool flow)
         std::fprintf(stderr, "%s\n", topo.status().ToString().c_str());
         std::exit(1);
     }
+    TransportConfig config;
+    config.slow_start_after_idle = !warm;
     TransportEndpoints ends =
-        flow ? FlowTransportHelper().Install(*topo) : TransportHelper().Install(*topo);
+        flow ? FlowTransportHelper(config).Install(*topo) : TransportHelper(config).Install(*topo);
     auto payload = std::make_shared<const std::string>(1000, 'x');
     auto learner = ends.GetLearner();
     Result r;
@@ -81,6 +86,7 @@ main(int argc, char** argv)
     uint64_t bytes = 90000000; // a full bf16 update of Llama-3.2-1B's rank-64 adapter
     int messages = 3;
     bool flowOnly = false;
+    bool warm = false;
     std::string only;
     double loss = 0;
     uint32_t mtu = 0; // 0: 9000 at 1 Gbps and more, 1500 below
@@ -113,6 +119,8 @@ main(int argc, char** argv)
             messages = std::atoi(argv[i] + 11);
         else if (std::strncmp(argv[i], "--only=", 7) == 0)
             only = argv[i] + 7;
+        else if (std::strcmp(argv[i], "--warm") == 0)
+            warm = true;
         else if (std::strcmp(argv[i], "--flow-only") == 0)
             flowOnly = true;
         else if (std::strncmp(argv[i], "--mtu=", 6) == 0)
@@ -127,7 +135,7 @@ main(int argc, char** argv)
         {
             std::fprintf(stderr,
                          "usage: %s [--bytes=N] [--messages=K] [--only=SUBSTRING] [--flow-only] "
-                         "[--loss=P] [--rates=R1,...] [--delays=D1,...] [--mtu=N]\n",
+                         "[--loss=P] [--rates=R1,...] [--delays=D1,...] [--mtu=N] [--warm]\n",
                          argv[0]);
             return 2;
         }
@@ -173,7 +181,7 @@ main(int argc, char** argv)
             {
                 if (flowOnly && !flow)
                     continue;
-                const Result r = Run(link, bytes, messages, flow);
+                const Result r = Run(link, bytes, messages, flow, warm);
                 for (size_t m = 0; m < r.latencyS.size(); ++m)
                 {
                     const double closed = m == 0 ? idealCold : ideal;

@@ -360,6 +360,101 @@ TEST(FlowNetwork, WindowRestartsAfterIdleLongerThanLinuxsRto)
     EXPECT_LT(oneHalving, fromInitial - 0.2);
 }
 
+// A window-limited stream (50 kB send buffer, 100 kB BDP) sends 1 MB, idles `gap` seconds and
+// gets a second message: returns cwnd after its first transfer and just after the second
+// message came (the restart applied).
+std::pair<double, double>
+CwndAroundIdle(const TcpFlowParams& p, double gap)
+{
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
+    const uint32_t s = net->AddStream({0}, p, 0);
+    net->Open(s);
+    net->Enqueue(s, FrameOf(1000000));
+    std::pair<double, double> cwnd{0, 0};
+    bool once = false;
+    net->SetSentHandler(s,
+                        [&](const FlowNetwork::Frame&)
+                        {
+                            if (once)
+                                return;
+                            once = true;
+                            ns3::Simulator::Schedule(ns3::Seconds(gap),
+                                                     [&, net, s]()
+                                                     {
+                                                         cwnd.first = net->GetCwnd(s);
+                                                         net->Enqueue(s, FrameOf(1000));
+                                                         cwnd.second = net->GetCwnd(s);
+                                                     });
+                        });
+    RunAndDestroy();
+    return cwnd;
+}
+
+TEST(FlowNetwork, AWindowLimitedStreamRestartsToTheWindowItUsed)
+{
+    // 100 ms RTT (Linux RTO 300 ms), 1 MB/s, 50 kB window. Slow start grows cwnd 10, 20, 40,
+    // 80 kB; then the 50 kB flights below cwnd let it reach twice the flight, 100 kB, and no
+    // further (tcp_is_cwnd_limited). 0.35 s of idle is one RTO and 50 ms: one halving, 50 kB.
+    TcpFlowParams p;
+    p.mss_bytes = 1000;
+    p.rtt_s = 0.1;
+    p.window_bytes = 50000;
+    p.initial_cwnd_bytes = 10000;
+    const auto [before, after] = CwndAroundIdle(p, 0.35);
+    EXPECT_EQ(before, 100000);
+    EXPECT_EQ(after, 50000);
+    // Below one RTO nothing changes; switched off, nothing either.
+    EXPECT_EQ(CwndAroundIdle(p, 0.25).second, 100000);
+    p.restart_after_idle = false;
+    EXPECT_EQ(CwndAroundIdle(p, 5.0).second, 100000);
+}
+
+TEST(FlowNetwork, ALossNeverRaisesTheWindow)
+{
+    // The Padhye window (0.5 MB/s x 100 ms = 50 kB) is above the 40 kB this window-limited
+    // stream's cwnd reaches (twice its 20 kB flights): a loss keeps cwnd, it does not lift it.
+    TcpFlowParams p;
+    p.mss_bytes = 1000;
+    p.rtt_s = 0.1;
+    p.window_bytes = 20000;
+    p.initial_cwnd_bytes = 10000;
+    p.loss = 1e-3;
+    p.loss_rate_Bps = 500e3;
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
+    const uint32_t s = net->AddStream({0}, p, 0);
+    net->Open(s);
+    net->Enqueue(s, FrameOf(3000000)); // losses expected after 1 MB, then every ~1 MB
+    double maxCwnd = 0;
+    double atEnd = 0;
+    for (int i = 1; i < 150; ++i)
+    {
+        ns3::Simulator::Schedule(ns3::Seconds(0.1 * i),
+                                 [&]() { maxCwnd = std::max(maxCwnd, net->GetCwnd(s)); });
+    }
+    net->SetSentHandler(s, [&](const FlowNetwork::Frame&) { atEnd = net->GetCwnd(s); });
+    RunAndDestroy();
+    EXPECT_EQ(maxCwnd, 40000);
+    EXPECT_EQ(atEnd, 40000);
+}
+
+TEST(FlowNetwork, EachVariantKeepsItsOwnShareOfTheWindowAtALoss)
+{
+    const LinkSpec link = Link("100Mbps", "40ms", 1500, 0.01);
+    auto beta = [&](ns3::TypeId variant)
+    {
+        const SocketOptions options = SocketOptions::ForPath(PathInfo::Over({&link}), variant);
+        return TcpFlowParamsFor({&link}, options).beta;
+    };
+    EXPECT_EQ(beta(ns3::TcpCubic::GetTypeId()), 0.7);
+    EXPECT_EQ(beta(ns3::TcpNewReno::GetTypeId()), 0.5);
+    EXPECT_EQ(beta(ns3::TypeId::LookupByName("ns3::TcpBic")), 0.8);
+    EXPECT_EQ(beta(ns3::TypeId::LookupByName("ns3::TcpScalable")), 0.875);
+    for (const char* unmodelled : {"ns3::TcpBbr", "ns3::TcpVegas", "ns3::TcpLedbat"})
+    {
+        EXPECT_FALSE(FlowModelBeta(ns3::TypeId::LookupByName(unmodelled))) << unmodelled;
+    }
+}
+
 TEST(FlowNetwork, ClosedFormHandComputed)
 {
     // 10 segments of 1000 B initial window, 100 ms RTT, 1 MB/s goodput (BDP 100 kB), 1 MB

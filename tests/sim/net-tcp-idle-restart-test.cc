@@ -1,7 +1,8 @@
-// TcpIdleRestart (sim/net/tcp-idle-restart.h): Linux's congestion-window restart after idle, on a
-// bare TcpSocketState driven by hand -- RTT samples set Linux's RTO (srtt + max(4 mdev, 200 ms)),
-// the peer's timestamp echo says when the last data segment left, and CA_EVENT_TX_START applies
-// tcp_cwnd_restart's rule -- and the wrapped algorithm keeps every other decision.
+// TcpIdleRestart (sim/net/tcp-idle-restart.h): Linux's congestion-window restart after idle and
+// its cwnd-limited growth rule, on a bare TcpSocketState driven by hand -- RTT samples set Linux's
+// RTO (srtt + max(4 mdev, 200 ms)), the traced send sequence numbers say when the last data
+// segment left, and CA_EVENT_TX_START applies tcp_cwnd_restart's rule -- and the wrapped
+// algorithm keeps every other decision.
 #include "sim/net/tcp-idle-restart.h"
 
 #include "ns3/simulator.h"
@@ -41,8 +42,7 @@ class TcpIdleRestartTest : public ::testing::Test
                                  {
                                      for (int i = 0; i < 50; ++i)
                                          cc->PktsAcked(tcb, 1, ns3::MilliSeconds(80));
-                                     tcb->m_rcvTimestampEchoReply = static_cast<uint32_t>(
-                                         ns3::Simulator::Now().GetMilliSeconds());
+                                     Send(1);
                                  });
         ns3::Simulator::Schedule(ns3::Seconds(send_s),
                                  [this, cc]()
@@ -52,6 +52,20 @@ class TcpIdleRestartTest : public ::testing::Test
                                  });
         ns3::Simulator::Run();
     }
+
+    // `segments` data segments leave now, as TcpSocketBase sends them: the bytes in flight
+    // refreshed before each, then SND.NXT and the highest sequence sent advanced.
+    void Send(int segments)
+    {
+        for (int i = 0; i < segments; ++i)
+        {
+            tcb->m_bytesInFlight = tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq;
+            tcb->m_highTxMark = tcb->m_highTxMark.Get() + kSegment;
+            tcb->m_nextTxSequence = tcb->m_highTxMark.Get();
+        }
+    }
+    // Everything sent is acknowledged.
+    void AckAll() { tcb->m_lastAckedSeq = tcb->m_highTxMark.Get(); }
 
     ns3::Ptr<ns3::TcpSocketState> tcb;
     ns3::Time rto;
@@ -66,6 +80,95 @@ TEST_F(TcpIdleRestartTest, CwndHalvesOncePerRtoOfIdleAndSsthreshKeepsThreeQuarte
     EXPECT_EQ(tcb->m_cWnd.Get(), 100 * kSegment);
     EXPECT_EQ(tcb->m_ssThresh.Get(), 600 * kSegment); // max(400, 3/4 x 800)
     EXPECT_EQ(cc->GetName(), "TcpCubic");
+}
+
+TEST_F(TcpIdleRestartTest, OneRtoAndABitHalvesOnce)
+{
+    auto cc = ns3::CreateObject<TcpIdleRestart>(ns3::CreateObject<ns3::TcpCubic>());
+    Idle(cc, 1.0, 1.0 + 0.3); // RTO 280 ms: 20 ms beyond it
+    EXPECT_EQ(tcb->m_cWnd.Get(), 400 * kSegment);
+    EXPECT_EQ(tcb->m_ssThresh.Get(), 600 * kSegment);
+}
+
+TEST_F(TcpIdleRestartTest, InLossStateSsthreshStillKeepsThreeQuartersButNotInRecovery)
+{
+    // tcp_current_ssthresh leaves ssthresh alone only in CWR and Recovery.
+    tcb->m_congState = ns3::TcpSocketState::CA_LOSS;
+    auto cc = ns3::CreateObject<TcpIdleRestart>(ns3::CreateObject<ns3::TcpCubic>());
+    Idle(cc, 1.0, 1.3);
+    EXPECT_EQ(tcb->m_cWnd.Get(), 400 * kSegment);
+    EXPECT_EQ(tcb->m_ssThresh.Get(), 600 * kSegment);
+
+    ns3::Simulator::Destroy();
+    SetUp();
+    tcb->m_congState = ns3::TcpSocketState::CA_RECOVERY;
+    auto recovering = ns3::CreateObject<TcpIdleRestart>(ns3::CreateObject<ns3::TcpCubic>());
+    Idle(recovering, 1.0, 1.3);
+    EXPECT_EQ(tcb->m_cWnd.Get(), 400 * kSegment);
+    EXPECT_EQ(tcb->m_ssThresh.Get(), 400 * kSegment);
+}
+
+TEST_F(TcpIdleRestartTest, IdleCountsFromTheLastDataSegmentNotFromPureAcks)
+{
+    auto cc = ns3::CreateObject<TcpIdleRestart>(ns3::CreateObject<ns3::TcpCubic>());
+    // The peer echoes a timestamp 0.5 s after the last data segment left (our pure ACK for its
+    // data): the idle time still counts from the data, 0.85 s, so three halvings.
+    ns3::Simulator::Schedule(ns3::Seconds(1.5), [this]() { tcb->m_rcvTimestampEchoReply = 1500; });
+    Idle(cc, 1.0, 1.85);
+    EXPECT_EQ(tcb->m_cWnd.Get(), 100 * kSegment);
+}
+
+TEST_F(TcpIdleRestartTest, AWindowLimitedTransferDoesNotGrowAWindowItNeverUses)
+{
+    // Slow start with a 30-segment cwnd, but the send buffer holds 20 segments: flights of 20.
+    tcb->m_cWnd = 30 * kSegment;
+    tcb->m_ssThresh = 1000000 * kSegment;
+    auto cc = ns3::CreateObject<TcpIdleRestart>(ns3::CreateObject<ns3::TcpCubic>());
+    ns3::Simulator::Schedule(ns3::Seconds(1.0),
+                             [this, cc]()
+                             {
+                                 cc->Init(tcb);
+                                 for (int flight = 0; flight < 5; ++flight)
+                                 {
+                                     Send(20);
+                                     AckAll();
+                                     cc->PktsAcked(tcb, 20, ns3::MilliSeconds(80));
+                                     for (int i = 0; i < 20; ++i)
+                                         cc->IncreaseWindow(tcb, 1);
+                                 }
+                             });
+    ns3::Simulator::Schedule(ns3::Seconds(1.0 + 0.3),
+                             [this, cc]()
+                             {
+                                 // Twice the flight, no more (tcp_is_cwnd_limited in slow start).
+                                 EXPECT_EQ(tcb->m_cWnd.Get(), 40 * kSegment);
+                                 cc->CwndEvent(tcb, ns3::TcpSocketState::CA_EVENT_TX_START);
+                             });
+    ns3::Simulator::Run();
+    // One halving after a little more than one RTO: back to the window the transfer used.
+    EXPECT_EQ(tcb->m_cWnd.Get(), 20 * kSegment);
+}
+
+TEST_F(TcpIdleRestartTest, AFlightThatFillsCwndGrowsIt)
+{
+    tcb->m_cWnd = 20 * kSegment;
+    tcb->m_ssThresh = 1000000 * kSegment;
+    auto cc = ns3::CreateObject<TcpIdleRestart>(ns3::CreateObject<ns3::TcpCubic>());
+    cc->Init(tcb);
+    Send(20);
+    EXPECT_TRUE(cc->IsCwndLimited(tcb));
+    AckAll();
+    for (int i = 0; i < 20; ++i)
+        cc->IncreaseWindow(tcb, 1);
+    EXPECT_EQ(tcb->m_cWnd.Get(), 40 * kSegment); // slow start doubles it
+}
+
+TEST_F(TcpIdleRestartTest, SwitchedOffThereIsNoRestart)
+{
+    auto cc = ns3::CreateObject<TcpIdleRestart>(ns3::CreateObject<ns3::TcpCubic>(), false);
+    Idle(cc, 1.0, 3.0);
+    EXPECT_EQ(tcb->m_cWnd.Get(), 800 * kSegment);
+    EXPECT_EQ(tcb->m_ssThresh.Get(), 400 * kSegment);
 }
 
 TEST_F(TcpIdleRestartTest, NoRestartWithinOneRtoAndNeverBelowTheInitialWindow)

@@ -139,6 +139,11 @@ main(int argc, char** argv)
                   << " is not a valid scenario (schema: sim/scenario/scenario.proto)\n";
         return 2;
     }
+    // network.slow_start_after_idle is Linux's own sysctl in every namespace; a --sysctl of the
+    // same key, written after it, still wins.
+    ns3.sysctls.insert(ns3.sysctls.begin(),
+                       {"net.ipv4.tcp_slow_start_after_idle",
+                        loaded->resolved.network.slow_start_after_idle ? "1" : "0"});
     if (options.out_dir.empty())
     {
         options.out_dir = "results/runs/" + loaded->resolved.name + "-emu";

@@ -1,5 +1,6 @@
 #include "sim/net/flow/flow-network.h"
 
+#include "sim/net/cwnd-restart.h"
 #include "sim/net/flow/max-min-fair.h"
 
 #include "ns3/abort.h"
@@ -164,9 +165,23 @@ FlowNetwork::StartRound(Stream& s, ns3::Time now)
 void
 FlowNetwork::CreditAcked(Stream& s)
 {
-    if (s.slowStart)
+    const double acked = s.sentBytes - s.ackedMark;
+    if (s.slowStart && acked > 0)
     {
-        s.cwnd += s.sentBytes - s.ackedMark; // byte counting (RFC 3465), as ns-3 in slow start
+        // Byte counting (RFC 3465), as ns-3 in slow start, but only while cwnd is the limit
+        // (Linux's tcp_is_cwnd_limited): at most one window is in flight, and a flight below
+        // cwnd lets it grow to twice the flight, no further.
+        const double inFlight = std::min({acked, s.cwnd, s.tcp.window_bytes});
+        double grown = s.cwnd + acked;
+        if (!CwndLimit(s.cwnd, s.ssthresh, inFlight >= s.cwnd * (1 - 1e-9), inFlight))
+        {
+            grown = s.cwnd;
+        }
+        else if (inFlight < s.cwnd * (1 - 1e-9))
+        {
+            grown = std::min(grown, 2 * inFlight);
+        }
+        s.cwnd = grown;
         if (s.cwnd >= s.ssthresh)
         {
             s.cwnd = s.ssthresh;
@@ -179,33 +194,26 @@ FlowNetwork::CreditAcked(Stream& s)
 void
 FlowNetwork::RestartAfterIdle(Stream& s, ns3::Time now)
 {
-    if (s.sentBytes <= 0)
+    if (!s.tcp.restart_after_idle || s.sentBytes <= 0)
     {
-        return; // nothing sent yet: the initial window applies anyway
+        return; // switched off, or nothing sent yet (the initial window applies anyway)
     }
+    CwndRestartInput in;
+    in.cwnd_bytes = s.cwnd;
+    in.ssthresh_bytes = s.ssthresh;
+    in.initial_cwnd_bytes = s.tcp.initial_cwnd_bytes;
+    in.segment_bytes = s.tcp.mss_bytes;
+    in.idle_s = (now - s.sendEnd).GetSeconds();
     // Linux: RTO = SRTT + max(4 x RTTVAR, 200 ms); the flow model's RTT does not vary.
-    const double rto = s.tcp.rtt_s + 0.2;
-    const double idle = (now - s.sendEnd).GetSeconds();
-    if (idle <= rto)
+    in.rto_s = s.tcp.rtt_s + 0.2;
+    const CwndRestartResult out = CwndAfterIdle(in);
+    if (!out.restarted)
     {
         return;
     }
-    const double restart = std::min(s.tcp.initial_cwnd_bytes, s.cwnd);
-    const double before = s.cwnd;
-    double restarted = s.cwnd;
-    for (double left = idle - rto; left > 0 && restarted > restart; left -= rto)
-    {
-        restarted /= 2;
-    }
-    s.cwnd = std::max(restarted, restart);
-    if (s.cwnd < 0.75 * before)
-    {
-        // tcp_current_ssthresh: ssthresh raised to at least 3/4 of the window before; slow
-        // start climbs back to it. After a loss the flow model's window stays where the loss
-        // put it, which is Linux's ssthresh then.
-        s.ssthresh = s.slowStart ? std::max(s.ssthresh, 0.75 * before) : before;
-        s.slowStart = true;
-    }
+    s.cwnd = out.cwnd_bytes;
+    s.ssthresh = out.ssthresh_bytes;
+    s.slowStart = s.cwnd < s.ssthresh;
 }
 
 void
@@ -285,13 +293,16 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     }
     while (s.sentBytes + eps >= s.nextLossAt)
     {
-        // An expected loss: slow start ends and the window shrinks towards the Padhye window.
+        // An expected loss: slow start ends and the window shrinks towards the Padhye window,
+        // never growing (a window below the Padhye window, after a restart, stays put). As in
+        // Linux, ssthresh is the window after the cut.
         if (!s.roundOn)
         {
             CreditAcked(s);
         }
         s.slowStart = false;
-        s.cwnd = std::max(s.tcp.loss_rate_Bps * s.tcp.rtt_s, s.tcp.beta * s.cwnd);
+        s.cwnd = std::min(s.cwnd, std::max(s.tcp.loss_rate_Bps * s.tcp.rtt_s, s.tcp.beta * s.cwnd));
+        s.ssthresh = s.cwnd;
         s.nextLossAt += LossEventSpacing(s.tcp, s.rate);
         if (s.roundOn)
         {

@@ -16,10 +16,12 @@
 // instead (share < W / RTT), the stream sends continuously at its share and no round is timed.
 // cwnd starts at the initial window when the stream opens; in slow start it grows by the bytes
 // acknowledged (byte counting), counted at each round's end, or at the next re-sharing while no
-// round is timed. After an idle period longer than Linux's RTO (RTT + 200 ms) the window
-// restarts as the packet model's TcpIdleRestart does (Linux's tcp_slow_start_after_idle): cwnd is
-// halved once per RTO of idle down to the initial window, and slow start resumes up to 3/4 of
-// the window before the idle period.
+// round is timed, and only while cwnd is the limit (Linux's tcp_is_cwnd_limited: a flight below
+// cwnd -- a send buffer or a short message -- lets it grow to twice the flight). After an idle
+// period longer than Linux's RTO (RTT + 200 ms) the window restarts by the packet model's rule
+// (CwndAfterIdle, sim/net/cwnd-restart.h; unless TcpFlowParams::restart_after_idle is off): cwnd
+// halved once per RTO of idle down to the initial window, ssthresh at least 3/4 of the window
+// before, slow start up to it.
 // Loss: see tcp-flow-model.h.
 #ifndef HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 #define HILO_SIM_NET_FLOW_FLOW_NETWORK_H

@@ -1,7 +1,11 @@
 #include "sim/net/flow/tcp-flow-model.h"
 
 #include "ns3/abort.h"
+#include "ns3/tcp-bic.h"
+#include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-cubic.h"
+#include "ns3/tcp-linux-reno.h"
+#include "ns3/tcp-scalable.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,7 +27,50 @@ SerializationSeconds(double bytes, const LinkSpec& link)
     return bytes * 8.0 / static_cast<double>(link.rate.GetBitRate());
 }
 
+struct FlowVariant
+{
+    const char* name;
+    ns3::TypeId type;
+    double beta;
+};
+
+// ns-3's defaults: TcpCubic Beta 0.7, TcpBic Beta 0.8, TcpScalable's multiplicative decrease
+// 1/8; NewReno and Linux Reno halve.
+std::vector<FlowVariant>
+Variants()
+{
+    return {{"cubic", ns3::TcpCubic::GetTypeId(), 0.7},
+            {"newreno", ns3::TcpNewReno::GetTypeId(), 0.5},
+            {"linuxreno", ns3::TcpLinuxReno::GetTypeId(), 0.5},
+            {"bic", ns3::TcpBic::GetTypeId(), 0.8},
+            {"scalable", ns3::TcpScalable::GetTypeId(), 0.875}};
+}
+
 } // namespace
+
+std::optional<double>
+FlowModelBeta(ns3::TypeId congestionControl)
+{
+    for (const FlowVariant& v : Variants())
+    {
+        if (v.type == congestionControl)
+        {
+            return v.beta;
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string>
+FlowModelVariants()
+{
+    std::vector<std::string> names;
+    for (const FlowVariant& v : Variants())
+    {
+        names.emplace_back(v.name);
+    }
+    return names;
+}
 
 double
 PadhyeThroughputBytesPerSecond(double mssBytes, double rttS, double p, double b, double t0S,
@@ -69,8 +116,11 @@ TcpFlowParamsFor(const std::vector<const LinkSpec*>& route, const SocketOptions&
     t.window_bytes = options.send_buffer_bytes;
     t.initial_cwnd_bytes = kInitialCwndSegments * t.mss_bytes;
     t.loss = 1.0 - delivered;
-    // CUBIC keeps 0.7 of its window at a loss (ns-3 TcpCubic "Beta"); the Reno family half.
-    t.beta = options.congestion_control == ns3::TcpCubic::GetTypeId() ? 0.7 : 0.5;
+    const std::optional<double> beta = FlowModelBeta(options.congestion_control);
+    NS_ABORT_MSG_IF(!beta, "TcpFlowParamsFor: the flow model cannot model "
+                               << options.congestion_control.GetName());
+    t.beta = *beta;
+    t.restart_after_idle = options.restart_after_idle;
     if (t.loss > 0)
     {
         const double t0 = std::max(kMinRtoSeconds, 2 * t.rtt_s);

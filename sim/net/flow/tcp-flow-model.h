@@ -18,8 +18,13 @@
 //       B(p) = min(Wmax / RTT, 1 / (RTT sqrt(2bp/3) + T0 min(1, 3 sqrt(3bp/8)) p (1 + 32 p^2)))
 //     with b = 2 segments per ACK (ns-3's delayed ACK count) and T0 = max(1 s, 2 RTT) (ns-3's
 //     minimum RTO). Losses are counted in expectation: the first after 1/p segments ends slow
-//     start; each loss event multiplies the window by the variant's beta (0.7 CUBIC, 0.5
-//     Reno-like), never below the Padhye window B(p) x RTT.
+//     start; each loss event multiplies the window by the variant's beta (FlowModelBeta), never
+//     below the Padhye window B(p) x RTT and never above the window before the loss.
+//   - the model knows only loss-based variants whose window after a loss is a fixed fraction
+//     of the window before it and whose slow start is the standard one: CUBIC (beta 0.7),
+//     NewReno and Linux Reno (0.5), BIC (0.8) and Scalable (0.875), ns-3's defaults. The others
+//     (BBR, Vegas, LEDBAT, ... : rate, delay or window-dependent rules) are refused at
+//     validation (FlowModelBeta has no value for them).
 // Where this matches ns-3 and where it does not: results/sim/flow-vs-packet.md.
 #ifndef HILO_SIM_NET_FLOW_TCP_FLOW_MODEL_H
 #define HILO_SIM_NET_FLOW_TCP_FLOW_MODEL_H
@@ -29,6 +34,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace hilosim
@@ -54,13 +61,22 @@ struct TcpFlowParams
     double tail_s{0};          // last byte: leaves the sender -> arrives (propagation + hops)
     double window_bytes{0};    // send buffer: most bytes in flight
     double initial_cwnd_bytes{0};
-    double loss{0};   // probability that a segment is lost on the path, [0, 1)
-    double beta{0.7}; // window kept at a loss event
+    double loss{0};                // probability that a segment is lost on the path, [0, 1)
+    double beta{0.7};              // window kept at a loss event
+    bool restart_after_idle{true}; // Linux's slow start after idle (SocketOptions)
     double loss_rate_Bps{std::numeric_limits<double>::infinity()}; // Padhye goodput, bytes/s
 };
 
+/// The fraction of its window `congestionControl` keeps at a loss event, as the flow model uses
+/// it; none for a variant the flow model cannot model (see the file comment).
+std::optional<double> FlowModelBeta(ns3::TypeId congestionControl);
+
+/// The variants FlowModelBeta knows, as scenarios name them ("cubic", "newreno", ...).
+std::vector<std::string> FlowModelVariants();
+
 /// Parameters of the direction that crosses `route` in order (sender's link first), with the
-/// connection's socket options (segment size, send buffer, congestion control).
+/// connection's socket options (segment size, send buffer, congestion control, restart after
+/// idle). REQUIRES: FlowModelBeta(options.congestion_control) has a value.
 TcpFlowParams TcpFlowParamsFor(const std::vector<const LinkSpec*>& route,
                                const SocketOptions& options);
 

@@ -1,0 +1,146 @@
+// TcpLinuxSocket (sim/net/tcp-linux-socket.h): lost last segments, which no duplicate ACK
+// reports, are repaired after a tail loss probe 2 SRTT after the last ACK (RFC 8985 section 7)
+// instead of by a retransmission timeout; a lost segment followed by a few delivered ones is
+// found by RACK's time rule before any timeout.
+#include "net-test-util.h"
+
+#include "sim/net/message-endpoint.h"
+#include "sim/net/socket-options.h"
+#include "sim/net/tcp-linux-socket.h"
+#include "sim/net/topology-builder.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/error-model.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace hilosim
+{
+namespace
+{
+
+using testing::Link;
+using testing::RandomPayload;
+
+// Drops the data packets (IP packets of 120 bytes and more; pure ACKs are smaller) whose
+// 1-based counts are in `drop`, and counts them all.
+class DropDataPackets : public ns3::ErrorModel
+{
+  public:
+    std::set<uint32_t> drop;
+    uint32_t seen{0};
+
+  private:
+    bool DoCorrupt(ns3::Ptr<ns3::Packet> p) override
+    {
+        if (p->GetSize() < 120)
+            return false;
+        return drop.count(++seen) > 0;
+    }
+    void DoReset() override {}
+};
+
+struct Outcome
+{
+    double arrival_s{0}; // when the message arrived whole
+    uint32_t data_packets{0};
+};
+
+// One 99 kB message from the worker to the learner over 100 Mbps / 10 ms (20 ms RTT), the
+// learner's device dropping the data packets in `drop`.
+Outcome
+SendOne(const std::set<uint32_t>& drop)
+{
+    TopologySpec spec;
+    spec.worker_links = {Link("100Mbps", "10ms", 1500)};
+    auto topo = TopologyBuilder::Build(spec);
+    EXPECT_TRUE(topo.ok());
+    auto model = ns3::CreateObject<DropDataPackets>();
+    model->drop = drop;
+    topo->GetWorkerLink(0).device_a->SetReceiveErrorModel(model);
+    const PathInfo& path = topo->GetLearnerPathTo(0);
+    const SocketOptions options = SocketOptions::ForPath(path, ns3::TcpCubic::GetTypeId());
+    auto learner = ns3::CreateObject<MessageEndpoint>();
+    learner->SetAttribute("LocalId", ns3::UintegerValue(1000));
+    learner->Install(topo->GetLearner());
+    auto worker = ns3::CreateObject<MessageEndpoint>();
+    worker->Install(topo->GetWorker(0));
+    learner->Listen(7000, options);
+    worker->Connect(1000, topo->GetLearnerAddressFor(0), 7000, options);
+    Outcome out;
+    const size_t bytes = 99000; // the last segment carries 568 bytes
+    auto payload = RandomPayload(bytes, 7);
+    learner->SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&>(
+        [&](uint32_t, const Message& m)
+        {
+            if (m.payload == *payload)
+                out.arrival_s = ns3::Simulator::Now().GetSeconds();
+        }));
+    ns3::Simulator::Schedule(ns3::Seconds(1),
+                             [&]() { EXPECT_TRUE(worker->Send(1000, 1, payload, bytes).ok()); });
+    testing::RunAndDestroy(ns3::Seconds(60));
+    out.data_packets = model->seen;
+    return out;
+}
+
+class TcpLinuxSocketTest : public ::testing::Test
+{
+  protected:
+    void TearDown() override
+    {
+        ns3::Config::SetDefault("hilosim::TcpLinuxSocket::TailLossProbe", ns3::BooleanValue(true));
+        ns3::Config::SetDefault("hilosim::TcpLinuxSocket::Rack", ns3::BooleanValue(true));
+    }
+};
+
+constexpr double kRtt = 0.020;
+
+TEST_F(TcpLinuxSocketTest, ALostTailIsRepairedAfterAProbeNotATimeout)
+{
+    const Outcome clean = SendOne({});
+    ASSERT_GT(clean.arrival_s, 1.0);
+    const uint32_t last = clean.data_packets;
+
+    // The last two segments are lost: nothing above them reaches the receiver, so no duplicate
+    // ACK says so. The probe (the last segment again) leaves 2 SRTT + 2 ms after the last ACK;
+    // its SACK shows the other one missing and RACK retransmits it at once: four to six round
+    // trips after the lost originals would have arrived (SRTT includes the queue the burst
+    // built), still well before the retransmission timeout.
+    const Outcome probed = SendOne({last - 1, last});
+    ASSERT_GT(probed.arrival_s, 0) << "never arrived";
+    const double late = probed.arrival_s - clean.arrival_s;
+    EXPECT_GT(late, 2 * kRtt);
+    EXPECT_LT(late, 8 * kRtt);
+
+    // Without the probe only the retransmission timeout repairs it: at least its 200 ms floor.
+    ns3::Config::SetDefault("hilosim::TcpLinuxSocket::TailLossProbe", ns3::BooleanValue(false));
+    const Outcome timedOut = SendOne({last - 1, last});
+    ASSERT_GT(timedOut.arrival_s, 0);
+    EXPECT_GT(timedOut.arrival_s - clean.arrival_s, 0.2);
+}
+
+TEST_F(TcpLinuxSocketTest, ALossFollowedByTwoDeliveredSegmentsIsFoundByRack)
+{
+    // The third-to-last segment is lost: two delivered segments after it give two duplicate
+    // ACKs, one short of fast retransmit. RACK marks it lost one RTT (and a quarter of the
+    // minimum RTT) after it was sent.
+    const Outcome clean = SendOne({});
+    const uint32_t lost = clean.data_packets - 2;
+    ns3::Config::SetDefault("hilosim::TcpLinuxSocket::TailLossProbe", ns3::BooleanValue(false));
+    const Outcome rack = SendOne({lost});
+    ASSERT_GT(rack.arrival_s, 0);
+    EXPECT_LT(rack.arrival_s - clean.arrival_s, 3 * kRtt);
+
+    ns3::Config::SetDefault("hilosim::TcpLinuxSocket::Rack", ns3::BooleanValue(false));
+    const Outcome timedOut = SendOne({lost});
+    ASSERT_GT(timedOut.arrival_s, 0);
+    EXPECT_GT(timedOut.arrival_s - clean.arrival_s, 0.2);
+}
+
+} // namespace
+} // namespace hilosim
