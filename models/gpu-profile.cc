@@ -35,8 +35,10 @@ Load()
         hilo::StatusOr<double> bw = t->Number(r, "mem_bw_gbs");
         hilo::StatusOr<double> mem = t->Number(r, "mem_gb");
         hilo::StatusOr<double> host = t->Number(r, "host_link_gbs");
-        for (const hilo::Status* s :
-             {&name.status(), &tf.status(), &bw.status(), &mem.status(), &host.status()})
+        hilo::StatusOr<std::string> link = t->Text(r, "interconnect");
+        hilo::StatusOr<double> link_gbs = t->Number(r, "interconnect_gbs");
+        for (const hilo::Status* s : {&name.status(), &tf.status(), &bw.status(), &mem.status(),
+                                      &host.status(), &link.status(), &link_gbs.status()})
         {
             if (!s->ok())
             {
@@ -50,10 +52,14 @@ Load()
         g.mem_bw_gbs = *bw;
         g.mem_gb = *mem;
         g.host_link_gbs = *host;
-        if (g.dense_tflops <= 0 || g.mem_bw_gbs <= 0 || g.mem_gb <= 0 || g.host_link_gbs <= 0)
+        g.interconnect = *link;
+        g.interconnect_gbs = *link_gbs;
+        if (g.dense_tflops <= 0 || g.mem_bw_gbs <= 0 || g.mem_gb <= 0 || g.host_link_gbs <= 0 ||
+            g.interconnect_gbs <= 0 || g.interconnect.empty())
         {
-            out.status = hilo::Status::InvalidArgument("models/data/gpus.csv: " + g.name +
-                                                       ": numbers must be positive");
+            out.status =
+                hilo::Status::InvalidArgument("models/data/gpus.csv: " + g.name +
+                                              ": numbers must be positive and interconnect named");
             out.gpus.clear();
             return out;
         }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 namespace models
 {
@@ -20,6 +21,31 @@ struct Loaded
     hilo::Status status;
     std::vector<LlmProfile> llms;
 };
+
+// Why the dense/MoE columns of `p` contradict each other ("" when they do not).
+std::string
+Inconsistent(const LlmProfile& p)
+{
+    if (!p.moe())
+    {
+        if (p.active_experts != 0 || p.expert_intermediate != 0 || p.shared_experts != 0 ||
+            p.dense_layers != 0)
+            return "a dense model (experts 0) has active_experts, expert_intermediate, "
+                   "shared_experts and dense_layers 0";
+        if (p.intermediate < 1)
+            return "a dense model needs intermediate >= 1";
+        return "";
+    }
+    if (p.active_experts < 1 || p.active_experts > p.experts)
+        return "active_experts must be in [1, experts]";
+    if (p.expert_intermediate < 1)
+        return "an MoE model needs expert_intermediate >= 1";
+    if (p.dense_layers >= p.layers)
+        return "dense_layers must be below layers";
+    if (p.dense_layers > 0 && p.intermediate < 1)
+        return "dense_layers > 0 needs intermediate >= 1";
+    return "";
+}
 
 Loaded
 Load()
@@ -41,20 +67,30 @@ Load()
             return out;
         }
         p.name = *name;
-        std::vector<std::pair<const char*, int64_t*>> ints{
-            {"layers", &p.layers}, {"hidden", &p.hidden},     {"intermediate", &p.intermediate},
-            {"heads", &p.heads},   {"kv_heads", &p.kv_heads}, {"head_dim", &p.head_dim},
-            {"vocab", &p.vocab}};
-        for (auto& [column, field] : ints)
+        // {column, field, smallest allowed value}
+        const std::vector<std::tuple<const char*, int64_t*, int64_t>> ints{
+            {"layers", &p.layers, 1},
+            {"hidden", &p.hidden, 1},
+            {"intermediate", &p.intermediate, 0},
+            {"heads", &p.heads, 1},
+            {"kv_heads", &p.kv_heads, 1},
+            {"head_dim", &p.head_dim, 1},
+            {"vocab", &p.vocab, 1},
+            {"experts", &p.experts, 0},
+            {"active_experts", &p.active_experts, 0},
+            {"expert_intermediate", &p.expert_intermediate, 0},
+            {"shared_experts", &p.shared_experts, 0},
+            {"dense_layers", &p.dense_layers, 0}};
+        for (const auto& [column, field, least] : ints)
         {
             hilo::StatusOr<double> v = t->Number(r, column);
-            if (!v.ok() || *v < 1 || std::floor(*v) != *v)
+            if (!v.ok() || *v < static_cast<double>(least) || std::floor(*v) != *v)
             {
-                out.status =
-                    v.ok()
-                        ? hilo::Status::InvalidArgument("models/data/llms.csv: " + p.name + ": " +
-                                                        column + " must be a positive integer")
-                        : v.status();
+                out.status = v.ok() ? hilo::Status::InvalidArgument(
+                                          "models/data/llms.csv: " + p.name + ": " + column +
+                                          (least > 0 ? " must be a positive integer"
+                                                     : " must be an integer >= 0"))
+                                    : v.status();
                 out.llms.clear();
                 return out;
             }
@@ -71,6 +107,14 @@ Load()
             return out;
         }
         p.tied_embeddings = *tied == 1;
+        const std::string shape = Inconsistent(p);
+        if (!shape.empty())
+        {
+            out.status =
+                hilo::Status::InvalidArgument("models/data/llms.csv: " + p.name + ": " + shape);
+            out.llms.clear();
+            return out;
+        }
         out.llms.push_back(p);
     }
     return out;
@@ -92,29 +136,80 @@ LlmTargetNames()
     return kNames;
 }
 
-hilo::StatusOr<std::pair<int64_t, int64_t>>
-LlmProfile::ModuleShape(const std::string& target) const
+const std::vector<std::string>&
+LlmAllTargetNames()
 {
+    static const std::vector<std::string> kNames{"q",    "k",  "v",    "o",
+                                                 "gate", "up", "down", "experts"};
+    return kNames;
+}
+
+hilo::StatusOr<std::vector<std::pair<int64_t, int64_t>>>
+LlmProfile::Modules(int64_t layer, const std::string& target) const
+{
+    using Shapes = std::vector<std::pair<int64_t, int64_t>>;
+    const bool moe_layer = moe() && layer >= dense_layers;
     if (target == "q")
-        return std::make_pair(q_width(), hidden);
+        return Shapes{{q_width(), hidden}};
     if (target == "k" || target == "v")
-        return std::make_pair(kv_width(), hidden);
+        return Shapes{{kv_width(), hidden}};
     if (target == "o")
-        return std::make_pair(hidden, q_width());
-    if (target == "gate" || target == "up")
-        return std::make_pair(intermediate, hidden);
-    if (target == "down")
-        return std::make_pair(hidden, intermediate);
+        return Shapes{{hidden, q_width()}};
+    if (target == "gate" || target == "up" || target == "down")
+    {
+        const int64_t width = moe_layer ? expert_intermediate : intermediate;
+        const int64_t count = moe_layer ? shared_experts : 1;
+        const std::pair<int64_t, int64_t> shape =
+            target == "down" ? std::make_pair(hidden, width) : std::make_pair(width, hidden);
+        return Shapes(static_cast<size_t>(count), shape);
+    }
+    if (target == "experts")
+    {
+        Shapes out;
+        if (moe_layer)
+        {
+            for (int64_t e = 0; e < experts; ++e)
+            {
+                out.emplace_back(expert_intermediate, hidden); // gate
+                out.emplace_back(expert_intermediate, hidden); // up
+                out.emplace_back(hidden, expert_intermediate); // down
+            }
+        }
+        return out;
+    }
     return hilo::Status::InvalidArgument("unknown LoRA target '" + target +
-                                         "'; allowed: q, k, v, o, gate, up, down");
+                                         "'; allowed: q, k, v, o, gate, up, down, experts");
 }
 
 int64_t
 LlmProfile::MatmulParams() const
 {
-    const int64_t per_layer = hidden * q_width() + 2 * hidden * kv_width() + q_width() * hidden +
-                              3 * hidden * intermediate;
-    return layers * per_layer + vocab * hidden;
+    const int64_t attention = hidden * q_width() + 2 * hidden * kv_width() + q_width() * hidden;
+    const int64_t dense_mlp = 3 * hidden * intermediate;
+    const int64_t dense_count = moe() ? dense_layers : layers;
+    const int64_t moe_mlp = experts * hidden + (shared_experts + experts) * expert_params();
+    return layers * attention + dense_count * dense_mlp + moe_layers() * moe_mlp + vocab * hidden;
+}
+
+int64_t
+LlmProfile::ActiveMatmulParams() const
+{
+    return MatmulParams() - moe_layers() * (experts - active_experts) * expert_params();
+}
+
+double
+LlmProfile::TouchedMatmulParams(int64_t tokens) const
+{
+    if (!moe() || tokens < 1)
+        return static_cast<double>(ActiveMatmulParams());
+    const double e = static_cast<double>(experts);
+    const double miss = 1.0 - static_cast<double>(active_experts) / e;
+    const double touched = e * (1.0 - std::pow(miss, static_cast<double>(tokens)));
+    const double routed_active = static_cast<double>(moe_layers()) *
+                                 static_cast<double>(active_experts) *
+                                 static_cast<double>(expert_params());
+    return static_cast<double>(ActiveMatmulParams()) - routed_active +
+           static_cast<double>(moe_layers()) * touched * static_cast<double>(expert_params());
 }
 
 int64_t
@@ -125,29 +220,63 @@ LlmProfile::Params() const
     return MatmulParams() + norms + (tied_embeddings ? 0 : embedding);
 }
 
-hilo::StatusOr<int64_t>
-LlmProfile::LoraParams(int64_t rank, const std::vector<std::string>& targets) const
+namespace
+{
+
+// Sums over every layer and module of `targets`: r x (d_in + d_out) (all) and r x hidden (the
+// factor tensor parallelism replicates).
+hilo::Status
+SumLora(const LlmProfile& p, int64_t rank, const std::vector<std::string>& targets, int64_t* all,
+        int64_t* replicated)
 {
     if (rank < 1)
     {
         return hilo::Status::InvalidArgument("LoRA rank must be >= 1");
     }
     std::set<std::string> seen;
-    int64_t per_layer = 0;
+    *all = 0;
+    *replicated = 0;
     for (const std::string& t : targets)
     {
-        auto shape = ModuleShape(t);
-        if (!shape.ok())
-        {
-            return shape.status();
-        }
         if (!seen.insert(t).second)
         {
             return hilo::Status::InvalidArgument("LoRA target '" + t + "' listed twice");
         }
-        per_layer += rank * (shape->first + shape->second);
+        for (int64_t l = 0; l < p.layers; ++l)
+        {
+            auto modules = p.Modules(l, t);
+            if (!modules.ok())
+            {
+                return modules.status();
+            }
+            for (const auto& [d_out, d_in] : *modules)
+            {
+                *all += rank * (d_out + d_in);
+                *replicated += rank * p.hidden;
+            }
+        }
     }
-    return layers * per_layer;
+    return hilo::Status::Ok();
+}
+
+} // namespace
+
+hilo::StatusOr<int64_t>
+LlmProfile::LoraParams(int64_t rank, const std::vector<std::string>& targets) const
+{
+    int64_t all = 0;
+    int64_t replicated = 0;
+    HILO_RETURN_IF_ERROR(SumLora(*this, rank, targets, &all, &replicated));
+    return all;
+}
+
+hilo::StatusOr<int64_t>
+LlmProfile::LoraReplicatedParams(int64_t rank, const std::vector<std::string>& targets) const
+{
+    int64_t all = 0;
+    int64_t replicated = 0;
+    HILO_RETURN_IF_ERROR(SumLora(*this, rank, targets, &all, &replicated));
+    return replicated;
 }
 
 hilo::StatusOr<int64_t>
@@ -165,19 +294,30 @@ hilo::StatusOr<hilo::AdapterLayout>
 LlmProfile::LoraLayout(int64_t rank, const std::vector<std::string>& targets) const
 {
     HILO_RETURN_IF_ERROR(LoraParams(rank, targets).status());
+    static const char* const kExpertParts[] = {"gate", "up", "down"};
     std::vector<hilo::MatrixSpec> specs;
     for (int64_t l = 0; l < layers; ++l)
     {
-        for (const std::string& t : LlmTargetNames())
+        for (const std::string& t : LlmAllTargetNames())
         {
             if (std::find(targets.begin(), targets.end(), t) == targets.end())
             {
                 continue;
             }
-            auto [d_out, d_in] = *ModuleShape(t);
-            std::string prefix = "layers." + std::to_string(l) + "." + t;
-            specs.push_back({prefix + ".lora_A", rank, d_in});
-            specs.push_back({prefix + ".lora_B", d_out, rank});
+            const auto modules = *Modules(l, t);
+            for (size_t i = 0; i < modules.size(); ++i)
+            {
+                auto [d_out, d_in] = modules[i];
+                std::string prefix = "layers." + std::to_string(l) + ".";
+                if (t == "experts")
+                    prefix += "experts." + std::to_string(i / 3) + "." + kExpertParts[i % 3];
+                else if (modules.size() > 1)
+                    prefix += t + "." + std::to_string(i); // several shared experts
+                else
+                    prefix += t;
+                specs.push_back({prefix + ".lora_A", rank, d_in});
+                specs.push_back({prefix + ".lora_B", d_out, rank});
+            }
         }
     }
     return hilo::AdapterLayout::Create(std::move(specs));

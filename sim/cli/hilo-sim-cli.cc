@@ -108,13 +108,20 @@ LoadOne(const std::string& file, const po::variables_map& vm, const char* comman
     return true;
 }
 
+// "A10G", or "8 x A10G (tp)" for a node of several GPUs.
+std::string
+NodeName(const std::string& gpu, uint32_t gpus, const std::string& parallel)
+{
+    return gpus == 1 ? gpu : std::to_string(gpus) + " x " + gpu + " (" + parallel + ")";
+}
+
 std::string
 Describe(const LoadedScenario& s)
 {
     const ResolvedScenario& r = s.resolved;
     std::map<std::string, int> gpus;
     for (const ResolvedWorker& w : r.workers)
-        gpus[w.gpu]++;
+        gpus[w.gpus == 1 ? w.gpu : "(" + NodeName(w.gpu, w.gpus, w.parallel) + ")"]++;
     std::string mix;
     for (const auto& [gpu, n] : gpus)
         mix += (mix.empty() ? "" : ", ") + std::to_string(n) + " x " + gpu;
@@ -129,8 +136,8 @@ Describe(const LoadedScenario& s)
        << "  workload: " << WorkloadKindName(r.workload.kind) << ", " << r.workload.steps
        << " steps, lora rank " << r.workload.lora_rank
        << (r.llm_profile.empty() ? "" : ", modelled as " + r.llm_profile) << "\n"
-       << "  learner: " << r.learner_gpu << "; workers: " << r.workers.size() << " (" << mix
-       << ")\n"
+       << "  learner: " << NodeName(r.learner_gpu, r.learner_gpus, r.learner_parallel)
+       << "; workers: " << r.workers.size() << " (" << mix << ")\n"
        << "  network: " << TopologyKindName(r.network.topology) << ", tcp " << r.network.tcp
        << ", model " << NetworkModelName(r.network.model) << ", tcp_buffer " << r.network.tcp_buffer
        << "\n"

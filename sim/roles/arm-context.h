@@ -11,6 +11,7 @@
 #include "hilo/optim/optimizer-config.h"
 #include "hilo/sync/sync-strategy.h"
 #include "models/compute-model.h"
+#include "models/gpu-node.h"
 #include "models/gpu-profile.h"
 #include "models/llm-profile.h"
 #include "models/workload.h"
@@ -44,12 +45,16 @@ struct ArmContext
     // scenario names none); GPU times come from models/compute-model.h.
     models::LlmProfile llm;
     models::ComputeOptions compute;
-    models::GpuProfile learner_gpu;
-    std::vector<models::GpuProfile> worker_gpus; // one per worker
+    models::GpuNode learner_gpu;
+    std::vector<models::GpuNode> worker_gpus; // one per worker
     int64_t training_rank{0};
     hilo::AdapterLayout modelled_layout; // the modelled adapter (for encode cost)
     int64_t modelled_numel{0};
     int64_t modelled_adapter_bytes{0}; // modelled numel x 2
+    // The modelled adapter as a tensor-parallel node holds it: parameters (decode + replay) and
+    // bf16 bytes (full-sync load), with the part every GPU replicates.
+    models::AdapterShards modelled_shards{0};
+    models::AdapterShards modelled_byte_shards{0};
     double adapter_scale{1.0};         // modelled numel / real numel: update wire scale
     int64_t modelled_prompt_tokens{0}; // per sequence; 0: the real count
     int64_t modelled_gen_tokens{0};    // per sequence; 0: the real count

@@ -437,7 +437,7 @@ LearnerRole::FinishTraining()
     // replicas' shadow copy.
     const std::string& compressor = m_context->sync.compressor;
     const hilo::SyncKind kind = m_context->sync.kind;
-    auto step = models::DecodeReplaySeconds(m_context->learner_gpu, m_context->modelled_numel,
+    auto step = models::DecodeReplaySeconds(m_context->learner_gpu, m_context->modelled_shards,
                                             "hilo", m_context->compute);
     if (!step.ok())
     {
@@ -447,8 +447,8 @@ LearnerRole::FinishTraining()
     double encode_s = *step;
     if (kind == hilo::SyncKind::kFull)
     {
-        encode_s += models::AdapterLoadSeconds(
-            m_context->learner_gpu, m_context->modelled_adapter_bytes, m_context->compute);
+        encode_s += models::AdapterLoadSeconds(m_context->learner_gpu,
+                                               m_context->modelled_byte_shards, m_context->compute);
     }
     else
     {
@@ -470,7 +470,7 @@ LearnerRole::FinishTraining()
         if (kind == hilo::SyncKind::kDelta)
         {
             auto add = models::DecodeReplaySeconds(
-                m_context->learner_gpu, m_context->modelled_numel, "delta", m_context->compute);
+                m_context->learner_gpu, m_context->modelled_shards, "delta", m_context->compute);
             if (!add.ok())
             {
                 Fail(add.status());

@@ -165,14 +165,13 @@ WorkerRole::NextGpuWork()
 double
 WorkerRole::ApplySeconds() const
 {
-    const models::GpuProfile& gpu = m_context->worker_gpus[m_worker];
+    const models::GpuNode& gpu = m_context->worker_gpus[m_worker];
     if (m_context->sync.kind == hilo::SyncKind::kFull)
     {
-        return models::AdapterLoadSeconds(gpu, m_context->modelled_adapter_bytes,
-                                          m_context->compute);
+        return models::AdapterLoadSeconds(gpu, m_context->modelled_byte_shards, m_context->compute);
     }
     auto s =
-        models::DecodeReplaySeconds(gpu, m_context->modelled_numel,
+        models::DecodeReplaySeconds(gpu, m_context->modelled_shards,
                                     hilo::SyncKindName(m_context->sync.kind), m_context->compute);
     return s.ok() ? *s : 0.0;
 }
@@ -379,7 +378,7 @@ WorkerRole::StartCatchUp()
         pending.plan.snapshot_frame.empty()
             ? 0.0
             : models::AdapterLoadSeconds(m_context->worker_gpus[m_worker],
-                                         m_context->modelled_adapter_bytes, m_context->compute);
+                                         m_context->modelled_byte_shards, m_context->compute);
     busy_s += ApplySeconds() * static_cast<double>(pending.plan.update_frames.size());
     m_port->After(busy_s, ComputePhase::kCatchUp, 0.0,
                   [this, pending = std::move(pending)]()

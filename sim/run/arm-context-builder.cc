@@ -2,6 +2,7 @@
 
 #include "hilo/sync/sync-strategy.h"
 #include "models/compute-model.h"
+#include "models/gpu-node.h"
 #include "models/gpu-profile.h"
 #include "models/llm-profile.h"
 
@@ -28,6 +29,23 @@ TinyProfile(const models::WorkloadConfig& c)
     p.head_dim = c.d_model / c.heads;
     p.vocab = c.vocab;
     return p;
+}
+
+// The node a scenario names (validated names; errors only if the tables changed under it).
+hilo::StatusOr<models::GpuNode>
+Node(const std::string& gpu, uint32_t gpus, const std::string& parallel)
+{
+    auto profile = models::FindGpu(gpu);
+    if (!profile.ok())
+    {
+        return profile.status();
+    }
+    auto how = models::ParseNodeParallel(parallel);
+    if (!how.ok())
+    {
+        return how.status();
+    }
+    return models::GpuNode(*profile, gpus, *how);
 }
 
 } // namespace
@@ -164,6 +182,10 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
             return llm.status();
         }
         context->llm = *llm;
+        if (sc.llm_lora_experts)
+        {
+            context->compute.targets.push_back("experts");
+        }
     }
     auto modelled = context->llm.LoraLayout(arm.training_rank, context->compute.targets);
     if (!modelled.ok())
@@ -173,6 +195,11 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
     context->modelled_layout = *modelled;
     context->modelled_numel = modelled->numel();
     context->modelled_adapter_bytes = modelled->adapter_bytes();
+    const int64_t replicated =
+        context->llm.LoraReplicatedParams(arm.training_rank, context->compute.targets).value();
+    context->modelled_shards = models::AdapterShards(context->modelled_numel, replicated);
+    context->modelled_byte_shards =
+        models::AdapterShards(context->modelled_adapter_bytes, 2 * replicated);
     const int64_t real_numel = context->workload->layout().numel();
     context->adapter_scale = sc.llm_profile.empty() ? 1.0
                                                     : static_cast<double>(context->modelled_numel) /
@@ -186,7 +213,7 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
         context->sync.budget =
             hilo::Budget::Bytes(std::max<int64_t>(1, static_cast<int64_t>(real)));
     }
-    auto learner_gpu = models::FindGpu(sc.learner_gpu);
+    auto learner_gpu = Node(sc.learner_gpu, sc.learner_gpus, sc.learner_parallel);
     if (!learner_gpu.ok())
     {
         return learner_gpu.status();
@@ -194,7 +221,8 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
     context->learner_gpu = *learner_gpu;
     for (uint32_t index : TopologyWorkerOrder(sc))
     {
-        auto gpu = models::FindGpu(sc.workers[index].gpu);
+        const ResolvedWorker& w = sc.workers[index];
+        auto gpu = Node(w.gpu, w.gpus, w.parallel);
         if (!gpu.ok())
         {
             return gpu.status();
@@ -215,17 +243,18 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
         }
         return probe.status();
     }
-    // The modelled model and adapter must fit the modelled GPUs.
-    std::vector<models::GpuProfile> gpus = context->worker_gpus;
-    gpus.push_back(context->learner_gpu);
-    for (const models::GpuProfile& gpu : gpus)
+    // The modelled model and adapter must fit every GPU: the learner's for training, the
+    // workers' for rollouts (the validator checks the same with the same function).
+    const int64_t context_tokens =
+        static_cast<int64_t>(sc.workload.modelled_prompt_tokens + sc.workload.modelled_gen_tokens);
+    HILO_RETURN_IF_ERROR(models::CheckNodeMemory(context->learner_gpu, context->llm,
+                                                 arm.training_rank, context_tokens,
+                                                 models::NodeWork::kTrain, context->compute));
+    for (const models::GpuNode& gpu : context->worker_gpus)
     {
-        auto fits =
-            models::RolloutSeconds(gpu, context->llm, arm.training_rank, 1, 1, 1, context->compute);
-        if (!fits.ok())
-        {
-            return hilo::Status(fits.status().code(), gpu.name + ": " + fits.status().message());
-        }
+        HILO_RETURN_IF_ERROR(models::CheckNodeMemory(gpu, context->llm, arm.training_rank,
+                                                     context_tokens, models::NodeWork::kRollout,
+                                                     context->compute));
     }
     return context;
 }

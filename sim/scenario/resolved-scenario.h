@@ -76,12 +76,14 @@ struct ResolvedRegion
 /// One rollout worker (groups expanded, in group order).
 struct ResolvedWorker
 {
-    uint32_t index{0};        // 0-based over all workers
-    uint32_t group{0};        // index into Scenario.workers
-    std::string gpu;          // GPU profile name
-    std::string region;       // empty under the star topology
-    int32_t region_index{-1}; // index into ResolvedNetwork::regions; -1 under star
-    hilosim::LinkSpec link;   // the worker's own access link (star: WAN; regions/relay: LAN)
+    uint32_t index{0};          // 0-based over all workers
+    uint32_t group{0};          // index into Scenario.workers
+    std::string gpu;            // GPU profile name
+    uint32_t gpus{1};           // GPUs of the worker node
+    std::string parallel{"tp"}; // "tp" or "dp" (models::ParseNodeParallel)
+    std::string region;         // empty under the star topology
+    int32_t region_index{-1};   // index into ResolvedNetwork::regions; -1 under star
+    hilosim::LinkSpec link;     // the worker's own access link (star: WAN; regions/relay: LAN)
 };
 
 enum class NetworkModel
@@ -101,8 +103,8 @@ struct ResolvedNetwork
     std::optional<hilosim::LinkSpec> learner_uplink;
     std::vector<ResolvedRegion> regions; // empty under star
     NetworkModel model{NetworkModel::kPacket};
-    std::string tcp_buffer{"auto"}; // as written
-    uint64_t tcp_buffer_bytes{0};   // 0: "auto" (sized per path); else the fixed send buffer
+    std::string tcp_buffer{"auto"};      // as written
+    uint64_t tcp_buffer_bytes{0};        // 0: "auto" (sized per path); else the fixed send buffer
     bool relay_store_and_forward{false}; // relay: forward whole updates instead of streaming
     bool slow_start_after_idle{true};    // Linux's net.ipv4.tcp_slow_start_after_idle
 };
@@ -167,6 +169,9 @@ struct ResolvedScenario
     hilo::OptimizerConfig optimizer;
     std::string llm_profile; // empty: no scaling
     std::string learner_gpu;
+    uint32_t learner_gpus{1};
+    std::string learner_parallel{"tp"};
+    bool llm_lora_experts{false};        // the modelled adapter covers the routed experts
     std::vector<ResolvedWorker> workers; // at least one
     ResolvedNetwork network;
     uint32_t max_staleness{0};         // 0 = synchronous on-policy

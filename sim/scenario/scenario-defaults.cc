@@ -137,6 +137,18 @@ FillDefaults(Scenario* scenario)
     {
         FillArmDefaults(&arm);
     }
+    Learner* learner = scenario->mutable_learner();
+    if (!learner->has_gpus())
+        learner->set_gpus(1);
+    if (learner->parallel().empty())
+        learner->set_parallel("tp");
+    for (WorkerGroup& group : *scenario->mutable_workers())
+    {
+        if (!group.has_gpus())
+            group.set_gpus(1);
+        if (group.parallel().empty())
+            group.set_parallel("tp");
+    }
     if (scenario->mode().max_sim_time().empty())
         scenario->mutable_mode()->set_max_sim_time("24h");
 }

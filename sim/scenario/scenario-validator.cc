@@ -6,6 +6,8 @@
 
 #include "hilo/compress/compressor-factory.h"
 #include "hilo/core/adapter-layout.h"
+#include "models/compute-model.h"
+#include "models/gpu-node.h"
 
 #include <google/protobuf/descriptor.h>
 
@@ -274,6 +276,9 @@ class Checker
                      std::vector<ResolvedFault>* out);
     bool CheckFaultTarget(const Node& fn, const Fault& f, const ResolvedScenario& sc,
                           ResolvedFault* out);
+    /// llm_lora_experts needs an MoE profile; the modelled LLM (at the largest training rank of
+    /// any arm) must fit each GPU of the learner (training) and of every worker group (rollout).
+    void CheckNodeMemory(const Node& root, const Scenario& s, const ResolvedScenario& sc);
     /// A duration field: parsed into `out` when set (and > 0); empty leaves `out` unset.
     bool PositiveTime(const Node& n, const char* field, const std::string& text,
                       std::optional<ns3::Time>* out);
@@ -328,8 +333,15 @@ Checker::Run(const Scenario& s, ResolvedScenario* out)
               "needs llm_profile: modelled token counts scale the modelled LLM's compute times");
     }
 
-    Choice(root.Child("learner"), "gpu", s.learner().gpu(), m_catalog.gpus, "GPU");
+    const Node learner = root.Child("learner");
+    Choice(learner, "gpu", s.learner().gpu(), m_catalog.gpus, "GPU");
     out->learner_gpu = s.learner().gpu();
+    if (IntIn(learner, "gpus", s.learner().gpus(), 1, 64))
+        out->learner_gpus = static_cast<uint32_t>(s.learner().gpus());
+    Choice(learner, "parallel", s.learner().parallel(), models::NodeParallelNames(),
+           "parallel mode");
+    out->learner_parallel = s.learner().parallel();
+    out->llm_lora_experts = s.llm_lora_experts();
 
     CheckNetwork(root.Child("network"), s.network(), &out->network);
     CheckWorkers(root, s, out->network, &out->workers);
@@ -345,6 +357,59 @@ Checker::Run(const Scenario& s, ResolvedScenario* out)
 
     CheckArms(root, s, out->workload, &out->arms);
     CheckFaults(root, s, *out, &out->faults);
+    CheckNodeMemory(root, s, *out);
+}
+
+void
+Checker::CheckNodeMemory(const Node& root, const Scenario& s, const ResolvedScenario& sc)
+{
+    if (s.llm_lora_experts())
+    {
+        auto llm = models::FindLlm(s.llm_profile());
+        if (!llm.ok() || !llm->moe())
+        {
+            Error(root, "llm_lora_experts",
+                  "needs an llm_profile with experts (mixture of experts, `hilo-sim list "
+                  "models`)" +
+                      std::string(
+                          s.llm_profile().empty() ? "" : "; \"" + s.llm_profile() + "\" has none"));
+            return;
+        }
+    }
+    // The modelled model must fit every GPU of every node (the tiny model always does).
+    if (sc.llm_profile.empty() || sc.arms.empty())
+        return;
+    auto llm = models::FindLlm(sc.llm_profile);
+    if (!llm.ok())
+        return; // reported at llm_profile
+    uint32_t rank = 0;
+    for (const ResolvedArm& arm : sc.arms)
+        rank = std::max(rank, arm.training_rank);
+    models::ComputeOptions options;
+    if (sc.llm_lora_experts)
+        options.targets.push_back("experts");
+    const int64_t context =
+        static_cast<int64_t>(sc.workload.modelled_prompt_tokens + sc.workload.modelled_gen_tokens);
+    auto check = [&](const Node& n, const std::string& gpu, int64_t gpus,
+                     const std::string& parallel, models::NodeWork work)
+    {
+        auto profile = models::FindGpu(gpu);
+        auto how = models::ParseNodeParallel(parallel);
+        if (!profile.ok() || !how.ok() || gpus < 1)
+            return; // reported at gpu, gpus or parallel
+        const hilo::Status fits = models::CheckNodeMemory(models::GpuNode(*profile, gpus, *how),
+                                                          *llm, rank, context, work, options);
+        if (!fits.ok())
+            Error(n, "gpus", fits.message());
+    };
+    check(root.Child("learner"), s.learner().gpu(), s.learner().gpus(), s.learner().parallel(),
+          models::NodeWork::kTrain);
+    for (int g = 0; g < s.workers_size(); ++g)
+    {
+        const WorkerGroup& group = s.workers(g);
+        check(root.Child("workers", g), group.gpu(), group.gpus(), group.parallel(),
+              models::NodeWork::kRollout);
+    }
 }
 
 bool
@@ -946,6 +1011,9 @@ Checker::CheckWorkers(const Node& root, const Scenario& s, const ResolvedNetwork
         const Node gn = root.Child("workers", g);
         bool ok = IntIn(gn, "count", group.count(), 1, 4096);
         ok &= Choice(gn, "gpu", group.gpu(), m_catalog.gpus, "GPU");
+        ok &= IntIn(gn, "gpus", group.gpus(), 1, 64);
+        ok &=
+            Choice(gn, "parallel", group.parallel(), models::NodeParallelNames(), "parallel mode");
         int region_index = -1;
         if (star)
         {
@@ -991,6 +1059,8 @@ Checker::CheckWorkers(const Node& root, const Scenario& s, const ResolvedNetwork
             w.index = static_cast<uint32_t>(total + k);
             w.group = static_cast<uint32_t>(g);
             w.gpu = group.gpu();
+            w.gpus = static_cast<uint32_t>(group.gpus());
+            w.parallel = group.parallel();
             w.region = group.region();
             w.region_index = region_index;
             w.link = link;

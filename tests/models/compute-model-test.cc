@@ -84,9 +84,8 @@ TEST(ComputeModelTest, MonotoneInTokens)
 
 TEST(ComputeModelTest, MonotoneInModelSizeAndRank)
 {
-    const GpuProfile g = Gpu("H100-SXM");
-    ComputeOptions tp8;
-    tp8.gpus = 8; // the 70B model needs tensor parallelism to fit
+    const GpuNode g(Gpu("H100-SXM"), 8); // the 70B model needs tensor parallelism to fit
+    const ComputeOptions tp8;
     double last_roll = 0;
     double last_train = 0;
     for (const char* name : {"Llama-3.2-1B", "Qwen2.5-7B", "Llama-3-8B", "Llama-3-70B"})
@@ -141,9 +140,8 @@ TEST(ComputeModelTest, MisfitsAreErrors)
     EXPECT_EQ(RolloutSeconds(Gpu("H100-SXM"), Llm("Llama-3-70B"), 16, 1, 16, 16).status().code(),
               hilo::StatusCode::kInvalidArgument);
     EXPECT_FALSE(TrainStepSeconds(Gpu("T4"), Llm("Llama-3-8B"), 16, 100).ok());
-    ComputeOptions tp8;
-    tp8.gpus = 8;
-    EXPECT_TRUE(RolloutSeconds(Gpu("H100-SXM"), Llm("Llama-3-70B"), 16, 1, 16, 16, tp8).ok());
+    EXPECT_TRUE(
+        RolloutSeconds(GpuNode(Gpu("H100-SXM"), 8), Llm("Llama-3-70B"), 16, 1, 16, 16).ok());
     // Many long sequences: KV does not fit at once, so they run in waves (still finite).
     // (A10G: ~19 GB free after weights, 4096 tokens x 32 KiB of KV per sequence: 142 at once.)
     const double one =

@@ -84,6 +84,13 @@ const BadCase kBadCases[] = {
      "allowed: \"auto\" or a size such as \"6MiB\""},
     {"bad-tcp-buffer-range.textproto", "1GiB", 1, "network.tcp_buffer",
      "must be \"auto\" or a size in [16KiB, 256MiB], got \"1GiB\""},
+    {"bad-node-parallel.textproto", "\"pp\"", 1, "workers[0].parallel",
+     "unknown parallel mode \"pp\"; allowed: tp, dp"},
+    {"bad-node-gpus.textproto", "gpus: 0", 1, "learner.gpus", "must be in [1, 64], got 0"},
+    {"bad-node-memory.textproto", "workers {", 1, "workers[0].gpus",
+     "Qwen2.5-72B does not fit a node of 1 x A10G for rollouts: each A10G needs"},
+    {"bad-lora-experts-dense.textproto", "llm_lora_experts", 1, "llm_lora_experts",
+     "needs an llm_profile with experts"},
 };
 
 // 1-based line of the `occurrence`-th line holding `marker` outside comments; 0 when none.

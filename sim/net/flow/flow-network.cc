@@ -1,7 +1,6 @@
 #include "sim/net/flow/flow-network.h"
 
 #include "sim/net/cwnd-restart.h"
-#include "sim/net/flow/max-min-fair.h"
 
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
@@ -33,6 +32,7 @@ LossEventSpacing(const TcpFlowParams& tcp, double rate)
 
 FlowNetwork::FlowNetwork(std::vector<double> capacityBytesPerSecond)
   : m_capacity(std::move(capacityBytesPerSecond))
+  , m_fair(m_capacity)
 {
 }
 
@@ -348,30 +348,36 @@ void
 FlowNetwork::Reallocate(ns3::Time now)
 {
     ++m_reallocations;
-    std::vector<uint32_t> ids;
-    std::vector<FlowDemand> demands;
+    // Only streams that started, stopped or changed their cap are handed to the allocator, which
+    // re-solves just the links they share (incremental-max-min.h): the same rates as a full
+    // re-share, without its cost on every event.
     for (uint32_t id = 0; id < m_streams.size(); ++id)
     {
         Stream& s = m_streams[id];
         if (!s.active)
         {
+            m_fair.Remove(id);
             continue;
         }
         if (!s.roundOn)
         {
             CreditAcked(s); // growth while the fair share bound, credited now
         }
-        s.cap = Cap(s);
-        ids.push_back(id);
-        demands.push_back({s.links, s.cap, s.tcp.wire_factor});
+        const double cap = Cap(s);
+        if (!m_fair.Has(id) || cap != s.cap)
+        {
+            s.cap = cap;
+            m_fair.Set(id, {s.links, s.cap, s.tcp.wire_factor});
+        }
     }
-    const std::vector<double> rates = MaxMinFairRates(m_capacity, demands);
-    for (size_t i = 0; i < ids.size(); ++i)
+    for (uint32_t id : m_fair.Reshare())
     {
-        Stream& s = m_streams[ids[i]];
-        s.rate = rates[i];
+        m_streams[id].rate = m_fair.Rate(id);
+    }
+    for (Stream& s : m_streams)
+    {
         const double window = std::min(s.cwnd, s.tcp.window_bytes);
-        if (!s.roundOn && s.rate * s.tcp.rtt_s >= window * (1 - 1e-9))
+        if (s.active && !s.roundOn && s.rate * s.tcp.rtt_s >= window * (1 - 1e-9))
         {
             StartRound(s, now); // the share now covers the window: it binds again
         }

@@ -26,6 +26,7 @@
 #ifndef HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 #define HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 
+#include "sim/net/flow/incremental-max-min.h"
 #include "sim/net/flow/tcp-flow-model.h"
 #include "sim/net/message.h"
 
@@ -139,6 +140,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     void CreditAcked(Stream& s);
 
     std::vector<double> m_capacity;
+    IncrementalMaxMinFair m_fair; // the active streams' demands and max-min fair rates
     std::vector<Stream> m_streams;
     ns3::Time m_lastAdvance;
     ns3::EventId m_next;
