@@ -126,9 +126,13 @@ def main():
 
     command = "/usr/bin/python3 scripts/fault_table.py " + " ".join(
         shlex.quote(x) for x in sys.argv[1:])
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    made = f"at commit {commit} on {time.strftime('%Y-%m-%d', time.gmtime())}"
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, stem + ".csv.meta.json"), "w") as f:
         json.dump({"about": f"provenance of {stem}.csv", "command": command.strip(),
+                   "commit": commit, "date": time.strftime("%Y-%m-%d", time.gmtime()),
                    "scenario": args.scenario + " (its own faults removed; each fault at 1 s)"},
                   f, indent=2)
         f.write("\n")
@@ -138,7 +142,8 @@ def main():
         for r in rows:
             w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
     with open(os.path.join(args.out, stem + ".md"), "w") as f:
-        f.write("Made by `" + command.strip() + "` from `" + args.scenario + "` (its own faults "
+        f.write("Made by `" + command.strip() + "` " + made + " from `" + args.scenario +
+                "` (its own faults "
                 "removed; every fault starts at 1 s of " +
                 ("modelled time, on real processes (hilo-emu --network direct)" if emu
                  else "simulated time") +
