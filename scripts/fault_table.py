@@ -3,7 +3,8 @@
 cost: resyncs, recovery time (p50 / max), update latency (mean and max, next to the fault-free
 run's), extra simulated time, and the workers that ended at the learner's final hash.
 
-    /usr/bin/python3 scripts/fault_table.py [--hilo-sim PATH] [--out DIR] [--jobs N]
+    /usr/bin/python3 scripts/fault_table.py [--runner hilo-sim|hilo-emu] [--hilo-sim PATH]
+                                            [--hilo-emu PATH] [--out DIR] [--jobs N]
 
 Writes OUT/faults.csv (one row per fault kind and arm, the fault-free run first; its command in
 faults.csv.meta.json) and OUT/faults.md (the same as a Markdown table, with the command and
@@ -12,7 +13,9 @@ results/runs/fault-table (ignored by git); the committed table is made with --ou
 --runs /tmp/hilo-fault-table. The runs go through scripts/sweep_engine.py (done/total/ETA; a
 failed run's log kept and its end printed). The base scenario is
 scenarios/teaching/05-faults.textproto with its own faults removed; every fault starts at 1 s and
-lasts 0.5 s.
+lasts 0.5 s. With --runner hilo-emu the same runs are made on real processes over loopback
+(hilo-emu --network direct) and written to OUT/faults-emulation.{csv,md}; the faults that
+--network direct cannot inject (link faults, learner_restart) are skipped and said so.
 """
 
 import argparse
@@ -41,6 +44,10 @@ FAULTS = [
 ]
 
 
+# Faults hilo-emu --network direct cannot inject (it exits 2 for them): skipped with --runner hilo-emu.
+EMU_SKIPS = ("link_down", "loss_burst", "corrupt", "learner_restart")
+
+
 def base_scenario(path):
     """The scenario text without its faults entries."""
     with open(path) as f:
@@ -52,14 +59,14 @@ def run_folder(runs_root, name):
     return os.path.join(runs_root, name.replace(" ", "-").replace("+", "-"))
 
 
-def make_task(hilo_sim, scenario_text, name, runs_root):
+def make_task(binary, scenario_text, name, runs_root, extra=()):
     out = run_folder(runs_root, name)
     os.makedirs(out, exist_ok=True)
     scenario = os.path.join(out, "scenario.textproto")
     with open(scenario, "w") as f:
         f.write(scenario_text)
     return {"slug": name, "dir": out, "log_path": os.path.join(out, "run.log"),
-            "cmd": [hilo_sim, "run", scenario, "--out", out, "--quiet"]}
+            "cmd": [binary, "run", scenario, "--out", out, "--quiet", *extra]}
 
 
 def read_run(out):
@@ -76,7 +83,11 @@ def read_run(out):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    engine.add_binary_args(parser, "hilo-sim")
+    engine.add_binary_args(parser, "hilo-sim", "hilo-emu")
+    parser.add_argument("--runner", choices=("hilo-sim", "hilo-emu"), default="hilo-sim",
+                        help="hilo-emu: real processes over loopback (--network direct), written "
+                             "to faults-emulation.{csv,md}; link faults and learner_restart are "
+                             "skipped")
     parser.add_argument("--scenario", default="scenarios/teaching/05-faults.textproto")
     parser.add_argument("--out", default=engine.default_out("fault-table"),
                         help="where faults.csv and faults.md go (default "
@@ -84,18 +95,27 @@ def main():
     parser.add_argument("--runs", help="folder of the runs (default OUT/runs)")
     parser.add_argument("--jobs", type=int, default=1, help="runs in parallel (default 1)")
     args = parser.parse_args()
+    emu = args.runner == "hilo-emu"
+    binary, extra = (args.hilo_emu, ["--network", "direct"]) if emu else (args.hilo_sim, [])
+    stem = "faults-emulation" if emu else "faults"
     try:
-        engine.check_binary(args.hilo_sim, "hilo-sim")
+        engine.check_binary(binary, args.runner)
     except engine.BadInput as e:
         print(f"fault_table.py: {e}", file=sys.stderr)
         return 2
     runs_root = args.runs or os.path.join(args.out, "runs")
+    if emu:
+        runs_root = os.path.join(runs_root, "emu")
 
     base = base_scenario(args.scenario)
-    tasks = [make_task(args.hilo_sim, base, "no fault", runs_root)]
+    tasks = [make_task(binary, base, "no fault", runs_root, extra)]
     for name, fault in FAULTS:
-        tasks.append(make_task(args.hilo_sim, base + "\nfaults { " + fault + " }\n", name,
-                               runs_root))
+        if emu and name.split()[0].split("+")[0] in EMU_SKIPS:
+            print(f"{name}: skipped (hilo-emu --network direct does not inject it)",
+                  file=sys.stderr)
+            continue
+        tasks.append(make_task(binary, base + "\nfaults { " + fault + " }\n", name, runs_root,
+                               extra))
     stopped = engine.run_all(tasks, engine.make_executor(args.jobs, None), "faults")
     if stopped:
         return 128 + stopped
@@ -133,20 +153,21 @@ def main():
     command = engine.command_line()
     commit = engine.git_commit()
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "faults.csv.meta.json"), "w") as f:
-        json.dump({"about": "provenance of faults.csv", "command": command, "commit": commit,
+    with open(os.path.join(args.out, stem + ".csv.meta.json"), "w") as f:
+        json.dump({"about": f"provenance of {stem}.csv", "command": command, "commit": commit,
                    "scenario": args.scenario + " (its own faults removed; each fault at 1 s)"},
                   f, indent=2)
         f.write("\n")
-    with open(os.path.join(args.out, "faults.csv"), "w", newline="") as f:
+    with open(os.path.join(args.out, stem + ".csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         for r in rows:
             w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
-    with open(os.path.join(args.out, "faults.md"), "w") as f:
+    with open(os.path.join(args.out, stem + ".md"), "w") as f:
         f.write("Made by `" + command + "` at commit " + commit + " from `" + args.scenario +
-                "` (its own faults removed; every fault starts at 1 s of simulated time and lasts "
-                "0.5 s where it has a duration). Recovery: from the end of the fault to the "
+                "` (its own faults removed; every fault starts at 1 s of " +
+                ("modelled time, on real processes (hilo-emu --network direct)" if emu
+                 else "simulated time") + " and lasts 0.5 s where it has a duration). Recovery: from the end of the fault to the "
                 "affected worker holding the learner's version again (-: no worker to recover, or "
                 "the run ended first). Update latency: mean and max over every applied (version, "
                 "worker) of the run; compare with the `no fault` rows. Extra sim time: against "
@@ -161,7 +182,7 @@ def main():
                     f"{r['latency_mean_s']:.3g} / {r['latency_max_s']:.3g} | "
                     f"{r['extra_sim_time_s']:.3g} | {r['versions_lost']} | "
                     f"{r['workers_at_final_hash']} / {r['workers_alive']} |\n")
-    print(open(os.path.join(args.out, "faults.md")).read())
+    print(open(os.path.join(args.out, stem + ".md")).read())
     return 0
 
 

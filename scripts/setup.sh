@@ -11,6 +11,7 @@ PACKAGES=(
   libboost-program-options-dev
   libgtest-dev libbenchmark-dev
   libxxhash-dev
+  libssl-dev
   python3-matplotlib python3-distributed python3-scipy
   iproute2
 )

@@ -251,7 +251,13 @@ LearnerRole::HandlePeerClosed(uint32_t peer, bool error)
 {
     (void) error;
     // Batches already received stay valid; the learner just stops waiting for this worker. One
-    // that comes back is welcomed again (HandlePeerConnected) and told which round to send.
+    // that comes back is welcomed again (HandlePeerConnected) and told which round to send, and
+    // announces again what it holds: a done announced by a process that has since gone (a crash
+    // after kDone) says nothing about the one that comes back.
+    if (IsWorker(peer))
+    {
+        m_done.erase(peer);
+    }
     if (!IsWorker(peer) || m_members.erase(peer) == 0 || !m_failure.ok() || !m_publisher)
     {
         return;
@@ -266,12 +272,29 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
     {
         return hilo::Status::Ok();
     }
+    const bool member = IsWorker(peer) && m_members.count(peer) != 0;
     if (message.type == kTrajectories)
     {
+        if (!member)
+        {
+            return NotAMember(peer, "trajectories");
+        }
         auto env = DecodeTrajectories(message.payload);
         if (!env.ok())
         {
             return env.status();
+        }
+        // A worker rolls out round s once it holds version s-1-k (k: max staleness), and no
+        // worker holds a version the learner has not published: a later round is not one this
+        // worker can have sampled, and storing it would let any peer fill the learner's memory.
+        const uint64_t newest = std::min<uint64_t>(m_context->steps, m_publisher->version() + 1 +
+                                                                         m_context->max_staleness);
+        if (env->round > newest)
+        {
+            return hilo::Status::InvalidArgument(
+                "trajectories for round " + std::to_string(env->round) + " from worker " +
+                std::to_string(peer) + "; at version " + std::to_string(m_publisher->version()) +
+                " the learner accepts rounds up to " + std::to_string(newest));
         }
         if (env->round <= m_publisher->version())
         {
@@ -289,15 +312,28 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
     }
     if (message.type == kResyncRequest)
     {
+        if (!member)
+        {
+            return NotAMember(peer, "a resync request");
+        }
         auto request = DecodeResyncRequest(message.payload);
         if (!request.ok())
         {
             return request.status();
         }
+        if (request->version > m_publisher->version())
+        {
+            // No worker holds a version the learner has not published: the peer, not the
+            // learner, is wrong.
+            return hilo::Status::InvalidArgument(
+                "resync request from worker " + std::to_string(peer) + " for version " +
+                std::to_string(request->version) + ", ahead of the learner's version " +
+                std::to_string(m_publisher->version()));
+        }
         auto plan = m_publisher->CatchUpFrom(request->version, request->with_snapshot);
         if (!plan.ok())
         {
-            Fail(plan.status());
+            Fail(plan.status()); // a valid request the learner cannot serve: its own failure
             return hilo::Status::Ok();
         }
         auto bytes = std::make_shared<const std::string>(EncodeCatchUp(*plan));
@@ -315,6 +351,10 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
     }
     if (message.type == kDone)
     {
+        if (!member)
+        {
+            return NotAMember(peer, "a done announcement");
+        }
         auto done = DecodeDone(message.payload);
         if (!done.ok())
         {
@@ -331,6 +371,16 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
     }
     return hilo::Status::Corruption("learner got message type " + std::to_string(message.type) +
                                     " from peer " + std::to_string(peer));
+}
+
+hilo::Status
+LearnerRole::NotAMember(uint32_t peer, const std::string& what) const
+{
+    return hilo::Status::InvalidArgument(
+        "learner got " + what + " from peer " + std::to_string(peer) +
+        (IsWorker(peer) ? ", a worker that is not a member now"
+                        : ", which is not a worker of the arm (workers 0 to " +
+                              std::to_string(m_context->workers - 1) + ")"));
 }
 
 void

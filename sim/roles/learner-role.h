@@ -72,8 +72,12 @@ class LearnerRole
     /// the role has failed (failure()).
     void Start();
 
-    /// A message from `peer`. A message this role cannot use (corrupt, of an unknown type) is
-    /// returned as an error and changes nothing: the driver decides what to do with the peer.
+    /// A message from `peer`. A message this role cannot use is returned as an error and changes
+    /// nothing: the driver closes that peer's connection and the learner goes on. Unusable are:
+    /// a corrupt message or one of an unknown type; trajectories, a resync request or a done
+    /// announcement from a peer that is not a member worker now; trajectories for a round past
+    /// the newest one a worker can have sampled (version + 1 + max staleness, at most the last
+    /// step); a resync request for a version ahead of the learner's.
     hilo::Status HandleMessage(uint32_t peer, const RoleMessage& message);
     /// `peer` connected and is a member from now on. A worker is sent a welcome (the next round
     /// the learner needs from it and its version) unless it is one of the members expected from
@@ -81,7 +85,8 @@ class LearnerRole
     /// the latest update.
     void HandlePeerConnected(uint32_t peer);
     /// `peer`'s connection ended (error: a TCP error or a corrupt stream): it is no longer a
-    /// member, and a round that waited only for it goes ahead.
+    /// member, its done announcement (if any) is forgotten, and a round that waited only for it
+    /// goes ahead.
     void HandlePeerClosed(uint32_t peer, bool error);
 
     /// Records the first runtime failure and asks the driver to stop.
@@ -107,6 +112,8 @@ class LearnerRole
     hilo::Status WriteCheckpoint() const;
     hilo::Status ReadCheckpoint();
     bool IsWorker(uint32_t peer) const { return peer < m_context->workers; }
+    /// The error for `what` (a message kind) from `peer`, which is not a member worker.
+    hilo::Status NotAMember(uint32_t peer, const std::string& what) const;
 
     std::shared_ptr<ArmContext> m_context;
     RolePort* m_port;

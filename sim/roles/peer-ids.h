@@ -20,6 +20,12 @@ RelayPeerId(uint32_t relay)
 {
     return kRelayPeerIdBase + relay;
 }
+/// True for the id of any relay (the relay id space ends where the learner's begins).
+constexpr bool
+IsRelayPeerId(uint32_t peer)
+{
+    return peer >= kRelayPeerIdBase && peer < kLearnerPeerId;
+}
 
 } // namespace hilosim
 

@@ -39,11 +39,27 @@ RelayRole::PresentWorkers() const
 }
 
 hilo::Status
+RelayRole::FromLearner(uint32_t peer) const
+{
+    if (m_learner == RelayRoleOptions::kNoLearner || peer == m_learner)
+    {
+        return hilo::Status::Ok();
+    }
+    return hilo::Status::InvalidArgument("relay: an update from peer " + std::to_string(peer) +
+                                         ", which is not the learner, is not forwarded");
+}
+
+hilo::Status
 RelayRole::HandleMessageStart(uint32_t peer, const RoleMessageHead& head)
 {
     if (m_forwarding != RelayForwarding::kStream || head.type != kUpdate)
     {
         return hilo::Status::Ok();
+    }
+    hilo::Status from = FromLearner(peer);
+    if (!from.ok())
+    {
+        return from;
     }
     hilo::Status s = m_port->Forward(peer, head.sequence, PresentWorkers());
     if (s.code() == hilo::StatusCode::kNotSupported)
@@ -66,6 +82,11 @@ RelayRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         return hilo::Status::NotSupported("relay: ignoring message type " +
                                           std::to_string(message.type) + " from " +
                                           std::to_string(peer));
+    }
+    hilo::Status from = FromLearner(peer);
+    if (!from.ok())
+    {
+        return from;
     }
     const std::vector<uint32_t> present = PresentWorkers();
     auto bytes = std::make_shared<const std::string>(message.payload);

@@ -67,7 +67,9 @@ class RelayRole
     /// A whole message arrived from `peer`. An update that is not already streaming goes to every
     /// present worker of the region now (not to late joiners that have not connected yet). A
     /// message of another type is forwarded nowhere and returned as NotSupported (the driver logs
-    /// it and goes on); a failed forward is returned as the transport's error.
+    /// it and goes on, or closes that peer); an update from a peer other than the learner (when
+    /// options name it) is forwarded nowhere and returned as InvalidArgument; a failed forward
+    /// is returned as the transport's error.
     hilo::Status HandleMessage(uint32_t peer, const RoleMessage& message);
     /// `peer` connected: a worker connecting again is sent the latest update.
     void HandlePeerConnected(uint32_t peer);
@@ -76,6 +78,8 @@ class RelayRole
 
   private:
     std::vector<uint32_t> PresentWorkers() const;
+    /// Ok when `peer` may send updates: the learner, or anyone when options name no learner.
+    hilo::Status FromLearner(uint32_t peer) const;
 
     RolePort* m_port;
     std::vector<uint32_t> m_workers;

@@ -1,5 +1,6 @@
 #include "sim/roles/worker-role.h"
 
+#include "sim/roles/peer-ids.h"
 #include "sim/roles/role-messages.h"
 #include "sim/roles/wall-timer.h"
 
@@ -69,6 +70,7 @@ WorkerRole::MaybeStartRound()
     ++m_nextRound;
 
     models::RolloutInfo info;
+    const double started_s = m_port->Now(); // before the real sampling, which takes real time
     const models::CpuTimer timer;
     const WallTimer wall;
     const std::vector<float>& theta = m_replica->state().adapter.theta;
@@ -86,7 +88,7 @@ WorkerRole::MaybeStartRound()
     e.worker = m_worker;
     e.round = round;
     e.behaviour_version = version;
-    e.started_s = m_port->Now();
+    e.started_s = started_s;
     e.cpu_s = timer.Seconds();
 
     int64_t prompt = info.sequences > 0 ? info.prompt_tokens / info.sequences : 0;
@@ -184,6 +186,15 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
     {
         return hilo::Status::Ok();
     }
+    // A worker's peers are the ones it dials: the learner and, in a relay topology, its
+    // region's relay, which forwards updates and nothing else.
+    if (peer != m_learnerPeer && !(message.type == kUpdate && IsRelayPeerId(peer)))
+    {
+        return hilo::Status::InvalidArgument("worker " + std::to_string(m_worker) +
+                                             " got message type " + std::to_string(message.type) +
+                                             " from peer " + std::to_string(peer) +
+                                             ", which is neither its learner nor a relay");
+    }
     if (message.type == kUpdate)
     {
         if (m_hooks.update_received)
@@ -230,6 +241,12 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         if ((behind || m_needSnapshot) && !m_catchingUp && !m_catchUp)
         {
             RequestResync(m_needSnapshot);
+        }
+        // The learner forgets a done announced on a connection that ended: announce it again.
+        m_doneSent = false;
+        if (!behind && !m_needSnapshot && !m_resyncing)
+        {
+            VersionReached();
         }
         NextGpuWork();
         return hilo::Status::Ok();
@@ -296,24 +313,29 @@ WorkerRole::StartApply()
     m_applying = true;
     Queued q = std::move(m_queue.front());
     m_queue.pop_front();
-    // Decode + replay (or load) occupies the GPU; the real apply happens when it is done.
-    m_port->After(ApplySeconds(), ComputePhase::kApply, 0.0,
-                  [this, q = std::move(q)]()
+    // Decode + replay (or load) occupies the GPU for the modelled time. The real apply runs
+    // first, inside that time: a process then waits only for what is left of it, so the update
+    // is ready at max(modelled, real) after it started, and only real time past the modelled
+    // time is overrun (a simulator ignores the real time).
+    const models::CpuTimer timer;
+    const WallTimer wall;
+    const uint64_t before = m_replica->version();
+    hilo::Status s = m_replica->Apply(q.frame);
+    ApplyEvent e;
+    e.worker = m_worker;
+    e.received_s = q.received_s;
+    e.cpu_apply_s = timer.Seconds();
+    const double modelled_s = ApplySeconds();
+    const double spent_s = wall.Seconds();
+    if (m_port->RealTime())
+    {
+        e.overrun_s = std::max(0.0, spent_s - modelled_s);
+    }
+    m_port->After(modelled_s, ComputePhase::kApply, spent_s,
+                  [this, s, e, before]() mutable
                   {
                       m_applying = false;
-                      const models::CpuTimer timer;
-                      const WallTimer wall;
-                      const uint64_t before = m_replica->version();
-                      hilo::Status s = m_replica->Apply(q.frame);
-                      ApplyEvent e;
-                      e.worker = m_worker;
-                      e.received_s = q.received_s;
                       e.ready_s = m_port->Now();
-                      e.cpu_apply_s = timer.Seconds();
-                      if (m_port->RealTime())
-                      {
-                          e.overrun_s = wall.Seconds();
-                      }
                       if (s.ok())
                       {
                           e.version = m_replica->version();
@@ -492,6 +514,11 @@ WorkerRole::VersionReached()
     if (!s.ok())
     {
         Fail(s);
+        return;
+    }
+    if (m_hooks.done_sent)
+    {
+        m_hooks.done_sent(m_worker, m_replica->version());
     }
 }
 

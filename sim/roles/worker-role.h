@@ -50,6 +50,9 @@ struct WorkerHooks
     std::function<void(uint32_t worker, uint64_t from_version)> resync;
     /// A catch-up was applied (or failed part way).
     std::function<void(const CatchUpEvent&)> caught_up;
+    /// The worker announced the last version to the learner (kDone; announce_done), after its
+    /// replica reached it with the hash checked.
+    std::function<void(uint32_t worker, uint64_t version)> done_sent;
 };
 
 struct WorkerRoleOptions
@@ -71,8 +74,9 @@ class WorkerRole
 
     /// Builds the replica at version 0 and starts the first round.
     void Start();
-    /// A message from `peer`. A message this role cannot use (corrupt, of an unknown type) is
-    /// returned as an error and changes nothing.
+    /// A message from `peer`. A message this role cannot use (corrupt, of an unknown type, or
+    /// from a peer other than the learner, or other than an update from a relay) is returned as
+    /// an error and changes nothing: the driver closes that peer's connection.
     hilo::Status HandleMessage(uint32_t peer, const RoleMessage& message);
     /// The connection to `peer` is up (first time or again).
     void HandlePeerConnected(uint32_t peer);

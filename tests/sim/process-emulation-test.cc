@@ -3,17 +3,25 @@
 // killed with SIGKILL and restarted, garbage on the learner's port, a node that dies, SIGTERM to
 // hilo-emu, and bad input. Every test checks that no node process is left behind.
 #include "sim/drivers/process/child-process.h"
+#include "sim/drivers/process/peer-auth.h"
 #include "sim/net/frame-header.h"
+#include "sim/roles/peer-ids.h"
+#include "sim/roles/role-messages.h"
 
+#include "hilo/core/coding.h"
 #include "hilo/core/crc32c.h"
 
 #include "tests/sim/scenario-test-util.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
 #include <gtest/gtest.h>
+
+#include <poll.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <csignal>
@@ -128,12 +136,16 @@ struct ManualRun
     {
     }
 
+    std::vector<std::string> extra; // appended to every node's arguments (--key-file F)
+
     std::vector<std::string> Args(const std::string& role, int index)
     {
-        return {
+        std::vector<std::string> a{
             kBin + "hilo-node", role,      "--scenario",          box.scenario, "--arm",
             "hilo-spar",        "--index", std::to_string(index), "--out",      box.dir.string(),
             "--stall-timeout",  "60"};
+        a.insert(a.end(), extra.begin(), extra.end());
+        return a;
     }
 
     void StartLearner()
@@ -265,8 +277,9 @@ TEST(HiloNode, GarbageAndTruncatedFramesOnTheLearnersPortAreDroppedAndTheRunComp
         const std::string payload = std::string(1, id) + std::string(3, '\0');
         return GarbageHeader(FrameHeader::kHelloType, 4, 4, payload) + payload;
     };
-    send(hello(42) + GarbageHeader(1, 500, 500, "") + "cut short"); // truncated
-    send(hello(43) + GarbageHeader(1, 3, 3, "abc") + "abc");        // unusable trajectories
+    send(hello(0) + GarbageHeader(1, 500, 500, "") + "cut short"); // truncated
+    send(hello(1) + GarbageHeader(1, 3, 3, "abc") + "abc");        // unusable trajectories
+    send(hello(42) + GarbageHeader(1, 3, 3, "abc") + "abc");       // not a worker of the arm
     run.workers.push_back(run.StartWorker(0));
     run.workers.push_back(run.StartWorker(1));
     send(std::string(40, '\xff')); // and mid-run
@@ -275,6 +288,7 @@ TEST(HiloNode, GarbageAndTruncatedFramesOnTheLearnersPortAreDroppedAndTheRunComp
     EXPECT_NE(log.find("bad magic"), std::string::npos) << log;
     EXPECT_NE(log.find("truncated"), std::string::npos) << log;
     EXPECT_NE(log.find("unusable message"), std::string::npos) << log;
+    EXPECT_NE(log.find("peer id 42 is not one this node accepts"), std::string::npos) << log;
     EXPECT_EQ(run.Done().size(), 2u);
     for (auto& w : run.workers)
     {
@@ -282,6 +296,247 @@ TEST(HiloNode, GarbageAndTruncatedFramesOnTheLearnersPortAreDroppedAndTheRunComp
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+/// Writes a key file of mode 0600 holding `key`.
+std::string
+KeyFile(const Sandbox& box, const std::string& name, const std::string& key)
+{
+    const std::string path = (box.dir / name).string();
+    {
+        std::ofstream f(path);
+        f << key << "\n";
+    }
+    fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
+    return path;
+}
+
+TEST(HiloNode, AWorkerWithTheWrongKeyIsRefusedAndTheRunWithTheRightWorkersCompletes)
+{
+    Sandbox box("wrong-key", test::DataPath("emu-slow.textproto"));
+    const std::string right = KeyFile(box, "run.key", "the-run-key-0123456789abcdef");
+    const std::string wrong = KeyFile(box, "other.key", "some-other-key-0123456789abcdef");
+    ManualRun run(box);
+    run.extra = {"--key-file", right};
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+
+    ManualRun intruder(box);
+    intruder.port = run.port;
+    intruder.extra = {"--key-file", wrong, "--events", (box.dir / "intruder.events").string()};
+    auto bad = intruder.StartWorker(1);
+    while (!bad->Poll())
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(bad->exit_code(), 1) << bad->StderrTail(20);
+    EXPECT_NE(bad->StderrTail(20).find("authentication failed"), std::string::npos)
+        << bad->StderrTail(20);
+
+    run.workers.push_back(run.StartWorker(0));
+    run.workers.push_back(run.StartWorker(1));
+    ASSERT_EQ(run.WaitLearner(120), 0) << run.learner->StderrTail(20);
+    for (auto& w : run.workers)
+    {
+        while (!w->Poll())
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        EXPECT_EQ(w->exit_code(), 0) << w->StderrTail(20);
+    }
+    EXPECT_EQ(run.Done().size(), 2u);
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+/// Reads from `s` until the peer closes it (true) or `timeout_s` passes (false).
+bool
+ReadUntilClosed(boost::asio::ip::tcp::socket& s, double timeout_s)
+{
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    char buf[4096];
+    while (std::chrono::steady_clock::now() < deadline)
+    {
+        pollfd p{s.native_handle(), POLLIN, 0};
+        if (poll(&p, 1, 100) <= 0)
+            continue;
+        const ssize_t n = recv(s.native_handle(), buf, sizeof(buf), 0);
+        if (n <= 0)
+            return true;
+    }
+    return false;
+}
+
+/// A whole frame of `type` carrying `payload`.
+std::string
+Framed(uint32_t type, const std::string& payload)
+{
+    return GarbageHeader(type, payload.size(), payload.size(), payload) + payload;
+}
+
+/// Connects to the learner and completes the hello exchange as worker `id` with `key`.
+void
+Authenticate(boost::asio::ip::tcp::socket& s, uint16_t port, uint32_t id, const std::string& key)
+{
+    s.connect({boost::asio::ip::make_address("127.0.0.1"), port});
+    const std::string nonce(PeerAuth::kNonceBytes, 'r');
+    std::string hello;
+    hilo::ByteWriter(&hello).PutU32(id);
+    boost::asio::write(s, boost::asio::buffer(Framed(FrameHeader::kHelloType, hello + nonce)));
+    std::string head(FrameHeader::kBytes, '\0');
+    boost::asio::read(s, boost::asio::buffer(&head[0], head.size()));
+    auto h = FrameHeader::Parse(head, 1024);
+    ASSERT_TRUE(h.ok());
+    std::string challenge(h->payload_bytes, '\0');
+    boost::asio::read(s, boost::asio::buffer(&challenge[0], challenge.size()));
+    ASSERT_EQ(challenge.size(), PeerAuth::kChallengeBytes);
+    const std::string proof = PeerAuth(key).Mac(PeerAuth::Side::kDialler, id, kLearnerPeerId, nonce,
+                                                challenge.substr(4, PeerAuth::kNonceBytes));
+    boost::asio::write(s, boost::asio::buffer(Framed(FrameHeader::kHelloType, proof)));
+}
+
+// What a hostile client was tried with against a real learner with a key: a connection that never
+// says hello, an authenticated worker asking for a future version, and one announcing a frame far
+// past the arm's limit. Each costs only its own connection; the real workers then complete.
+TEST(HiloNode, HostileClientsCostOnlyTheirConnection)
+{
+    Sandbox box("hostile", test::DataPath("emu-slow.textproto"));
+    const std::string key = "the-run-key-0123456789abcdef";
+    ManualRun run(box);
+    run.extra = {"--key-file", KeyFile(box, "run.key", key)};
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    boost::asio::io_context io;
+
+    boost::asio::ip::tcp::socket silent(io);
+    silent.connect({boost::asio::ip::make_address("127.0.0.1"), run.port});
+    EXPECT_TRUE(ReadUntilClosed(silent, 60)) << "a silent client was never dropped";
+
+    boost::asio::ip::tcp::socket ahead(io);
+    ASSERT_NO_FATAL_FAILURE(Authenticate(ahead, run.port, 1, key));
+    boost::asio::write(
+        ahead, boost::asio::buffer(Framed(kResyncRequest, EncodeResyncRequest(1000, false))));
+    EXPECT_TRUE(ReadUntilClosed(ahead, 60));
+
+    boost::asio::ip::tcp::socket big(io);
+    ASSERT_NO_FATAL_FAILURE(Authenticate(big, run.port, 0, key));
+    boost::asio::write(big, boost::asio::buffer(GarbageHeader(kTrajectories, (1ull << 31) - 1,
+                                                              (1ull << 31) - 1, "")));
+    EXPECT_TRUE(ReadUntilClosed(big, 60));
+
+    run.workers.push_back(run.StartWorker(0));
+    run.workers.push_back(run.StartWorker(1));
+    ASSERT_EQ(run.WaitLearner(120), 0) << run.learner->StderrTail(20);
+    const std::string log = test::ReadFile((box.dir / "learner.stderr").string());
+    EXPECT_NE(log.find("no hello within"), std::string::npos) << log;
+    EXPECT_NE(log.find("ahead of the learner's version"), std::string::npos) << log;
+    EXPECT_NE(log.find("exceeds the limit"), std::string::npos) << log;
+    EXPECT_EQ(run.Done().size(), 2u);
+    for (auto& w : run.workers)
+    {
+        while (!w->Poll())
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        EXPECT_EQ(w->exit_code(), 0) << w->StderrTail(20);
+    }
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+TEST(HiloNode, ListeningBeyondLoopbackNeedsAPrivateKeyOrInsecure)
+{
+    Sandbox box("insecure", std::string(HILO_SOURCE_DIR) + "/tests/scripts/tiny.textproto");
+    const std::string learner =
+        kBin + "hilo-node learner --scenario " + box.scenario + " --arm full";
+    auto r = test::RunCommand(learner + " --listen 0.0.0.0:0");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("without --key-file"), std::string::npos) << r.output;
+    const std::string key = KeyFile(box, "run.key", "the-run-key-0123456789abcdef");
+    fs::permissions(key, fs::perms::group_read | fs::perms::others_read, fs::perm_options::add);
+    r = test::RunCommand(learner + " --listen 127.0.0.1:0 --key-file " + key);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("chmod 600"), std::string::npos) << r.output;
+    const std::string short_key = KeyFile(box, "short.key", "short");
+    r = test::RunCommand(learner + " --listen 127.0.0.1:0 --key-file " + short_key);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("at least 16"), std::string::npos) << r.output;
+    // (--insecure is not tried here: the test binds nothing beyond loopback.)
+}
+
+// A node that dies after "ready" closes the pipe hilo-emu sends the epoch on: hilo-emu reports it
+// and stops the others instead of dying of SIGPIPE.
+TEST(HiloEmu, ANodeGoneBeforeTheEpochIsReportedNotFatal)
+{
+    Sandbox box("sigpipe", test::DataPath("emu-slow.textproto"));
+    const std::string fake = (box.dir / "node.sh").string();
+    {
+        std::ofstream f(fake);
+        f << "#!/bin/sh\nexec 0<&-\necho ready 40000\nexec sleep 3\n";
+    }
+    fs::permissions(fake, fs::perms::owner_all);
+    auto r = test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                              " --network direct --quiet --node " + fake + " --out " +
+                              (box.dir / "out").string());
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("cannot send the epoch"), std::string::npos) << r.output;
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+/// The value of `"key": VALUE` in every arm of a summary.json, in order.
+std::vector<std::string>
+JsonValues(const std::string& json, const std::string& key)
+{
+    std::vector<std::string> values;
+    const std::string needle = "\"" + key + "\": ";
+    for (size_t p = json.find(needle); p != std::string::npos; p = json.find(needle, p + 1))
+    {
+        const size_t from = p + needle.size();
+        values.push_back(json.substr(from, json.find_first_of(",\n}", from) - from));
+    }
+    return values;
+}
+
+// The teaching fault scenario on real processes (--network direct, so without its link fault):
+// worker 1 is SIGKILLed at 1 s and started again 2 s later, worker 0's replay diverges. Nothing is
+// lost, every worker ends at the learner's hash, and the same faults are injected as in hilo-sim.
+TEST(HiloEmu, TheTeachingFaultsRunOnProcessesWithNothingLost)
+{
+    Sandbox box("faults", std::string(HILO_SOURCE_DIR) + "/scenarios/teaching/05-faults.textproto");
+    std::string text = test::ReadFile(box.scenario);
+    const size_t link = text.find("faults { kind: \"link_down\"");
+    ASSERT_NE(link, std::string::npos);
+    text.erase(link, text.find('\n', link) + 1 - link);
+    const size_t full = text.find("arms {\n  name: \"full\"");
+    ASSERT_NE(full, std::string::npos); // one arm is enough here: both run the same faults
+    text.erase(full, text.find("\n}\n", full) + 3 - full);
+    {
+        std::ofstream f(box.scenario, std::ios::trunc);
+        f << text;
+    }
+    const std::string emu = (box.dir / "emu").string();
+    const std::string sim = (box.dir / "sim").string();
+    auto e =
+        test::RunCommand(kBin + "hilo-emu run " + box.scenario + " --network direct --out " + emu);
+    ASSERT_EQ(e.exit_code, 0) << e.output;
+    EXPECT_NE(e.output.find("worker_crash: killed worker 1"), std::string::npos) << e.output;
+    EXPECT_NE(e.output.find("worker_crash: started worker 1"), std::string::npos) << e.output;
+    auto s = test::RunCommand(kBin + "hilo-sim run " + box.scenario + " --quiet --out " + sim);
+    ASSERT_EQ(s.exit_code, 0) << s.output;
+    const std::string es = test::ReadFile(emu + "/summary.json");
+    const std::string ss = test::ReadFile(sim + "/summary.json");
+    EXPECT_EQ(JsonValues(es, "faults_injected"), std::vector<std::string>{"2"}) << es;
+    EXPECT_EQ(JsonValues(es, "faults_injected"), JsonValues(ss, "faults_injected"));
+    EXPECT_EQ(JsonValues(es, "versions_lost"), std::vector<std::string>{"0"}) << es;
+    EXPECT_EQ(JsonValues(es, "workers_alive"), std::vector<std::string>{"3"}) << es;
+    EXPECT_EQ(JsonValues(es, "workers_at_final_hash"), std::vector<std::string>{"3"}) << es;
+    EXPECT_NE(JsonValues(es, "hash_mismatches"), std::vector<std::string>{"0"}) << es;
+    // Worker 1 ran in two processes, and the second caught up from a snapshot.
+    const std::string w1 = (box.dir / "emu" / "nodes" / "hilo-spar" / "worker-1.events").string();
+    EXPECT_EQ(CountLines(w1, "process worker 1 "), 2);
+    EXPECT_GE(CountLines(w1, "catchup 1 "), 1);
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+TEST(HiloEmu, LinkFaultsNeedEmulatedLinks)
+{
+    Sandbox box("link-faults",
+                std::string(HILO_SOURCE_DIR) + "/scenarios/teaching/05-faults.textproto");
+    auto r = test::RunCommand(kBin + "hilo-emu run " + box.scenario + " --network direct --quiet");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("faults[1] (link_down"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--network ns3"), std::string::npos) << r.output;
 }
 
 TEST(HiloEmu, ANodeThatDiesIsNamedWithItsStderrAndNoProcessIsLeft)

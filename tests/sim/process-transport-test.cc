@@ -2,9 +2,14 @@
 // whole and in order with their padding read off the stream; a peer connecting later gets what was
 // queued for it; a dropped connection is dialled again; garbage, truncated frames and frames over
 // the limit close only the offending connection. Also the event log round trip.
+#include "sim/cli/catalog.h"
+#include "sim/drivers/process/arm-gather.h"
 #include "sim/drivers/process/event-log.h"
+#include "sim/drivers/process/peer-auth.h"
 #include "sim/drivers/process/tcp-transport.h"
 #include "sim/net/frame-header.h"
+#include "sim/run/arm-summary.h"
+#include "sim/scenario/scenario-loader.h"
 
 #include "hilo/core/coding.h"
 #include "hilo/core/crc32c.h"
@@ -12,14 +17,17 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <thread>
 
 namespace hilosim
 {
@@ -45,14 +53,23 @@ struct Node
     std::vector<std::string> log;
     std::unique_ptr<TcpTransport> transport;
 
+    std::vector<std::string> auth_failures;
+
     Node(asio::io_context& io, uint32_t id, uint64_t max_payload = (1ull << 31) - 1)
+      : Node(io, id, [max_payload](TcpTransportOptions& o) { o.max_payload_bytes = max_payload; })
+    {
+    }
+
+    Node(asio::io_context& io, uint32_t id, const std::function<void(TcpTransportOptions&)>& tune)
     {
         TcpTransportOptions o;
         o.local_id = id;
         o.name = "node " + std::to_string(id);
-        o.max_payload_bytes = max_payload;
         o.backoff_initial_s = 0.01;
+        tune(o);
         TcpTransportCallbacks cb;
+        cb.authentication_failed = [this](uint32_t, const std::string& why)
+        { auth_failures.push_back(why); };
         cb.message = [this](uint32_t peer, const RoleMessage& m) {
             received.push_back({peer, m.type, std::string(m.payload), m.wire_bytes, m.sequence});
         };
@@ -233,6 +250,217 @@ TEST(ProcessTransport, CorruptStreamsCloseOnlyTheirConnection)
     EXPECT_TRUE(server.transport->IsConnected(1));
 }
 
+std::string
+Joined(const std::vector<std::string>& lines)
+{
+    std::string all;
+    for (const std::string& l : lines)
+        all += l + "\n";
+    return all;
+}
+
+const char* const kKey = "0123456789abcdef-the-run-key";
+
+TEST(ProcessTransport, PeersWithTheSameKeyAuthenticateAndExchangeMessages)
+{
+    asio::io_context io;
+    auto keyed = [](TcpTransportOptions& o) { o.key = kKey; };
+    Node server(io, 100, keyed);
+    Node client(io, 7, keyed);
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    ASSERT_TRUE(client.transport->Send(100, 1, Bytes("queued"), 6).ok());
+    client.transport->Connect(100, "127.0.0.1", *port);
+    RunUntil(io, [&]() { return server.received.size() == 1 && client.connected.size() == 1; });
+    EXPECT_EQ(server.connected, std::vector<uint32_t>{7});
+    ASSERT_EQ(server.received.size(), 1u);
+    EXPECT_EQ(server.received[0].payload, "queued");
+    ASSERT_TRUE(server.transport->Send(7, 2, Bytes("back"), 4).ok());
+    RunUntil(io, [&]() { return client.received.size() == 1; });
+    ASSERT_EQ(client.received.size(), 1u);
+    EXPECT_EQ(client.received[0].payload, "back");
+    EXPECT_TRUE(client.auth_failures.empty());
+}
+
+TEST(ProcessTransport, AWrongKeyIsRefusedOnBothSidesAndNotDialledAgain)
+{
+    asio::io_context io;
+    Node server(io, 100, [](TcpTransportOptions& o) { o.key = kKey; });
+    Node intruder(io, 7, [](TcpTransportOptions& o) { o.key = "another key, just as long"; });
+    Node plain(io, 8, [](TcpTransportOptions&) {}); // no key at all
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    ASSERT_TRUE(intruder.transport->Send(100, 1, Bytes("let me in"), 9).ok());
+    intruder.transport->Connect(100, "127.0.0.1", *port);
+    plain.transport->Connect(100, "127.0.0.1", *port);
+    RunUntil(io,
+             [&]()
+             {
+                 const std::string all = Joined(server.log);
+                 return !intruder.auth_failures.empty() &&
+                        all.find("before its hello: closed by the peer") != std::string::npos &&
+                        all.find("malformed hello") != std::string::npos;
+             });
+    ASSERT_FALSE(intruder.auth_failures.empty());
+    EXPECT_NE(intruder.auth_failures[0].find("authentication failed"), std::string::npos);
+    // Give a redial time to happen: there must be none.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    while (std::chrono::steady_clock::now() < until)
+    {
+        io.run_for(std::chrono::milliseconds(5));
+        io.restart();
+    }
+    EXPECT_EQ(intruder.auth_failures.size(), 1u);
+    EXPECT_TRUE(server.connected.empty());
+    EXPECT_TRUE(server.received.empty());
+    EXPECT_TRUE(intruder.connected.empty());
+    EXPECT_FALSE(intruder.transport->IsConnected(100));
+}
+
+/// Reads one whole frame (header and payload, no padding) from `s`.
+std::pair<FrameHeader, std::string>
+ReadFrame(asio::ip::tcp::socket& s)
+{
+    std::string head(FrameHeader::kBytes, '\0');
+    asio::read(s, asio::buffer(&head[0], head.size()));
+    auto h = FrameHeader::Parse(head, 1 << 20);
+    EXPECT_TRUE(h.ok()) << h.status().ToString();
+    std::string payload(h->payload_bytes, '\0');
+    if (!payload.empty())
+        asio::read(s, asio::buffer(&payload[0], payload.size()));
+    return {*h, payload};
+}
+
+// The listener checks the dialler's proof: a client that answers the challenge with a MAC under
+// another key (or a replayed one) is dropped, and nothing it sends is delivered.
+TEST(ProcessTransport, AProofUnderAnotherKeyIsRefusedByTheListener)
+{
+    asio::io_context io;
+    Node server(io, 100, [](TcpTransportOptions& o) { o.key = kKey; });
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    asio::ip::tcp::socket s(io);
+    s.connect({asio::ip::make_address("127.0.0.1"), *port});
+    const std::string nonce(PeerAuth::kNonceBytes, 'n');
+    std::string hello;
+    hilo::ByteWriter(&hello).PutU32(5);
+    hello += nonce;
+    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, hello)));
+    std::pair<FrameHeader, std::string> challenge;
+    std::atomic<bool> read{false};
+    std::thread reader(
+        [&]()
+        {
+            challenge = ReadFrame(s);
+            read = true;
+        });
+    RunUntil(io, [&]() { return read.load(); });
+    if (HasFatalFailure())
+    {
+        s.close(); // ends the reader's wait
+        reader.join();
+        return;
+    }
+    reader.join();
+    ASSERT_EQ(challenge.second.size(), PeerAuth::kChallengeBytes);
+    const std::string server_nonce = challenge.second.substr(4, PeerAuth::kNonceBytes);
+    // The listener's own MAC checks out under the right key...
+    EXPECT_TRUE(PeerAuth(kKey).Check(challenge.second.substr(4 + PeerAuth::kNonceBytes),
+                                     PeerAuth::Side::kListener, 5, 100, nonce, server_nonce));
+    // ...and a proof under another key does not.
+    const std::string proof = PeerAuth("not the run's key at all")
+                                  .Mac(PeerAuth::Side::kDialler, 5, 100, nonce, server_nonce);
+    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, proof) + Framed(1, "payload")));
+    RunUntil(io,
+             [&]()
+             {
+                 return Joined(server.log).find("authentication failed: the peer claiming id 5") !=
+                        std::string::npos;
+             });
+    EXPECT_TRUE(server.connected.empty());
+    EXPECT_TRUE(server.received.empty());
+}
+
+// The dialler's hello names an id; a listener that was told which ids exist refuses the rest,
+// and refuses a second connection from a connected id, keeping the live one.
+TEST(ProcessTransport, UnknownAndDuplicateIdsAreRefusedAndTheLivePeerIsKept)
+{
+    asio::io_context io;
+    Node server(io, 100,
+                [](TcpTransportOptions& o)
+                {
+                    o.key = kKey;
+                    o.accept_peer = [](uint32_t id) { return id < 4; };
+                });
+    auto keyed = [](TcpTransportOptions& o) { o.key = kKey; };
+    Node first(io, 3, keyed);
+    Node second(io, 3, keyed);
+    Node stranger(io, 9, keyed);
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    first.transport->Connect(100, "127.0.0.1", *port);
+    RunUntil(io, [&]() { return server.connected.size() == 1; });
+    second.transport->Connect(100, "127.0.0.1", *port);
+    stranger.transport->Connect(100, "127.0.0.1", *port);
+    RunUntil(io,
+             [&]()
+             {
+                 const std::string all = Joined(server.log);
+                 return all.find("refused a second connection from peer 3") != std::string::npos &&
+                        all.find("peer id 9 is not one this node accepts") != std::string::npos;
+             });
+    EXPECT_EQ(server.connected, std::vector<uint32_t>{3});
+    ASSERT_TRUE(first.transport->Send(100, 1, Bytes("first"), 5).ok());
+    RunUntil(io, [&]() { return !server.received.empty(); });
+    ASSERT_FALSE(server.received.empty());
+    EXPECT_EQ(server.received[0].payload, "first");
+    EXPECT_TRUE(server.closed.empty()) << "the live connection was dropped";
+    EXPECT_TRUE(first.closed.empty());
+}
+
+// A connection that never says hello, or says more than a hello can hold, costs the listener
+// nothing for long; neither do connections past the cap.
+TEST(ProcessTransport, SilentOversizeAndExcessConnectionsAreDropped)
+{
+    asio::io_context io;
+    Node server(io, 100,
+                [](TcpTransportOptions& o)
+                {
+                    o.key = kKey;
+                    o.hello_timeout_s = 0.2;
+                    o.max_connections = 2;
+                });
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    const asio::ip::tcp::endpoint at(asio::ip::make_address("127.0.0.1"), *port);
+    asio::ip::tcp::socket silent(io), big(io), third(io);
+    silent.connect(at);
+    // A hello-type frame claiming a megabyte: refused on its header, before any byte of it.
+    big.connect(at);
+    asio::write(big, asio::buffer(Header(FrameHeader::kHelloType, 1 << 20, 1 << 20)));
+    RunUntil(io,
+             [&]() { return Joined(server.log).find("exceeds the limit") != std::string::npos; });
+    silent.non_blocking(true);
+    RunUntil(io, [&]() { return Joined(server.log).find("no hello within") != std::string::npos; });
+    if (HasFatalFailure())
+        return; // the read below would wait for ever
+    EXPECT_EQ(server.transport->pending_hellos(), 0u);
+    char byte;
+    boost::system::error_code ec;
+    silent.non_blocking(false);
+    silent.read_some(asio::buffer(&byte, 1), ec);
+    EXPECT_EQ(ec, asio::error::eof) << ec.message();
+
+    // The cap: two silent connections are held (until their deadline), the third is refused.
+    asio::ip::tcp::socket a(io), b(io);
+    a.connect(at);
+    b.connect(at);
+    RunUntil(io, [&]() { return server.transport->pending_hellos() == 2; });
+    third.connect(at);
+    RunUntil(io, [&]() { return Joined(server.log).find("(the limit)") != std::string::npos; });
+    EXPECT_TRUE(server.connected.empty());
+}
+
 TEST(ProcessEventLog, RoundTripsEveryEventExactlyAndSkipsACutLastLine)
 {
     const std::string path =
@@ -292,6 +520,78 @@ TEST(ProcessEventLog, RoundTripsEveryEventExactlyAndSkipsACutLastLine)
     EXPECT_EQ(s.code(), hilo::StatusCode::kCorruption);
     EXPECT_NE(s.message().find(path + ":"), std::string::npos) << s.message();
     std::filesystem::remove(path);
+}
+
+// versions_lost of an emulation is measured from the workers' own logs: a version a live worker
+// neither applied nor skipped through a snapshot counts, a dead worker's do not.
+TEST(ProcessGather, VersionsLostAreMeasuredFromTheWorkersLogs)
+{
+    const std::string tiny = std::string(HILO_SOURCE_DIR) + "/tests/scripts/tiny.textproto";
+    auto loaded = LoadScenarioFile(tiny, {}, CurrentCatalog());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    const ResolvedScenario& sc = loaded->resolved;
+    ASSERT_EQ(sc.workload.steps, 3u);
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hilo-gather-test";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    auto open = [&](const std::string& name)
+    {
+        auto w = EventLogWriter::Open((dir / name).string());
+        EXPECT_TRUE(w.ok());
+        return std::move(*w);
+    };
+    auto apply = [](uint32_t worker, uint64_t version)
+    {
+        ApplyEvent a;
+        a.worker = worker;
+        a.version = version;
+        a.ready_s = static_cast<double>(version);
+        return a;
+    };
+    {
+        auto learner = open("learner.events");
+        for (uint64_t v = 1; v <= 3; ++v)
+        {
+            PublishEvent p;
+            p.version = v;
+            p.published_s = static_cast<double>(v);
+            learner->Publish(p);
+        }
+        auto w0 = open("worker-0.events");
+        for (uint64_t v = 1; v <= 3; ++v)
+            w0->Apply(apply(0, v));
+        auto w1 = open("worker-1.events");
+        w1->Apply(apply(1, 1));
+        w1->Apply(apply(1, 3)); // version 2 never reached worker 1
+    }
+    auto gathered = GatherArm(sc, 0, dir.string(), 1.0, {true, true});
+    ASSERT_TRUE(gathered.ok()) << gathered.status().ToString();
+    EXPECT_EQ(Summarize(*gathered).versions_lost, 1u);
+    EXPECT_EQ(Summarize(*gathered).workers_alive, 2u);
+    EXPECT_EQ(gathered->worker_end[1].version, 3u);
+
+    // Worker 1 dead at the end: its gap is not a loss.
+    gathered = GatherArm(sc, 0, dir.string(), 1.0, {true, false});
+    ASSERT_TRUE(gathered.ok());
+    EXPECT_EQ(Summarize(*gathered).versions_lost, 0u);
+    EXPECT_EQ(Summarize(*gathered).workers_alive, 1u);
+
+    // A catch-up that restored the snapshot of version 2 skipped it: nothing is lost.
+    {
+        auto w1 = open("worker-1.events");
+        CatchUpEvent c;
+        c.worker = 1;
+        c.from_version = 1;
+        c.snapshot_version = 2;
+        c.to_version = 2;
+        w1->CatchUp(c);
+    }
+    gathered = GatherArm(sc, 0, dir.string(), 1.0, {true, true});
+    ASSERT_TRUE(gathered.ok());
+    EXPECT_EQ(Summarize(*gathered).versions_lost, 0u);
+    ASSERT_EQ(gathered->catch_ups.size(), 1u);
+    EXPECT_EQ(gathered->catch_ups[0].snapshot_version, 2);
+    std::filesystem::remove_all(dir);
 }
 
 } // namespace

@@ -141,6 +141,28 @@ class FakePort : public RolePort
     std::shared_ptr<bool> m_alive{std::make_shared<bool>(true)};
 };
 
+// A fake port that says it runs in real time (as a process does): it records what a role tells
+// After about each phase, and waits only for the rest of the modelled time, as ProcessPort does.
+class RealTimeFakePort : public FakePort
+{
+  public:
+    using FakePort::FakePort;
+    bool RealTime() const override { return true; }
+    void After(double modelled_s, ComputePhase phase, double spent_s,
+               std::function<void()> fn) override
+    {
+        phases.push_back({phase, modelled_s, spent_s});
+        FakePort::After(std::max(0.0, modelled_s - spent_s), phase, spent_s, std::move(fn));
+    }
+    struct Phase
+    {
+        ComputePhase phase;
+        double modelled_s;
+        double spent_s;
+    };
+    std::vector<Phase> phases;
+};
+
 std::shared_ptr<ArmContext>
 Context()
 {
@@ -307,6 +329,143 @@ TEST(Roles, UnusableMessagesAreReturnedNotApplied)
     EXPECT_TRUE(c.workers[0]->failure().ok());
     c.world.Run();
     EXPECT_EQ(c.published.size(), 5u); // the run went on
+}
+
+// A peer's message the learner cannot use costs that peer its connection and nothing else: the
+// learner returns an error (the driver closes the connection), records nothing and trains on.
+// Each case is checked on its own, then the run must end with every worker at the final hash.
+TEST(Roles, HostileMessagesToTheLearnerAreRefusedAndTheRunGoesOn)
+{
+    Cluster c;
+    while (c.published.size() < 2)
+        c.world.Run(c.world.now + 0.001);
+    const uint64_t version = c.learner->publisher().version();
+    auto message = [](uint32_t type, const std::string& payload)
+    {
+        RoleMessage m;
+        m.type = type;
+        m.payload = payload;
+        m.wire_bytes = payload.size();
+        return m;
+    };
+    struct Case
+    {
+        const char* name;
+        uint32_t peer;
+        uint32_t type;
+        std::string payload;
+        const char* says;
+    };
+    const std::string batch = "not a batch, never decoded";
+    const std::vector<Case> cases = {
+        {"resync for a future version", 0, kResyncRequest, EncodeResyncRequest(version + 1, false),
+         "ahead of the learner's version"},
+        {"resync far in the future", 1, kResyncRequest, EncodeResyncRequest(~0ull, true),
+         "ahead of the learner's version"},
+        {"unknown type", 0, 99, "x", "message type 99"},
+        {"round past the newest", 0, kTrajectories, EncodeTrajectories(version + 2, version, batch),
+         "accepts rounds up to"},
+        {"round past the last step", 1, kTrajectories, EncodeTrajectories(1000, version, batch),
+         "accepts rounds up to"},
+        {"trajectories from a relay id", RelayPeerId(0), kTrajectories,
+         EncodeTrajectories(version + 1, version, batch), "not a worker of the arm"},
+        {"trajectories from an unknown worker id", 7, kTrajectories,
+         EncodeTrajectories(version + 1, version, batch), "not a worker of the arm"},
+        {"done from the learner's own id", kLearnerPeerId, kDone, EncodeDone(5, 0),
+         "not a worker of the arm"},
+        {"resync from an unknown id", 2, kResyncRequest, EncodeResyncRequest(0, true),
+         "not a worker of the arm"},
+    };
+    const size_t sent_before = c.world.sent.size();
+    for (const Case& k : cases)
+    {
+        hilo::Status s = c.learner->HandleMessage(k.peer, message(k.type, k.payload));
+        EXPECT_FALSE(s.ok()) << k.name;
+        EXPECT_NE(s.message().find(k.says), std::string::npos) << k.name << ": " << s.message();
+        EXPECT_TRUE(c.learner->failure().ok()) << k.name << ": " << c.learner->failure().ToString();
+        EXPECT_FALSE(c.learner_port.stopped) << k.name;
+    }
+    EXPECT_EQ(c.world.sent.size(), sent_before) << "a refused message was answered";
+    EXPECT_TRUE(c.learner->done_workers().empty());
+
+    // A worker whose connection ended is no member: its batch and its done are refused too.
+    c.world.down[1] = true;
+    c.learner->HandlePeerClosed(1, /*error=*/true);
+    EXPECT_FALSE(c.learner
+                     ->HandleMessage(
+                         1, message(kTrajectories, EncodeTrajectories(version + 1, version, batch)))
+                     .ok());
+    EXPECT_FALSE(c.learner->HandleMessage(1, message(kDone, EncodeDone(5, 0))).ok());
+    EXPECT_TRUE(c.learner->done_workers().empty());
+    c.world.down[1] = false;
+    c.learner->HandlePeerConnected(1);
+
+    c.world.Run();
+    ASSERT_EQ(c.published.size(), 5u);
+    ASSERT_EQ(c.learner->done_workers().size(), 2u);
+    for (uint32_t w = 0; w < 2; ++w)
+    {
+        EXPECT_TRUE(c.learner->done_workers().at(w));
+        EXPECT_EQ(c.workers[w]->replica().state().adapter.Hash(),
+                  c.learner->publisher().replica_view().adapter.Hash());
+    }
+    EXPECT_TRUE(c.learner->failure().ok());
+}
+
+// A worker takes updates from the learner or a relay and nothing else from anyone but the learner.
+TEST(Roles, AWorkerRefusesMessagesFromPeersOtherThanItsLearner)
+{
+    Cluster c;
+    RoleMessage welcome;
+    const std::string bytes = EncodeWelcome(1, 0);
+    welcome.type = kWelcome;
+    welcome.payload = bytes;
+    EXPECT_EQ(c.workers[0]->HandleMessage(RelayPeerId(0), welcome).code(),
+              hilo::StatusCode::kInvalidArgument);
+    EXPECT_EQ(c.workers[0]->HandleMessage(1, welcome).code(), hilo::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(c.workers[0]->failure().ok());
+    c.world.Run();
+    EXPECT_EQ(c.published.size(), 5u);
+}
+
+// A process applies an update within its modelled apply time: the real decode + replay runs
+// first and the port is told how long it took, so that the update is ready at max(modelled,
+// real) and only real time past the modelled time counts as overrun (not the whole real time).
+TEST(Roles, AWorkerInRealTimeRunsTheRealApplyInsideTheModelledTime)
+{
+    Cluster c;
+    auto port = std::make_unique<RealTimeFakePort>(&c.world, 0u);
+    RealTimeFakePort* rt = port.get();
+    c.worker_ports[0]->Kill();
+    c.worker_ports[0] = std::move(port);
+    WorkerHooks hooks;
+    std::vector<ApplyEvent> applied;
+    hooks.applied = [&](const ApplyEvent& e) { applied.push_back(e); };
+    WorkerRoleOptions options;
+    options.announce_done = true;
+    c.workers[0] = std::make_unique<WorkerRole>(c.context, rt, 0, kLearnerPeerId, options, hooks);
+    WorkerRole* raw = c.workers[0].get();
+    c.world.inbox[0] = [raw](uint32_t from, const RoleMessage& m)
+    { ASSERT_TRUE(raw->HandleMessage(from, m).ok()); };
+    raw->Start();
+    c.world.Run();
+    ASSERT_EQ(c.published.size(), 5u);
+    std::vector<RealTimeFakePort::Phase> applies;
+    for (const auto& p : rt->phases)
+    {
+        if (p.phase == ComputePhase::kApply)
+            applies.push_back(p);
+    }
+    ASSERT_EQ(applies.size(), 5u);
+    ASSERT_EQ(applied.size(), 5u);
+    for (size_t i = 0; i < applies.size(); ++i)
+    {
+        EXPECT_GT(applies[i].spent_s, 0.0) << "the real apply ran after the modelled time";
+        EXPECT_EQ(applied[i].overrun_s, std::max(0.0, applies[i].spent_s - applies[i].modelled_s))
+            << "version " << applied[i].version;
+    }
+    EXPECT_EQ(raw->replica().state().adapter.Hash(),
+              c.learner->publisher().replica_view().adapter.Hash());
 }
 
 } // namespace

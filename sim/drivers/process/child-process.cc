@@ -50,6 +50,8 @@ ChildProcess::Start(const std::vector<std::string>& argv, const std::string& std
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, nullptr); // hilo-emu blocks the signals it waits for
+        signal(SIGPIPE, SIG_DFL);                 // and ignores SIGPIPE (an ignored one survives
+                                                  // exec)
         if (getppid() != parent)
         {
             _exit(127); // the parent died before the prctl took effect

@@ -1,9 +1,12 @@
 #include "sim/drivers/process/emu-runner.h"
 
 #include "sim/cli/run-command.h"
+#include "sim/drivers/process/arm-gather.h"
 #include "sim/drivers/process/child-process.h"
 #include "sim/drivers/process/event-log.h"
 #include "sim/drivers/process/node-network.h"
+#include "sim/drivers/process/peer-auth.h"
+#include "sim/drivers/process/process-faults.h"
 #include "sim/drivers/process/process-port.h"
 #include "sim/run/arm-context-builder.h"
 #include "sim/run/arm-summary.h"
@@ -13,11 +16,15 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <thread>
 
 namespace hilosim
@@ -58,6 +65,39 @@ class SignalWatch
     sigset_t m_set;
     sigset_t m_old;
     int m_signal{0};
+};
+
+// The run's key: a fresh random one in a private temporary folder, removed with the folder when
+// the run ends, whichever way.
+class RunKey
+{
+  public:
+    hilo::Status Create()
+    {
+        std::string pattern =
+            (std::filesystem::temp_directory_path() / "hilo-emu-key-XXXXXX").string();
+        if (mkdtemp(&pattern[0]) == nullptr)
+        {
+            return hilo::Status::Internal("cannot create a folder for the run's key: " +
+                                          std::string(std::strerror(errno)));
+        }
+        m_dir = pattern; // mkdtemp makes it 0700
+        m_path = m_dir + "/run.key";
+        return PeerAuth::WriteNewKeyFile(m_path);
+    }
+    ~RunKey()
+    {
+        if (!m_dir.empty())
+        {
+            std::error_code ec;
+            std::filesystem::remove_all(m_dir, ec);
+        }
+    }
+    const std::string& path() const { return m_path; }
+
+  private:
+    std::string m_dir;
+    std::string m_path;
 };
 
 // Why an arm could not finish.
@@ -103,6 +143,8 @@ class ArmEmulation
       , m_dir(std::move(dir))
       , m_signals(signals)
       , m_err(err)
+      , m_faults(m_sc)
+      , m_records(m_faults.Records())
     {
     }
 
@@ -127,6 +169,16 @@ class ArmEmulation
 
     double wall_s() const { return m_wall; }
     const std::string& dir() const { return m_dir; }
+    /// By worker: whether it was running when the arm ended (not crashed for good).
+    std::vector<bool> alive_at_end() const
+    {
+        std::vector<bool> alive(m_sc.workers.size(), true);
+        for (uint32_t w : m_faults.gone())
+            alive[w] = false;
+        return alive;
+    }
+    /// The scenario's faults as they happened in this arm (times in modelled s from the epoch).
+    const std::vector<FaultRecord>& fault_records() const { return m_records; }
 
   private:
     std::vector<std::string> NodeArgs(const std::string& role, uint32_t index,
@@ -140,13 +192,17 @@ class ArmEmulation
                                    m_arm.name,
                                    "--index",
                                    std::to_string(index),
-                                   "--sync-start",
                                    "--stall-timeout",
                                    std::to_string(m_options.stall_timeout_s)};
         if (!events.empty())
         {
             a.push_back("--events");
             a.push_back(events);
+        }
+        if (!m_options.key_file.empty())
+        {
+            a.push_back("--key-file");
+            a.push_back(m_options.key_file);
         }
         for (const std::string& o : m_options.overrides)
         {
@@ -237,6 +293,7 @@ class ArmEmulation
         ChildProcess* learner = nullptr;
         {
             auto args = NodeArgs("learner", 0, m_dir + "/learner.events");
+            args.push_back("--sync-start");
             args.push_back("--listen");
             args.push_back(m_network->ListenAddress(NodeRole::kLearner, 0));
             learner = Spawn(NodeRole::kLearner, 0, args, "learner", "learner", failure);
@@ -253,6 +310,7 @@ class ArmEmulation
             for (uint32_t r = 0; r < m_sc.network.regions.size(); ++r)
             {
                 auto args = NodeArgs("relay", r, /*events=*/"");
+                args.push_back("--sync-start");
                 args.push_back("--listen");
                 args.push_back(m_network->ListenAddress(NodeRole::kRelay, r));
                 args.push_back("--connect");
@@ -266,7 +324,8 @@ class ArmEmulation
             }
         }
         const std::vector<uint32_t> order = TopologyWorkerOrder(m_sc);
-        std::vector<ChildProcess*> workers;
+        m_workerArgs.clear();
+        m_worker.assign(order.size(), nullptr);
         for (uint32_t w = 0; w < order.size(); ++w)
         {
             auto args = NodeArgs("worker", w, m_dir + "/worker-" + std::to_string(w) + ".events");
@@ -278,44 +337,109 @@ class ArmEmulation
                 args.push_back(m_network->RelayHostForWorker(w) +
                                relay_ports.at(m_sc.workers[order[w]].region_index));
             }
+            for (double at : m_faults.divergences()[w])
+            {
+                args.push_back("--diverge-at");
+                args.push_back(std::to_string(at));
+            }
+            m_workerArgs.push_back(args);
+            if (m_faults.late().count(w) != 0)
+                continue; // started at its worker_join time
+            args.push_back("--sync-start");
             ChildProcess* c = Spawn(NodeRole::kWorker, w, args, "worker-" + std::to_string(w),
                                     "worker " + std::to_string(w), failure);
             if (!c)
                 return false;
-            workers.push_back(c);
+            m_worker[w] = c;
         }
-        for (ChildProcess* c : workers)
+        for (ChildProcess* c : m_worker)
         {
             uint16_t unused = 0;
-            if (!AwaitReady(c, &unused, failure))
+            if (c && !AwaitReady(c, &unused, failure))
                 return false;
         }
         // Everyone is set up: start every role at one epoch, a moment from now.
-        const int64_t epoch = SteadyNowNs() + 200'000'000;
+        m_epochNs = SteadyNowNs() + 200'000'000;
         for (auto& c : m_children)
         {
-            if (!c->WriteLine(std::to_string(epoch)))
+            if (!c->WriteLine(std::to_string(m_epochNs)))
             {
                 failure->message = "cannot send the epoch to " + c->name();
                 return false;
             }
         }
-        return Supervise(learner, workers, failure);
+        return Supervise(learner, failure);
     }
 
-    bool Supervise(ChildProcess* learner, const std::vector<ChildProcess*>& workers,
-                   ArmFailure* failure)
+    /// Modelled seconds since the run's epoch.
+    double Now() const { return static_cast<double>(SteadyNowNs() - m_epochNs) * 1e-9; }
+
+    /// Injects the faults due by now (process-faults.h). False when a process cannot start.
+    bool InjectFaults(ArmFailure* failure)
+    {
+        const double now = Now();
+        for (size_t i = 0; i < m_sc.faults.size(); ++i)
+        {
+            if (m_sc.faults[i].kind == FaultKind::kReplayDivergence && !m_records[i].injected &&
+                now >= m_sc.faults[i].at.GetSeconds())
+            {
+                m_records[i].injected = true; // the worker's own timer perturbs its next replay
+            }
+        }
+        const std::vector<FaultAction>& actions = m_faults.actions();
+        for (; m_nextAction < actions.size() && actions[m_nextAction].at_s <= now; ++m_nextAction)
+        {
+            const FaultAction& a = actions[m_nextAction];
+            FaultRecord& r = m_records[a.fault];
+            const std::string name = "worker " + std::to_string(a.worker);
+            if (a.kind == FaultAction::kKill)
+            {
+                ChildProcess* c = m_worker[a.worker];
+                if (c)
+                {
+                    c->Signal(SIGKILL);
+                    m_killed.insert(c);
+                }
+                m_worker[a.worker] = nullptr;
+                r.injected = true;
+                r.start_s = now;
+                m_err << "hilo-emu: " << r.kind << ": killed " << name << " at " << now << " s\n";
+                continue;
+            }
+            // A new process for the worker: it rejoins the run, on the run's clock.
+            auto args = m_workerArgs[a.worker];
+            args.push_back("--rejoin");
+            args.push_back("--epoch-ns");
+            args.push_back(std::to_string(m_epochNs));
+            ChildProcess* c = Spawn(NodeRole::kWorker, a.worker, args,
+                                    "worker-" + std::to_string(a.worker), name, failure);
+            if (!c)
+                return false;
+            m_worker[a.worker] = c;
+            if (r.kind == "worker_join")
+            {
+                r.injected = true;
+                r.start_s = now;
+            }
+            r.end_s = now;
+            m_err << "hilo-emu: " << r.kind << ": started " << name << " at " << now << " s\n";
+        }
+        return true;
+    }
+
+    bool Supervise(ChildProcess* learner, ArmFailure* failure)
     {
         const auto start = std::chrono::steady_clock::now();
         size_t shown = 0;
         auto last_progress_check = start;
         while (true)
         {
-            if (Interrupted(failure) || NetworkFailed(failure))
+            if (Interrupted(failure) || NetworkFailed(failure) || !InjectFaults(failure))
                 return false;
             for (auto& c : m_children)
             {
-                if (c.get() != learner && c->Poll() && c->exit_code() != kExitOk)
+                if (c.get() != learner && m_killed.count(c.get()) == 0 && c->Poll() &&
+                    c->exit_code() != kExitOk)
                 {
                     ChildFailed(c.get(), failure);
                     return false;
@@ -354,10 +478,12 @@ class ArmEmulation
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
-        // The learner ended the run: every worker holds the last version and closes.
+        // The learner ended the run: every live worker holds the last version and closes.
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-        for (ChildProcess* w : workers)
+        for (ChildProcess* w : m_worker)
         {
+            if (!w)
+                continue; // crashed for good, or its join came after the end
             while (!w->Poll() && std::chrono::steady_clock::now() < deadline)
             {
                 if (Interrupted(failure))
@@ -390,70 +516,14 @@ class ArmEmulation
     std::ostream& m_err;
     std::vector<std::unique_ptr<ChildProcess>> m_children;
     double m_wall{0};
+    ProcessFaults m_faults;
+    std::vector<FaultRecord> m_records;
+    std::vector<std::vector<std::string>> m_workerArgs; // by worker, without --sync-start
+    std::vector<ChildProcess*> m_worker;                // by worker: its running process
+    std::set<ChildProcess*> m_killed;                   // killed on purpose
+    size_t m_nextAction{0};
+    int64_t m_epochNs{0};
 };
-
-// The arm's outputs from its event logs, in the simulator's ArmResult.
-hilo::StatusOr<ArmResult>
-GatherArm(const ResolvedScenario& sc, size_t arm_index, const std::string& dir, double wall_s)
-{
-    const ResolvedArm& arm = sc.arms[arm_index];
-    auto context = BuildArmContext(sc, arm);
-    if (!context.ok())
-    {
-        return context.status();
-    }
-    ArmResult result = NewArmResult(sc, arm, **context);
-    EventRecord record;
-    HILO_RETURN_IF_ERROR(ReadEventLog(dir + "/learner.events", &record));
-    const uint32_t workers = (*context)->workers;
-    for (uint32_t w = 0; w < workers; ++w)
-    {
-        HILO_RETURN_IF_ERROR(
-            ReadEventLog(dir + "/worker-" + std::to_string(w) + ".events", &record));
-    }
-    std::sort(record.publishes.begin(), record.publishes.end(),
-              [](const PublishEvent& a, const PublishEvent& b) { return a.version < b.version; });
-    std::sort(record.evals.begin(), record.evals.end(),
-              [](const EvalEvent& a, const EvalEvent& b) { return a.version < b.version; });
-    std::stable_sort(record.applies.begin(), record.applies.end(),
-                     [](const ApplyEvent& a, const ApplyEvent& b) {
-                         return a.ready_s != b.ready_s ? a.ready_s < b.ready_s
-                                                       : a.worker < b.worker;
-                     });
-    std::stable_sort(record.rollouts.begin(), record.rollouts.end(),
-                     [](const RolloutEvent& a, const RolloutEvent& b)
-                     { return a.done_s != b.done_s ? a.done_s < b.done_s : a.worker < b.worker; });
-    result.publishes = std::move(record.publishes);
-    result.evals = std::move(record.evals);
-    result.applies = std::move(record.applies);
-    result.rollouts = std::move(record.rollouts);
-    result.hash_mismatches = record.mismatches;
-    result.resyncs = record.resyncs;
-    for (const ApplyEvent& e : result.applies)
-    {
-        if (e.version == sc.workload.steps)
-            result.sim_time_s = std::max(result.sim_time_s, e.ready_s);
-    }
-    for (const auto& [worker, match] : record.done)
-    {
-        result.workers_at_final_hash += match ? 1 : 0;
-    }
-    result.real_time = true;
-    result.worker_pid.assign(workers, 0);
-    for (const auto& [worker, pids] : record.worker_pids)
-    {
-        if (worker < workers && !pids.empty())
-            result.worker_pid[worker] = pids.back();
-    }
-    result.wall_s = wall_s;
-    if (result.publishes.size() != sc.workload.steps)
-    {
-        return hilo::Status::Internal("the learner's event log has " +
-                                      std::to_string(result.publishes.size()) + " of " +
-                                      std::to_string(sc.workload.steps) + " versions");
-    }
-    return result;
-}
 
 } // namespace
 
@@ -468,19 +538,24 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
         err << "hilo-emu run: " << checked.message() << "\n";
         return kExitBadInput;
     }
-    if (!sc.faults.empty())
+    const std::string unsupported = ProcessFaults(sc).Unsupported(network.Name());
+    if (!unsupported.empty())
     {
-        // Not silently fault-free: the scenario asks for faults this runtime does not inject.
-        const ResolvedFault& f = sc.faults.front();
-        err << "hilo-emu run: " << loaded.path << ": faults[0] (" << FaultKindName(f.kind) << " at "
-            << f.at.GetSeconds() << " s on " << f.target_text
-            << "): hilo-emu does not inject scenario faults; run the scenario under hilo-sim, "
-               "or drop the faults list and kill a hilo-node process by hand "
-               "(README, Real processes)\n";
+        // Not silently fault-free: the scenario asks for a fault this runtime does not inject.
+        err << "hilo-emu run: " << loaded.path << ": " << unsupported << "\n";
         return kExitBadInput;
     }
     // Signals are collected from here on, so that an interrupted set-up is undone too.
     SignalWatch signals;
+    RunKey key;
+    hilo::Status keyed = key.Create();
+    if (!keyed.ok())
+    {
+        err << "hilo-emu run: " << keyed.message() << "\n";
+        return kExitRuntime;
+    }
+    EmuOptions run_options = options;
+    run_options.key_file = key.path();
     hilo::Status prepared = network.Prepare();
     if (!prepared.ok())
     {
@@ -500,7 +575,7 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
             err << "hilo-emu run: cannot create " << dir << ": " << ec.message() << "\n";
             return kExitRuntime;
         }
-        ArmEmulation arm(loaded, i, options, &network, dir, &signals, err);
+        ArmEmulation arm(loaded, i, run_options, &network, dir, &signals, err);
         ArmFailure failure;
         if (!arm.Run(&failure))
         {
@@ -509,7 +584,7 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
                 << "\n";
             return failure.code;
         }
-        auto result = GatherArm(sc, i, dir, arm.wall_s());
+        auto result = GatherArm(sc, i, dir, arm.wall_s(), arm.alive_at_end(), arm.fault_records());
         hilo::Status finished = network.FinishArm(result.ok() ? &*result : nullptr);
         if (!result.ok())
         {

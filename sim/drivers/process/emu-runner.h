@@ -5,6 +5,13 @@
 // files as `hilo-sim run` (sim/run/output-writer.h) with "mode": "emulation-<network>" in
 // summary.json, a `pid` column in workers.csv and the compute-overrun columns in steps.csv.
 //
+// The scenario's worker faults happen to the processes (process-faults.h): a crash is a SIGKILL,
+// a restart or a late join a new process that rejoins, a replay divergence a perturbed replay;
+// summary.json then reports faults_injected, versions_lost, workers_alive, workers_at_final_hash
+// and recovery_s measured from the processes' event logs (arm-gather.h). Faults processes cannot
+// take (link faults under --network direct, ...) are refused with exit 2 before anything starts.
+// Every run has a fresh random key (a 0600 file in a private temporary folder, removed on every
+// return path): the nodes authenticate one another with it (sim/drivers/process/peer-auth.h).
 // A child that dies is named, with its stderr tail; the others are stopped and the run exits 1.
 // SIGINT or SIGTERM to hilo-emu stops every child (and a hilo-emu killed outright takes its
 // children with it: PR_SET_PDEATHSIG) -- no orphans.
@@ -29,6 +36,8 @@ struct EmuOptions
     double stall_timeout_s{300};        // passed to every node (bounded waits)
     double ready_timeout_s{120};        // a node that is not set up by then fails the run
     std::vector<std::string> overrides; // the `--set` assignments, passed to every node
+    std::string key_file;               // set by RunEmulation: the run's fresh key, passed to
+                                        // every node (--key-file)
 };
 
 /// Runs every arm of `scenario` as processes in `network`; returns the exit code (0 ok, 1 runtime

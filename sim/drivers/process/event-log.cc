@@ -111,6 +111,13 @@ EventLogWriter::Resync(uint32_t worker, uint64_t from_version)
 }
 
 void
+EventLogWriter::CatchUp(const CatchUpEvent& e)
+{
+    Line(Join("catchup", e.worker, e.from_version, e.snapshot_version, e.to_version, Num(e.done_s),
+              e.ok ? 1 : 0));
+}
+
+void
 EventLogWriter::Done(uint32_t worker, uint64_t version, uint64_t state_hash, bool match)
 {
     Line(Join("done", worker, version, state_hash, match ? 1 : 0));
@@ -196,6 +203,15 @@ ReadEventLog(const std::string& path, EventRecord* record)
             uint64_t version = 0;
             ok = static_cast<bool>(f >> worker >> version);
             ++(kind == "mismatch" ? record->mismatches : record->resyncs);
+        }
+        else if (kind == "catchup")
+        {
+            CatchUpEvent e;
+            int done_ok = 0;
+            ok = static_cast<bool>(f >> e.worker >> e.from_version >> e.snapshot_version >>
+                                   e.to_version >> e.done_s >> done_ok);
+            e.ok = done_ok != 0;
+            record->catch_ups.push_back(e);
         }
         else if (kind == "done")
         {

@@ -11,6 +11,7 @@
 //   apply WORKER VERSION RECEIVED READY HASH_OK VIA_RESYNC CPU_S OVERRUN
 //   mismatch WORKER VERSION
 //   resync WORKER FROM_VERSION
+//   catchup WORKER FROM_VERSION SNAPSHOT_VERSION TO_VERSION DONE OK   (SNAPSHOT -1: none)
 //   done WORKER VERSION STATE_HASH MATCH      (learner: a worker announced the last version)
 // KEPT is a comma-separated list, or "-" when empty.
 #ifndef HILOSIM_DRIVERS_PROCESS_EVENT_LOG_H
@@ -44,6 +45,7 @@ class EventLogWriter
     void Apply(const ApplyEvent& e);
     void Mismatch(uint32_t worker, uint64_t version);
     void Resync(uint32_t worker, uint64_t from_version);
+    void CatchUp(const CatchUpEvent& e);
     void Done(uint32_t worker, uint64_t version, uint64_t state_hash, bool match);
 
   private:
@@ -59,6 +61,7 @@ struct EventRecord
     std::vector<EvalEvent> evals;
     std::vector<RolloutEvent> rollouts;
     std::vector<ApplyEvent> applies;
+    std::vector<CatchUpEvent> catch_ups;
     uint64_t mismatches{0};
     uint64_t resyncs{0};
     std::map<uint32_t, bool> done;                        // worker -> its final hash matched

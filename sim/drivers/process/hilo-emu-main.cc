@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 
@@ -48,6 +49,10 @@ Sibling(const std::string& name)
 int
 main(int argc, char** argv)
 {
+    // A node that dies after "ready" closes the pipe hilo-emu writes the epoch to: that write must
+    // fail (and the death be reported, every other node stopped), not kill hilo-emu with SIGPIPE
+    // before it cleans up. Nodes get the default action back before exec (child-process.cc).
+    std::signal(SIGPIPE, SIG_IGN);
     hilosim::EmuOptions options;
     hilosim::Ns3NetworkOptions ns3;
     std::string command, scenario, network, sustained;

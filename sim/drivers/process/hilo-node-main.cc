@@ -14,11 +14,15 @@ namespace
 
 const char* const kUsage =
     "usage:\n"
-    "  hilo-node learner --scenario S --arm NAME --listen HOST:PORT [--out DIR] [--set ...]\n"
-    "  hilo-node worker  --scenario S --arm NAME --index I --connect HOST:PORT\n"
+    "  hilo-node learner --scenario S --arm NAME --listen HOST:PORT --key-file F\n"
+    "                    [--out DIR] [--set ...]\n"
+    "  hilo-node worker  --scenario S --arm NAME --index I --connect HOST:PORT --key-file F\n"
     "                    [--relay HOST:PORT] [--out DIR] [--set ...]\n"
     "  hilo-node relay   --scenario S --arm NAME --index R --listen HOST:PORT\n"
-    "                    --connect HOST:PORT [--set ...]\n"
+    "                    --connect HOST:PORT --key-file F [--set ...]\n"
+    "Every node of a run takes the same --key-file (make one with `openssl rand -hex 32`,\n"
+    "mode 0600); a node listening beyond loopback without one refuses to start unless\n"
+    "--insecure.\n"
     "Each role takes its GPU, workload, seed and arm from the scenario. Workers are indexed in\n"
     "topology order (scenario order in a star, region by region otherwise), relays by region.\n"
     "Exit codes: 0 success, 1 run-time failure, 2 bad input, 128+N killed by signal N.\n";
@@ -48,7 +52,18 @@ main(int argc, char** argv)
         "sync-start", po::bool_switch(&o.sync_start),
         "print \"ready PORT\" after set-up and read the run's epoch (ns) from stdin")(
         "stall-timeout", po::value(&o.stall_timeout_s)->default_value(300),
-        "seconds without progress before giving up")("role", po::value(&o.role), "");
+        "seconds without progress before giving up")(
+        "rejoin", po::bool_switch(&o.rejoin),
+        "worker: a restarted or late process (waits for the learner's welcome, then catches up "
+        "from a snapshot)")("diverge-at", po::value(&o.diverge_at_s)->composing(),
+                            "worker, fault injection: the next replay after this modelled time "
+                            "diverges from the learner's (repeatable)")(
+        "key-file", po::value(&o.key_file),
+        "shared key of the run's nodes (>= 16 bytes, mode 0600): peers prove it with "
+        "HMAC-SHA-256 challenge-response")(
+        "insecure", po::bool_switch(&o.insecure),
+        "allow listening beyond loopback without --key-file (a trusted network only)")(
+        "role", po::value(&o.role), "");
     po::positional_options_description pos;
     pos.add("role", 1);
     po::variables_map vm;

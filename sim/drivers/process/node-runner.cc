@@ -1,7 +1,10 @@
 #include "sim/drivers/process/node-runner.h"
 
 #include "sim/cli/catalog.h"
+#include "sim/drivers/process/arm-frame-limit.h"
 #include "sim/drivers/process/event-log.h"
+#include "sim/drivers/process/peer-auth.h"
+#include "sim/drivers/process/process-faults.h"
 #include "sim/drivers/process/process-port.h"
 #include "sim/drivers/process/tcp-transport.h"
 #include "sim/roles/learner-role.h"
@@ -16,6 +19,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <functional>
@@ -100,13 +104,13 @@ class NodeLoop
 
     /// Calls `start` at the run's epoch (at once when it has passed): every node of a run starts
     /// its role at modelled time 0, as in the simulator, whatever its own start-up took.
-    void AtEpoch(std::function<void()> start)
+    void AtEpoch(std::function<void()> start, bool late_is_expected = false)
     {
         const auto now = std::chrono::steady_clock::now();
         if (now >= m_epoch)
         {
             const double late = std::chrono::duration<double>(now - m_epoch).count();
-            if (late > 0.05)
+            if (late > 0.05 && !late_is_expected)
             {
                 Log("started " + std::to_string(late) +
                     " s after the run's epoch (start-up took longer than hilo-emu allowed)");
@@ -178,33 +182,54 @@ class NodeLoop
     int m_code{-1};
 };
 
-// Messages that arrive before this node's role started (a peer's clock reached the epoch first):
-// kept and handed over right after the role starts.
+// Transport events that arrive before this node's role started (a peer's clock reached the
+// epoch first): kept and handed over, in order, right after the role starts.
 class EarlyMessages
 {
   public:
+    enum Kind
+    {
+        kMessage,
+        kConnected,
+        kClosed, // cleanly
+        kFailed, // closed with an error
+    };
     void Keep(uint32_t peer, const RoleMessage& m)
     {
-        m_kept.push_back({peer, m.type, std::string(m.payload), m.wire_bytes, m.sequence});
+        m_kept.push_back(
+            {kMessage, peer, m.type, std::string(m.payload), m.wire_bytes, m.sequence});
     }
-    template<typename Handler>
-    void Replay(Handler handle)
+    void KeepEvent(uint32_t peer, Kind kind) { m_kept.push_back({kind, peer, 0, {}, 0, 0}); }
+    template<typename OnMessage, typename OnConnected, typename OnClosed>
+    void Replay(OnMessage message, OnConnected connected, OnClosed closed)
     {
-        for (const Kept& k : m_kept)
+        std::vector<Kept> kept;
+        kept.swap(m_kept);
+        for (const Kept& k : kept)
         {
+            if (k.kind == kConnected)
+            {
+                connected(k.peer);
+                continue;
+            }
+            if (k.kind != kMessage)
+            {
+                closed(k.peer, k.kind == kFailed);
+                continue;
+            }
             RoleMessage m;
             m.type = k.type;
             m.payload = k.payload;
             m.wire_bytes = k.wire_bytes;
             m.sequence = k.sequence;
-            handle(k.peer, m);
+            message(k.peer, m);
         }
-        m_kept.clear();
     }
 
   private:
     struct Kept
     {
+        Kind kind;
         uint32_t peer;
         uint32_t type;
         std::string payload;
@@ -214,43 +239,70 @@ class EarlyMessages
     std::vector<Kept> m_kept;
 };
 
-// Routes the transport's messages to a learner or worker role: kept until the role has started,
-// then handed to it; a message the role cannot use closes that peer's connection.
-template<typename Role>
-class MessageRouter
+// What a role does with the transport's events.
+struct RoleHandlers
+{
+    std::function<bool()> started;
+    std::function<hilo::Status(uint32_t peer, const RoleMessage& m)> message;
+    std::function<void(uint32_t peer)> connected;
+    std::function<void(uint32_t peer, bool error)> closed;
+};
+
+// Routes the transport's events to a role: kept, in order, until the role has started, then
+// handed to it. A message the role cannot use closes that peer's connection (logged by the
+// transport); the role goes on.
+class EventRouter
 {
   public:
-    MessageRouter(NodeLoop* loop, const std::unique_ptr<Role>* role, TcpTransport* const* transport)
+    EventRouter(NodeLoop* loop, TcpTransport* const* transport)
       : m_loop(loop)
-      , m_role(role)
       , m_transport(transport)
     {
     }
+    void SetHandlers(RoleHandlers handlers) { m_role = std::move(handlers); }
+
     void OnMessage(uint32_t peer, const RoleMessage& m)
     {
         m_loop->Progress();
-        if (!(*m_role)->started())
+        if (!m_role.started())
             m_early.Keep(peer, m);
         else
             Handle(peer, m);
     }
+    void OnConnected(uint32_t peer)
+    {
+        m_loop->Progress();
+        if (!m_role.started())
+            m_early.KeepEvent(peer, EarlyMessages::kConnected);
+        else
+            m_role.connected(peer);
+    }
+    void OnClosed(uint32_t peer, bool error)
+    {
+        if (!m_role.started())
+            m_early.KeepEvent(peer, error ? EarlyMessages::kFailed : EarlyMessages::kClosed);
+        else
+            m_role.closed(peer, error);
+    }
     /// Hands over what arrived before the role started.
     void RoleStarted()
     {
-        m_early.Replay([this](uint32_t peer, const RoleMessage& m) { Handle(peer, m); });
+        m_early.Replay([this](uint32_t peer, const RoleMessage& m) { Handle(peer, m); },
+                       [this](uint32_t peer) { m_role.connected(peer); },
+                       [this](uint32_t peer, bool error) { m_role.closed(peer, error); });
     }
 
   private:
     void Handle(uint32_t peer, const RoleMessage& m)
     {
-        hilo::Status s = (*m_role)->HandleMessage(peer, m);
+        hilo::Status s = m_role.message(peer, m);
         if (!s.ok())
             (*m_transport)->Disconnect(peer, "unusable message: " + s.message());
     }
 
     NodeLoop* m_loop;
-    const std::unique_ptr<Role>* m_role;
     TcpTransport* const* m_transport;
+    RoleHandlers m_role;
     EarlyMessages m_early;
 };
 
@@ -261,7 +313,24 @@ struct ArmSetup
     size_t arm_index{0};
     std::shared_ptr<ArmContext> context;
     std::vector<uint32_t> order; // topology order
+    std::string key;             // shared key (--key-file); empty: peers are not authenticated
+    uint64_t frame_limit{0};     // largest message payload a peer may send (arm-frame-limit.h)
 };
+
+// What every node's transport shares: its id and name, the run's clock, the key, the frame limit,
+// and the one reconnect policy (the roles': the transport does not redial by itself).
+TcpTransportOptions
+BaseTransportOptions(uint32_t id, const std::string& name, NodeLoop& loop, const ArmSetup& setup)
+{
+    TcpTransportOptions topt;
+    topt.local_id = id;
+    topt.name = name;
+    topt.clock_ns = [&loop]() { return loop.NowNs(); };
+    topt.key = setup.key;
+    topt.max_payload_bytes = setup.frame_limit;
+    topt.redial = false;
+    return topt;
+}
 
 int
 LoadArm(const NodeOptions& o, std::ostream& err, ArmSetup* setup)
@@ -347,6 +416,25 @@ WritePortFile(const std::string& path, uint16_t port, std::ostream& err)
     return true;
 }
 
+// A node that listens beyond loopback without a key lets anyone on the network join the run.
+bool
+ListenIsSafe(const std::string& who, const std::string& host, const NodeOptions& o,
+             const ArmSetup& setup, std::ostream& err)
+{
+    boost::system::error_code ec;
+    const auto address = boost::asio::ip::make_address(host, ec);
+    if (!setup.key.empty() || o.insecure || (!ec && address.is_loopback()))
+    {
+        return true;
+    }
+    err << "hilo-node " << who << ": refusing to listen on " << host
+        << " without --key-file: any host that can reach it could join the run as a worker or "
+           "relay, feed the learner batches and be served its updates. Give every node of the "
+           "run the same --key-file (for example one made with `openssl rand -hex 32`), or pass "
+           "--insecure on a network you trust.\n";
+    return false;
+}
+
 std::string
 ListIds(const std::vector<uint32_t>& ids)
 {
@@ -366,6 +454,8 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
         err << "hilo-node learner: --listen must be HOST:PORT, got \"" << o.listen << "\"\n";
         return kExitBadInput;
     }
+    if (!ListenIsSafe("learner", host, o, setup, err))
+        return kExitBadInput;
     bool ok = true;
     auto events = OpenEvents(o, err, &ok);
     if (!ok)
@@ -386,21 +476,20 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
 
     NodeLoop loop("learner", err, o.epoch_ns, o.stall_timeout_s);
     std::unique_ptr<LearnerRole> role;
-    TcpTransportOptions topt;
-    topt.local_id = kLearnerPeerId;
-    topt.name = "learner";
-    topt.clock_ns = [&loop]() { return loop.NowNs(); };
+    TcpTransportOptions topt = BaseTransportOptions(kLearnerPeerId, "learner", loop, setup);
+    // The scenario's workers, and its relays in a relay topology; nobody else.
+    const uint32_t relays = sc.network.topology == TopologyKind::kRelay
+                                ? static_cast<uint32_t>(sc.network.regions.size())
+                                : 0;
+    topt.accept_peer = [workers, relays](uint32_t id)
+    { return id < workers || (IsRelayPeerId(id) && id - kRelayPeerIdBase < relays); };
     TcpTransportCallbacks tcb;
     TcpTransport* transport_ptr = nullptr;
+    EventRouter router(&loop, &transport_ptr);
     tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
-    tcb.connected = [&](uint32_t peer)
-    {
-        loop.Progress();
-        role->HandlePeerConnected(peer);
-    };
+    tcb.connected = [&](uint32_t peer) { router.OnConnected(peer); };
     tcb.closed = [&](uint32_t peer, bool error, const std::string&)
-    { role->HandlePeerClosed(peer, error); };
-    MessageRouter router(&loop, &role, &transport_ptr);
+    { router.OnClosed(peer, error); };
     tcb.message = [&](uint32_t peer, const RoleMessage& m) { router.OnMessage(peer, m); };
     TcpTransport transport(loop.io(), topt, tcb);
     transport_ptr = &transport;
@@ -419,13 +508,18 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
         if (events)
             events->Eval(e);
     };
+    const ProcessFaults faults(sc);
     hooks.worker_done = [&](uint32_t worker, uint64_t version, uint64_t hash)
     {
         const bool match = role->done_workers().at(worker);
         if (events)
             events->Done(worker, version, hash, match);
-        if (role->done_workers().size() < workers)
-            return;
+        // Every worker still running at the end (not crashed for good) must hold the last version.
+        for (uint32_t w = 0; w < workers; ++w)
+        {
+            if (faults.gone().count(w) == 0 && role->done_workers().count(w) == 0)
+                return;
+        }
         std::vector<uint32_t> bad;
         for (const auto& [w, m] : role->done_workers())
         {
@@ -437,8 +531,21 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
                                 : "workers " + ListIds(bad) +
                                       " ended at a state hash other than the learner's");
     };
+    LearnerRoleOptions lopt;
+    std::vector<uint32_t> initial;
+    for (uint32_t w = 0; w < workers; ++w)
+    {
+        if (faults.late().count(w) == 0)
+            initial.push_back(WorkerPeerId(w)); // a late joiner is waited for once it connects
+    }
+    lopt.members = initial;
     role = std::make_unique<LearnerRole>(setup.context, &port, update_peers,
-                                         hilo::PublisherOptions{}, std::move(hooks));
+                                         hilo::PublisherOptions{}, std::move(hooks), lopt);
+    router.SetHandlers({[&]() { return role->started(); },
+                        [&](uint32_t peer, const RoleMessage& m)
+                        { return role->HandleMessage(peer, m); },
+                        [&](uint32_t peer) { role->HandlePeerConnected(peer); },
+                        [&](uint32_t peer, bool error) { role->HandlePeerClosed(peer, error); }});
     auto bound = transport.Listen(host, listen_port);
     if (!bound.ok())
     {
@@ -529,27 +636,31 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     std::unique_ptr<WorkerRole> role;
     bool done_sent = false;
     bool ever_connected = false;
-    TcpTransportOptions topt;
-    topt.local_id = WorkerPeerId(o.index);
-    topt.name = label;
-    topt.clock_ns = [&loop]() { return loop.NowNs(); };
+    TcpTransportOptions topt = BaseTransportOptions(WorkerPeerId(o.index), label, loop, setup);
     TcpTransportCallbacks tcb;
     TcpTransport* transport_ptr = nullptr;
+    EventRouter router(&loop, &transport_ptr);
     tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
     tcb.connected = [&](uint32_t peer)
     {
-        loop.Progress();
         if (peer == kLearnerPeerId)
             ever_connected = true;
+        router.OnConnected(peer);
     };
-    tcb.closed = [&](uint32_t peer, bool error, const std::string& why)
+    tcb.closed = [&](uint32_t peer, bool error, const std::string&)
     {
         if (peer == kLearnerPeerId && done_sent)
         {
             loop.Finish(kExitOk, ""); // the learner ends the run once every worker is done
+            return;
         }
+        router.OnClosed(peer, error);
     };
-    MessageRouter router(&loop, &role, &transport_ptr);
+    tcb.authentication_failed = [&](uint32_t peer, const std::string& why)
+    {
+        loop.Finish(kExitRuntime, std::string("authentication failed with the ") +
+                                      (peer == kLearnerPeerId ? "learner" : "relay") + ": " + why);
+    };
     tcb.message = [&](uint32_t peer, const RoleMessage& m) { router.OnMessage(peer, m); };
     TcpTransport transport(loop.io(), topt, tcb);
     transport_ptr = &transport;
@@ -567,9 +678,10 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
         loop.Progress();
         if (events)
             events->Apply(e);
-        if (e.version >= setup.context->steps)
-            done_sent = true; // announce_done sends kDone at this point
     };
+    // Only a kDone that left (the last version reached with its hash checked) lets the learner's
+    // close end this worker with success.
+    hooks.done_sent = [&](uint32_t, uint64_t) { done_sent = true; };
     hooks.hash_mismatch = [&](uint32_t worker, uint64_t version)
     {
         if (events)
@@ -580,10 +692,22 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
         if (events)
             events->Resync(worker, from);
     };
+    hooks.caught_up = [&](const CatchUpEvent& e)
+    {
+        loop.Progress();
+        if (events)
+            events->CatchUp(e);
+    };
     WorkerRoleOptions wopt;
     wopt.announce_done = true;
+    wopt.rejoining = o.rejoin;
     role = std::make_unique<WorkerRole>(setup.context, &port, o.index, kLearnerPeerId, wopt,
                                         std::move(hooks));
+    router.SetHandlers({[&]() { return role->started(); },
+                        [&](uint32_t peer, const RoleMessage& m)
+                        { return role->HandleMessage(peer, m); },
+                        [&](uint32_t peer) { role->HandlePeerConnected(peer); },
+                        [&](uint32_t peer, bool error) { role->HandlePeerClosed(peer, error); }});
     if (events)
         events->Process("worker", o.index, getpid());
     transport.Connect(kLearnerPeerId, learner_host, learner_port);
@@ -601,7 +725,22 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
             role->Start();
             if (role->started())
                 router.RoleStarted();
-        });
+        },
+        /*late_is_expected=*/o.rejoin);
+    // Fault injection: replays that diverge after the given modelled times.
+    std::vector<std::unique_ptr<boost::asio::steady_timer>> diverge;
+    for (double at : o.diverge_at_s)
+    {
+        diverge.push_back(std::make_unique<boost::asio::steady_timer>(
+            loop.io(), loop.epoch() + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::duration<double>(at))));
+        diverge.back()->async_wait(
+            [&](const boost::system::error_code& ec)
+            {
+                if (!ec && role->started())
+                    role->DivergeNextReplay();
+            });
+    }
     const int code = loop.Run(
         [&]()
         {
@@ -644,6 +783,8 @@ RunRelay(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
         err << "hilo-node relay: needs --listen HOST:PORT and --connect LEARNER_HOST:PORT\n";
         return kExitBadInput;
     }
+    if (!ListenIsSafe("relay", host, o, setup, err))
+        return kExitBadInput;
     std::vector<uint32_t> region_workers;
     for (uint32_t t = 0; t < setup.order.size(); ++t)
     {
@@ -653,29 +794,42 @@ RunRelay(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     const std::string label = "relay " + std::to_string(o.index);
     NodeLoop loop(label, err, o.epoch_ns, o.stall_timeout_s);
     std::unique_ptr<RelayRole> role;
-    TcpTransportOptions topt;
-    topt.local_id = RelayPeerId(o.index);
-    topt.name = label;
-    topt.clock_ns = [&loop]() { return loop.NowNs(); };
+    TcpTransportOptions topt = BaseTransportOptions(RelayPeerId(o.index), label, loop, setup);
+    // The region's workers; nobody else.
+    topt.accept_peer = [&region_workers](uint32_t id)
+    { return std::find(region_workers.begin(), region_workers.end(), id) != region_workers.end(); };
     TcpTransportCallbacks tcb;
+    TcpTransport* transport_ptr = nullptr;
+    EventRouter router(&loop, &transport_ptr);
     tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
-    tcb.connected = [&](uint32_t) { loop.Progress(); };
+    tcb.connected = [&](uint32_t peer) { router.OnConnected(peer); };
     tcb.closed = [&](uint32_t peer, bool error, const std::string&)
     {
         if (peer == kLearnerPeerId && !error)
+        {
             loop.Finish(kExitOk, "");
+            return;
+        }
+        router.OnClosed(peer, error);
     };
-    tcb.message = [&](uint32_t peer, const RoleMessage& m)
-    {
-        loop.Progress();
-        hilo::Status s = role->HandleMessage(peer, m);
-        if (!s.ok())
-            loop.Log(s.message());
-    };
+    tcb.authentication_failed = [&](uint32_t, const std::string& why)
+    { loop.Finish(kExitRuntime, "authentication failed with the learner: " + why); };
+    tcb.message = [&](uint32_t peer, const RoleMessage& m) { router.OnMessage(peer, m); };
     TcpTransport transport(loop.io(), topt, tcb);
+    transport_ptr = &transport;
     ProcessPort port(loop.io(), &transport, loop.epoch(),
                      [&]() { loop.Finish(kExitRuntime, "relay failed"); });
-    role = std::make_unique<RelayRole>(&port, region_workers, RelayHooks{});
+    RelayRoleOptions ropt;
+    ropt.learner_peer = kLearnerPeerId; // updates come from the learner only
+    role = std::make_unique<RelayRole>(&port, region_workers, RelayHooks{},
+                                       RelayForwarding::kStream, ropt);
+    // The role hears every connection and close: a worker that reconnects gets the latest update,
+    // and the learner is dialled again after the role's backoff.
+    router.SetHandlers({[]() { return true; },
+                        [&](uint32_t peer, const RoleMessage& m)
+                        { return role->HandleMessage(peer, m); },
+                        [&](uint32_t peer) { role->HandlePeerConnected(peer); },
+                        [&](uint32_t peer, bool error) { role->HandlePeerClosed(peer, error); }});
     auto bound = transport.Listen(host, listen_port);
     if (!bound.ok())
     {
@@ -738,6 +892,24 @@ RunNode(const NodeOptions& o, std::ostream& err)
     {
         return loaded;
     }
+    if (!o.key_file.empty())
+    {
+        auto key = PeerAuth::ReadKeyFile(o.key_file);
+        if (!key.ok())
+        {
+            err << "hilo-node: " << key.status().message() << "\n";
+            return kExitBadInput;
+        }
+        setup.key = std::move(*key);
+    }
+    auto limit = ArmFrameLimit(*setup.context, hilo::PublisherOptions{});
+    if (!limit.ok())
+    {
+        err << "hilo-node: " << o.scenario << ": arm '" << o.arm
+            << "': " << limit.status().message() << "\n";
+        return kExitBadInput;
+    }
+    setup.frame_limit = *limit;
     if (o.role == "learner")
         return RunLearner(o, setup, err);
     if (o.role == "worker")

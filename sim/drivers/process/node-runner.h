@@ -3,13 +3,20 @@
 // learner, a worker or a relay on a Boost.Asio event loop with a ProcessPort and a TcpTransport.
 //
 // - learner: listens; exits 0 once every worker has announced the last version with the
-//   learner's state hash, 1 if one announced another hash.
+//   learner's state hash, 1 if one announced another hash. With scenario faults (process-faults.h)
+//   a worker that joins late is not waited for before it connects, and one that crashes for good
+//   is not waited for at the end.
 // - worker: connects to the learner (and to its region's relay in a relay topology), re-dialling
 //   with backoff whenever a connection ends; a restarted worker is welcomed by the learner and
 //   catches up. Exits 0 when it holds the last version, has announced it, and the learner has
 //   closed the connection.
 // - relay: listens for its region's workers, connects to the learner, forwards updates; exits 0
 //   when the learner closes the connection cleanly.
+// With a key file every connection is authenticated (sim/drivers/process/peer-auth.h) and a
+// worker or relay whose learner does not prove the same key exits 1 ("authentication failed").
+// A node accepts only the scenario's ids (the learner: its workers and relays; a relay: its
+// region's workers), and a message its role cannot use costs the sender its connection, never
+// the run. Without a key file a node refuses to listen beyond loopback unless told --insecure.
 // Every node gives up with exit 1 and a message naming what it waited for when it sees no
 // progress for `stall_timeout_s` (bounded waits), and exits 128 + N on signal N (SIGINT,
 // SIGTERM). Exit 2: bad input (scenario, arm, index, addresses).
@@ -40,6 +47,12 @@ struct NodeOptions
     bool sync_start{false};             // after set-up print "ready PORT" on stdout and read the
                                         // run's epoch (steady-clock ns) from stdin (hilo-emu)
     double stall_timeout_s{300};        // bounded waits: give up after this long without progress
+    bool rejoin{false};                 // worker: a restarted or late process; waits for the
+                                        // learner's welcome and catches up from a snapshot
+    std::vector<double> diverge_at_s;   // worker (fault injection): the next replay after each of
+                                        // these modelled times diverges from the learner's
+    std::string key_file;               // shared key of the run's nodes (peer-auth.h); "": none
+    bool insecure{false};               // listen beyond loopback without a key
 };
 
 /// Runs the node; returns the process exit code. Errors go to `err`.

@@ -61,6 +61,12 @@ ProcessPort::Send(uint32_t peer, uint32_t type, std::shared_ptr<const std::strin
 }
 
 void
+ProcessPort::Reconnect(uint32_t peer)
+{
+    m_transport->Redial(peer);
+}
+
+void
 ProcessPort::Stop()
 {
     if (m_onStop)

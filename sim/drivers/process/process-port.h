@@ -36,6 +36,9 @@ class ProcessPort : public RolePort
     hilo::Status Send(uint32_t peer, uint32_t type, std::shared_ptr<const std::string> payload,
                       uint64_t wire_bytes) override;
     void Stop() override;
+    /// Dials `peer` again through the transport (TcpTransport::Redial): the role's backoff is
+    /// the only reconnect policy of a process (the node's transport does not redial by itself).
+    void Reconnect(uint32_t peer) override;
 
     /// The run's epoch, once known (hilo-emu sends it after set-up).
     void SetEpoch(std::chrono::steady_clock::time_point epoch) { m_epoch = epoch; }

@@ -1,5 +1,6 @@
 #include "sim/drivers/process/tcp-transport.h"
 
+#include "sim/drivers/process/peer-auth.h"
 #include "sim/net/frame-header.h"
 
 #include "hilo/core/coding.h"
@@ -7,6 +8,10 @@
 
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
@@ -24,6 +29,33 @@ namespace
 
 constexpr uint32_t kUnknownPeer = 0xFFFFFFFFu;
 constexpr size_t kChunkBytes = 1 << 16; // padding is written and read in pieces of this size
+// The largest frame before the hello exchange is done: the largest hello-type message.
+constexpr uint64_t kMaxHelloPayload = PeerAuth::kChallengeBytes;
+
+std::chrono::steady_clock::duration
+Seconds(double s)
+{
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(s));
+}
+
+// Keepalive probes and the user timeout: a peer that vanished (a host down, a link cut) without
+// closing ends the connection in bounded time, as the simulator's heartbeats do.
+void
+SetKeepalive(tcp::socket& socket, const TcpTransportOptions& o)
+{
+    const int fd = socket.native_handle();
+    const int on = 1;
+    const int idle = std::max(1, static_cast<int>(o.keepalive_idle_s));
+    const int interval = std::max(1, static_cast<int>(o.keepalive_interval_s));
+    const int probes = std::max(1, o.keepalive_probes);
+    const unsigned int user_ms = static_cast<unsigned int>(std::max(0.0, o.user_timeout_s) * 1000);
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof(probes));
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof(user_ms));
+}
 
 std::string
 PeerName(uint32_t peer)
@@ -37,15 +69,27 @@ PeerName(uint32_t peer)
 class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
 {
   public:
-    Connection(TcpTransport* owner, tcp::socket socket, uint32_t peer, bool accepted)
+    /// Where the hello exchange stands (peer-auth.h).
+    enum class Hello
+    {
+        kAwaitHello,     // accepted: waiting for the dialler's hello
+        kAwaitProof,     // accepted, key: challenge sent, waiting for the dialler's proof
+        kAwaitChallenge, // dialled, key: hello sent, waiting for the listener's challenge
+        kDone,           // messages flow
+    };
+
+    Connection(TcpTransport* owner, tcp::socket socket, uint32_t peer, bool accepted, Hello hello)
       : m_owner(owner)
       , m_socket(std::move(socket))
       , m_peer(peer)
       , m_accepted(accepted)
+      , m_hello(hello)
       , m_zeros(owner->m_zeros)
+      , m_deadline(m_socket.get_executor())
     {
         boost::system::error_code ec;
         m_socket.set_option(tcp::no_delay(true), ec);
+        SetKeepalive(m_socket, owner->m_options);
         auto remote = m_socket.remote_endpoint(ec);
         m_remote = ec ? std::string("?")
                       : remote.address().to_string() + ":" + std::to_string(remote.port());
@@ -54,13 +98,39 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     uint32_t peer() const { return m_peer; }
     void set_peer(uint32_t peer) { m_peer = peer; }
     bool accepted() const { return m_accepted; }
-    bool registered() const { return m_peer != kUnknownPeer && !m_awaitingHello; }
     const std::string& remote() const { return m_remote; }
     void Detach() { m_owner = nullptr; }
-
-    void Start()
+    Hello hello() const { return m_hello; }
+    void set_hello(Hello hello)
     {
-        m_awaitingHello = m_accepted;
+        m_hello = hello;
+        if (hello == Hello::kDone)
+        {
+            m_deadline.cancel();
+        }
+    }
+    // The exchange's nonces (peer-auth.h), as this side sees them.
+    std::string local_nonce;
+    std::string remote_nonce;
+
+    /// Starts reading; a connection whose hello exchange is not done within `hello_timeout_s`
+    /// is closed.
+    void Start(double hello_timeout_s)
+    {
+        if (m_hello != Hello::kDone)
+        {
+            auto self = shared_from_this();
+            m_deadline.expires_after(Seconds(hello_timeout_s));
+            m_deadline.async_wait(
+                [self, hello_timeout_s](const boost::system::error_code& ec)
+                {
+                    if (!ec && self->m_hello != Hello::kDone)
+                    {
+                        self->Close(/*error=*/true,
+                                    "no hello within " + std::to_string(hello_timeout_s) + " s");
+                    }
+                });
+        }
         ReadHeader();
     }
 
@@ -89,6 +159,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
             return;
         }
         m_closed = true;
+        m_deadline.cancel();
         boost::system::error_code ec;
         m_socket.shutdown(tcp::socket::shutdown_both, ec);
         m_socket.close(ec);
@@ -180,8 +251,12 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         {
             return;
         }
-        auto parsed = FrameHeader::Parse(std::string_view(m_header, FrameHeader::kBytes),
-                                         m_owner->m_options.max_payload_bytes);
+        // Before the hello exchange is done a peer is nobody: it may claim a hello's bytes, no
+        // more.
+        const bool in_hello = m_hello != Hello::kDone;
+        auto parsed =
+            FrameHeader::Parse(std::string_view(m_header, FrameHeader::kBytes),
+                               in_hello ? kMaxHelloPayload : m_owner->m_options.max_payload_bytes);
         if (!parsed.ok())
         {
             Close(/*error=*/true, parsed.status().message());
@@ -189,12 +264,12 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         }
         m_frame = *parsed;
         const bool hello = m_frame.type == FrameHeader::kHelloType;
-        if (m_awaitingHello != hello)
+        if (in_hello != hello)
         {
             Close(/*error=*/true, hello ? "unexpected hello" : "message before the hello");
             return;
         }
-        if (hello && (m_frame.payload_bytes != 4 || m_frame.wire_bytes != 4))
+        if (hello && m_frame.wire_bytes != m_frame.payload_bytes)
         {
             Close(/*error=*/true, "malformed hello (" + std::to_string(m_frame.payload_bytes) +
                                       " payload bytes, " + std::to_string(m_frame.wire_bytes) +
@@ -259,12 +334,9 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
                                       " real bytes fails its CRC-32C");
             return;
         }
-        if (m_awaitingHello)
+        if (m_frame.type == FrameHeader::kHelloType)
         {
-            uint32_t id = 0;
-            hilo::ByteReader(m_payload).GetU32(&id);
-            m_awaitingHello = false;
-            m_owner->Register(shared_from_this(), id);
+            m_owner->OnHelloFrame(shared_from_this(), m_payload);
         }
         else
         {
@@ -300,8 +372,9 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     tcp::socket m_socket;
     uint32_t m_peer;
     bool m_accepted;
-    bool m_awaitingHello{false};
+    Hello m_hello;
     std::shared_ptr<const std::vector<char>> m_zeros;
+    asio::steady_timer m_deadline;
     std::string m_remote;
     bool m_closed{false};
 
@@ -322,6 +395,11 @@ TcpTransport::TcpTransport(asio::io_context& io, TcpTransportOptions options,
   , m_callbacks(std::move(callbacks))
   , m_zeros(std::make_shared<const std::vector<char>>(kChunkBytes, '\0'))
 {
+    if (!m_options.key.empty())
+    {
+        m_auth = std::make_unique<PeerAuth>(m_options.key);
+    }
+    m_acceptBackoff = m_options.accept_backoff_initial_s;
 }
 
 TcpTransport::~TcpTransport()
@@ -389,16 +467,49 @@ TcpTransport::Accept()
             {
                 return;
             }
-            if (!ec)
+            if (ec)
             {
-                auto c = std::make_shared<Connection>(this, std::move(socket), kUnknownPeer,
-                                                      /*accepted=*/true);
-                m_unregistered.insert(c);
-                c->Start();
+                // Out of descriptors (EMFILE, ENFILE) or memory: the pending connection stays in
+                // the backlog and accept() would fail again at once. Wait, doubling the wait.
+                ++m_acceptFailures;
+                Log("accept failed: " + ec.message() + "; trying again in " +
+                    std::to_string(m_acceptBackoff) + " s");
+                if (!m_acceptTimer)
+                {
+                    m_acceptTimer = std::make_unique<asio::steady_timer>(m_io);
+                }
+                m_acceptTimer->expires_after(Seconds(m_acceptBackoff));
+                m_acceptBackoff = std::min(2 * m_acceptBackoff, m_options.accept_backoff_max_s);
+                m_acceptTimer->async_wait(
+                    [this](const boost::system::error_code& e)
+                    {
+                        if (!e && !m_closed)
+                            Accept();
+                    });
+                return;
+            }
+            m_acceptBackoff = m_options.accept_backoff_initial_s;
+            size_t open = m_unregistered.size();
+            for (const auto& [peer, c] : m_connections)
+            {
+                open += c->accepted() ? 1 : 0;
+            }
+            if (open >= m_options.max_connections)
+            {
+                boost::system::error_code ignored;
+                auto remote = socket.remote_endpoint(ignored);
+                Log("refused a connection from " +
+                    (ignored ? std::string("?") : remote.address().to_string()) + ": " +
+                    std::to_string(open) + " connections are open (the limit)");
+                socket.close(ignored);
             }
             else
             {
-                Log("accept failed: " + ec.message());
+                auto c =
+                    std::make_shared<Connection>(this, std::move(socket), kUnknownPeer,
+                                                 /*accepted=*/true, Connection::Hello::kAwaitHello);
+                m_unregistered.insert(c);
+                c->Start(m_options.hello_timeout_s);
             }
             Accept();
         });
@@ -416,6 +527,19 @@ TcpTransport::Connect(uint32_t peer, const std::string& host, uint16_t port)
 }
 
 void
+TcpTransport::Redial(uint32_t peer)
+{
+    auto it = m_outgoing.find(peer);
+    if (m_closed || it == m_outgoing.end() || it->second.dialling || it->second.refused ||
+        m_connections.count(peer) > 0)
+    {
+        return;
+    }
+    it->second.timer->cancel();
+    StartConnect(peer);
+}
+
+void
 TcpTransport::StartConnect(uint32_t peer)
 {
     if (m_closed)
@@ -423,6 +547,11 @@ TcpTransport::StartConnect(uint32_t peer)
         return;
     }
     Outgoing& o = m_outgoing.at(peer);
+    if (o.refused)
+    {
+        return;
+    }
+    o.dialling = true;
     boost::system::error_code ec;
     const auto address = asio::ip::make_address(o.host, ec);
     if (ec)
@@ -431,29 +560,164 @@ TcpTransport::StartConnect(uint32_t peer)
         return;
     }
     auto socket = std::make_shared<tcp::socket>(m_io);
-    socket->async_connect(tcp::endpoint(address, o.port),
-                          [this, peer, socket](const boost::system::error_code& ec)
-                          {
-                              if (m_closed || ec == asio::error::operation_aborted)
-                              {
-                                  return;
-                              }
-                              if (ec)
-                              {
-                                  ScheduleReconnect(peer);
-                                  return;
-                              }
-                              m_outgoing.at(peer).backoff_s = m_options.backoff_initial_s;
-                              auto c = std::make_shared<Connection>(this, std::move(*socket), peer,
-                                                                    /*accepted=*/false);
-                              // The hello goes first so that the acceptor learns who we are before
-                              // any message.
-                              auto hello = std::make_shared<std::string>();
-                              hilo::ByteWriter(hello.get()).PutU32(m_options.local_id);
-                              c->Enqueue(FrameHeader::kHelloType, hello, hello->size(), NowNs());
-                              c->Start();
-                              Register(c, peer);
-                          });
+    socket->async_connect(
+        tcp::endpoint(address, o.port),
+        [this, peer, socket](const boost::system::error_code& ec)
+        {
+            if (m_closed || ec == asio::error::operation_aborted)
+            {
+                return;
+            }
+            if (ec)
+            {
+                m_outgoing.at(peer).dialling = false;
+                if (m_options.redial)
+                {
+                    ScheduleReconnect(peer);
+                }
+                else if (m_callbacks.closed)
+                {
+                    m_callbacks.closed(peer, /*error=*/true, "connect failed: " + ec.message());
+                }
+                return;
+            }
+            m_outgoing.at(peer).backoff_s = m_options.backoff_initial_s;
+            auto c = std::make_shared<Connection>(
+                this, std::move(*socket), peer, /*accepted=*/false,
+                m_auth ? Connection::Hello::kAwaitChallenge : Connection::Hello::kDone);
+            // The hello goes first so that the acceptor learns who we are before
+            // any message.
+            auto hello = std::make_shared<std::string>();
+            hilo::ByteWriter(hello.get()).PutU32(m_options.local_id);
+            if (m_auth)
+            {
+                auto nonce = PeerAuth::Nonce();
+                if (!nonce.ok())
+                {
+                    Log(nonce.status().message());
+                    m_outgoing.at(peer).dialling = false;
+                    ScheduleReconnect(peer);
+                    return;
+                }
+                c->local_nonce = *nonce;
+                hello->append(*nonce);
+            }
+            c->Enqueue(FrameHeader::kHelloType, hello, hello->size(), NowNs());
+            if (m_auth)
+            {
+                // Registered once the listener proves the key.
+                m_unregistered.insert(c);
+                c->Start(m_options.hello_timeout_s);
+                return;
+            }
+            c->Start(m_options.hello_timeout_s);
+            m_outgoing.at(peer).dialling = false;
+            Register(c, peer);
+        });
+}
+
+void
+TcpTransport::OnHelloFrame(const std::shared_ptr<Connection>& c, const std::string& payload)
+{
+    using Hello = Connection::Hello;
+    hilo::ByteReader r(payload);
+    const auto refuse = [&](const std::string& why) { c->Close(/*error=*/true, why); };
+    if (c->hello() == Hello::kAwaitHello)
+    {
+        const size_t expected = m_auth ? PeerAuth::kHelloBytes : 4;
+        uint32_t id = 0;
+        if (payload.size() != expected || !r.GetU32(&id))
+        {
+            refuse("malformed hello (" + std::to_string(payload.size()) + " bytes, expected " +
+                   std::to_string(expected) +
+                   (m_auth ? "; this node requires the shared key)" : ")"));
+            return;
+        }
+        if (m_options.accept_peer && !m_options.accept_peer(id))
+        {
+            refuse("peer id " + std::to_string(id) + " is not one this node accepts");
+            return;
+        }
+        c->set_peer(id);
+        if (!m_auth)
+        {
+            c->set_hello(Hello::kDone);
+            Register(c, id);
+            return;
+        }
+        auto nonce = PeerAuth::Nonce();
+        if (!nonce.ok())
+        {
+            refuse(nonce.status().message());
+            return;
+        }
+        c->remote_nonce = payload.substr(4);
+        c->local_nonce = *nonce;
+        auto challenge = std::make_shared<std::string>();
+        hilo::ByteWriter(challenge.get()).PutU32(m_options.local_id);
+        challenge->append(c->local_nonce);
+        challenge->append(m_auth->Mac(PeerAuth::Side::kListener, id, m_options.local_id,
+                                      c->remote_nonce, c->local_nonce));
+        c->set_hello(Hello::kAwaitProof);
+        c->Enqueue(FrameHeader::kHelloType, challenge, challenge->size(), NowNs());
+        return;
+    }
+    if (c->hello() == Hello::kAwaitProof)
+    {
+        if (payload.size() != PeerAuth::kProofBytes ||
+            !m_auth->Check(payload, PeerAuth::Side::kDialler, c->peer(), m_options.local_id,
+                           c->remote_nonce, c->local_nonce))
+        {
+            refuse("authentication failed: the peer claiming id " + std::to_string(c->peer()) +
+                   " did not prove the shared key");
+            return;
+        }
+        c->set_hello(Hello::kDone);
+        Register(c, c->peer());
+        return;
+    }
+    if (c->hello() == Hello::kAwaitChallenge)
+    {
+        const uint32_t peer = c->peer();
+        uint32_t listener = 0;
+        if (payload.size() != PeerAuth::kChallengeBytes || !r.GetU32(&listener))
+        {
+            refuse("malformed challenge (" + std::to_string(payload.size()) + " bytes)");
+            return;
+        }
+        if (listener != peer)
+        {
+            refuse("the node at " + c->remote() + " is peer " + std::to_string(listener) +
+                   ", not peer " + std::to_string(peer));
+            return;
+        }
+        c->remote_nonce = payload.substr(4, PeerAuth::kNonceBytes);
+        const std::string mac = payload.substr(4 + PeerAuth::kNonceBytes);
+        if (!m_auth->Check(mac, PeerAuth::Side::kListener, m_options.local_id, peer, c->local_nonce,
+                           c->remote_nonce))
+        {
+            const std::string why = "authentication failed: the node at " + c->remote() +
+                                    " (peer " + std::to_string(peer) +
+                                    ") did not prove the shared key; is its key file the same "
+                                    "as this node's?";
+            Log(why);
+            m_outgoing.at(peer).refused = true;
+            refuse(why);
+            if (m_callbacks.authentication_failed)
+            {
+                m_callbacks.authentication_failed(peer, why);
+            }
+            return;
+        }
+        auto proof = std::make_shared<std::string>(m_auth->Mac(
+            PeerAuth::Side::kDialler, m_options.local_id, peer, c->local_nonce, c->remote_nonce));
+        c->Enqueue(FrameHeader::kHelloType, proof, proof->size(), NowNs());
+        c->set_hello(Hello::kDone);
+        m_outgoing.at(peer).dialling = false;
+        Register(c, peer);
+        return;
+    }
+    refuse("unexpected hello");
 }
 
 void
@@ -465,10 +729,13 @@ TcpTransport::ScheduleReconnect(uint32_t peer)
         return;
     }
     Outgoing& o = it->second;
+    if (o.refused)
+    {
+        return;
+    }
     const double delay = o.backoff_s;
     o.backoff_s = std::min(o.backoff_s * 2, m_options.backoff_max_s);
-    o.timer->expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(delay)));
+    o.timer->expires_after(Seconds(delay));
     o.timer->async_wait(
         [this, peer](const boost::system::error_code& ec)
         {
@@ -482,16 +749,18 @@ TcpTransport::ScheduleReconnect(uint32_t peer)
 void
 TcpTransport::Register(const std::shared_ptr<Connection>& c, uint32_t peer)
 {
-    m_unregistered.erase(c);
     c->set_peer(peer);
     auto old = m_connections.find(peer);
     if (old != m_connections.end() && old->second != c)
     {
-        // A peer that restarted before its old connection was seen to end.
-        auto previous = old->second;
-        m_connections.erase(old);
-        previous->Close(/*error=*/false, "replaced by a new connection from the same peer");
+        // Someone else claims a connected peer's id: the live connection is kept. (A peer that
+        // restarted before its old connection was seen to end dials again after its backoff;
+        // the old one ends on its own, at the latest by keepalive.)
+        c->Close(/*error=*/true, "refused a second connection from peer " + std::to_string(peer) +
+                                     " (the live connection is kept)");
+        return;
     }
+    m_unregistered.erase(c);
     m_connections[peer] = c;
     m_everConnected.insert(peer);
     auto pending = m_pending.find(peer);
@@ -523,7 +792,27 @@ TcpTransport::OnClosed(const std::shared_ptr<Connection>& c, bool error, const s
 {
     if (m_unregistered.erase(c) > 0)
     {
-        Log("dropped connection from " + c->remote() + " before its hello: " + why);
+        if (c->accepted())
+        {
+            Log("dropped connection from " + c->remote() + " before its hello: " + why);
+            return;
+        }
+        // A connection this side dialled that ended during the hello exchange.
+        Log("connection to peer " + PeerName(c->peer()) + " (" + c->remote() +
+            ") ended during the hello: " + why);
+        auto it = m_outgoing.find(c->peer());
+        if (it != m_outgoing.end() && !it->second.refused)
+        {
+            it->second.dialling = false;
+            if (m_options.redial)
+            {
+                ScheduleReconnect(c->peer());
+            }
+            else if (m_callbacks.closed)
+            {
+                m_callbacks.closed(c->peer(), /*error=*/true, "ended during the hello: " + why);
+            }
+        }
         return;
     }
     const uint32_t peer = c->peer();
@@ -541,7 +830,7 @@ TcpTransport::OnClosed(const std::shared_ptr<Connection>& c, bool error, const s
     {
         m_callbacks.closed(peer, error, why);
     }
-    if (m_outgoing.count(peer) > 0)
+    if (m_outgoing.count(peer) > 0 && m_options.redial)
     {
         ScheduleReconnect(peer);
     }
@@ -610,6 +899,10 @@ TcpTransport::CloseAll()
     {
         boost::system::error_code ec;
         m_acceptor->close(ec);
+    }
+    if (m_acceptTimer)
+    {
+        m_acceptTimer->cancel();
     }
     for (auto& [peer, o] : m_outgoing)
     {

@@ -7,10 +7,24 @@
 // directions. In a process every byte is real: a message standing for more wire bytes than its
 // payload is followed by that many zero bytes, which the receiver reads and discards.
 //
+// Peers are authenticated when the options carry a key (peer-auth.h: each side proves it holds
+// the shared key over the other's nonce before anything else is sent or delivered); without one
+// the hello is the dialler's id alone. A listener accepts only the ids `accept_peer` allows and
+// refuses a second connection from an id that is connected (the live one is kept).
+//
+// Every byte from a peer may be hostile, so everything a peer can make this side hold is bounded:
+// frames before the hello exchange is done are at most a hello's size, later ones at most
+// max_payload_bytes; a connection that has not completed its hello within hello_timeout_s is
+// closed; at most max_connections accepted connections are open at once; the kernel's keepalive
+// and TCP_USER_TIMEOUT end a connection whose peer has vanished; and when accept() fails (out of
+// descriptors) the listener waits before trying again instead of spinning.
+//
 // Failures are expected events, never crashes:
 // - a frame that fails the checks (bad magic, sizes past the limit, a message before the hello, a
-//   malformed hello) closes that connection with a logged error; the others go on;
-// - a connection this side made is re-made with exponential backoff whenever it ends;
+//   malformed hello, a failed proof) closes that connection with a logged error; the others go
+//   on;
+// - a connection this side made is re-made with exponential backoff whenever it ends (unless the
+//   listener failed to prove the key: that is reported and the peer is not dialled again);
 // - messages to a peer that never connected wait for it; messages to a peer whose connection
 //   ended are dropped (the roles recover through catch-up: a reconnecting worker is welcomed).
 // Single-threaded: every call and callback runs on the io_context's thread.
@@ -36,6 +50,8 @@
 namespace hilosim
 {
 
+class PeerAuth;
+
 struct TcpTransportOptions
 {
     uint32_t local_id{0};                         // announced in the hello of every connection
@@ -43,7 +59,21 @@ struct TcpTransportOptions
     std::string name{"node"};                     // prefix of log lines ("worker 3")
     double backoff_initial_s{0.05};               // first reconnect delay; doubles per failure
     double backoff_max_s{2.0};                    // reconnect delay cap
+    bool redial{true};                            // re-make a dialled connection by itself when
+                                                  // it ends; false: only on Redial()
     std::function<int64_t()> clock_ns;            // sent_at of outgoing frames (may be empty)
+    std::string key;                              // shared key (>= 16 bytes); empty: no
+                                                  // authentication, the hello is the id alone
+    std::function<bool(uint32_t)> accept_peer;    // ids a listener accepts; empty: any
+    double hello_timeout_s{5.0};                  // a connection must finish its hello by then
+    size_t max_connections{256};                  // accepted connections open at once
+    double keepalive_idle_s{5.0};                 // TCP keepalive: first probe after this idle
+    double keepalive_interval_s{2.0};             // between probes
+    int keepalive_probes{3};                      // unanswered probes that end the connection
+    double user_timeout_s{30.0};                  // TCP_USER_TIMEOUT: data unacknowledged this
+                                                  // long ends the connection
+    double accept_backoff_initial_s{0.01};        // wait after a failed accept(); doubles
+    double accept_backoff_max_s{1.0};             // up to this, back to the start on success
 };
 
 struct TcpTransportCallbacks
@@ -54,6 +84,9 @@ struct TcpTransportCallbacks
     std::function<void(uint32_t peer, bool error, const std::string& why)> closed;
     /// Log lines (errors and connection events); stderr when empty.
     std::function<void(const std::string& line)> log;
+    /// A peer this side dials failed to prove the shared key (a different key, or not the node
+    /// it claims to be). It is not dialled again.
+    std::function<void(uint32_t peer, const std::string& why)> authentication_failed;
 };
 
 class TcpTransport
@@ -67,9 +100,11 @@ class TcpTransport
 
     /// Accepts connections on host:port (port 0: any free port). Returns the bound port.
     hilo::StatusOr<uint16_t> Listen(const std::string& host, uint16_t port);
-    /// Connects to `peer` at host:port now and again, with backoff, whenever the connection
-    /// ends, until CloseAll(). REQUIRES: not already connecting to `peer`.
+    /// Connects to `peer` at host:port now and (with options.redial) again, with backoff,
+    /// whenever the connection ends, until CloseAll(). REQUIRES: not already connecting to `peer`.
     void Connect(uint32_t peer, const std::string& host, uint16_t port);
+    /// Dials `peer` (given to Connect) again now, unless it is connected or being dialled.
+    void Redial(uint32_t peer);
 
     /// Queues a message to `peer` (see the file comment for unconnected peers). InvalidArgument
     /// for wire_bytes < payload size, a payload over the limit, or the reserved hello type.
@@ -84,6 +119,10 @@ class TcpTransport
     void CloseAll();
     /// Messages dropped because their peer's connection had ended.
     uint64_t dropped() const { return m_dropped; }
+    /// accept() calls that failed (each followed by a backoff).
+    uint64_t accept_failures() const { return m_acceptFailures; }
+    /// Connections accepted whose hello exchange is not done yet.
+    size_t pending_hellos() const { return m_unregistered.size(); }
 
   private:
     class Connection;
@@ -92,12 +131,16 @@ class TcpTransport
         std::string host;
         uint16_t port{0};
         double backoff_s{0};
+        bool dialling{false}; // a connect, or its hello exchange, is under way
+        bool refused{false};  // the listener failed to prove the key: never dialled again
         std::unique_ptr<boost::asio::steady_timer> timer;
     };
 
     void Accept();
     void StartConnect(uint32_t peer);
     void ScheduleReconnect(uint32_t peer);
+    /// A hello-type frame on `c` (the exchange of peer-auth.h, or the plain hello).
+    void OnHelloFrame(const std::shared_ptr<Connection>& c, const std::string& payload);
     void Register(const std::shared_ptr<Connection>& c, uint32_t peer);
     void OnMessage(const std::shared_ptr<Connection>& c, const RoleMessage& message);
     void OnClosed(const std::shared_ptr<Connection>& c, bool error, const std::string& why);
@@ -108,6 +151,10 @@ class TcpTransport
     TcpTransportOptions m_options;
     TcpTransportCallbacks m_callbacks;
     std::unique_ptr<boost::asio::ip::tcp::acceptor> m_acceptor;
+    std::unique_ptr<boost::asio::steady_timer> m_acceptTimer;
+    double m_acceptBackoff{0};
+    uint64_t m_acceptFailures{0};
+    std::unique_ptr<PeerAuth> m_auth;                              // null without a key
     std::map<uint32_t, std::shared_ptr<Connection>> m_connections; // registered, by peer id
     std::set<std::shared_ptr<Connection>> m_unregistered;          // accepted, hello pending
     std::map<uint32_t, Outgoing> m_outgoing;                       // peers this side dials
