@@ -13,6 +13,7 @@ PACKAGES=(
   libxxhash-dev
   python3-matplotlib python3-distributed
   iproute2
+  fortunes python3-scipy
 )
 
 missing=()
