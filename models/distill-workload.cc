@@ -1,4 +1,6 @@
-// On-policy distillation (Workload kind "distill"): see workload.h for the task.
+// On-policy distillation (Workload kind "distill"): see workload.h for the task and its teachers.
+#include "models/fortune-corpus.h"
+#include "models/lm-checkpoint.h"
 #include "models/lm-workload.h"
 #include "models/seeded-rng.h"
 
@@ -17,9 +19,13 @@ ReverseKl(const at::Tensor& logp_student, const at::Tensor& logp_teacher)
 class DistillWorkload : public LmWorkload
 {
   public:
-    DistillWorkload(const WorkloadConfig& config, TinyLm student, TinyLm teacher)
+    /// `train_text` and `eval_text` empty: uniform random prompts; else windows of them.
+    DistillWorkload(const WorkloadConfig& config, TinyLm student, TinyLm teacher,
+                    std::string train_text, std::string eval_text)
       : LmWorkload(config, std::move(student), WorkloadKind::kDistill)
       , m_teacher(std::move(teacher))
+      , m_train_text(std::move(train_text))
+      , m_eval_text(std::move(eval_text))
     {
         m_base_kl = EvalKl(at::Tensor());
     }
@@ -37,6 +43,16 @@ class DistillWorkload : public LmWorkload
     }
 
   protected:
+    at::Tensor Prompts(uint64_t seed, int64_t count, bool eval) const override
+    {
+        if (m_train_text.empty())
+        {
+            return LmWorkload::Prompts(seed, count, eval);
+        }
+        SeededRng rng(seed);
+        return TextWindows(eval ? m_eval_text : m_train_text, count, m_config.prompt_tokens, &rng);
+    }
+
     at::Tensor Loss(const at::Tensor& lora, const MergedBatch& b) const override
     {
         // Position P-1+j predicts generated token j: the distributions the student sampled from.
@@ -57,8 +73,8 @@ class DistillWorkload : public LmWorkload
     double EvalKl(const at::Tensor& lora) const
     {
         at::NoGradGuard no_grad;
-        at::Tensor prompts =
-            Prompts(SeededRng::Mix({m_config.seed, kStreamEvalPrompts}), m_config.eval_prompts);
+        at::Tensor prompts = Prompts(SeededRng::Mix({m_config.seed, kStreamEvalPrompts}),
+                                     m_config.eval_prompts, /*eval=*/true);
         Generation g = m_student.Generate(prompts, m_config.gen_tokens, /*temperature=*/1.0, lora,
                                           SeededRng::Mix({m_config.seed, kStreamEvalSampling}));
         const int64_t p = m_config.prompt_tokens;
@@ -70,14 +86,58 @@ class DistillWorkload : public LmWorkload
     }
 
     TinyLm m_teacher;
+    std::string m_train_text;
+    std::string m_eval_text;
     double m_base_kl{0};
 };
+
+/// The finetuned teacher: base, teacher and held-out text from the text checkpoint.
+hilo::StatusOr<std::unique_ptr<Workload>>
+NewFinetunedDistill(const WorkloadConfig& config)
+{
+    const std::string path =
+        config.text_checkpoint.empty() ? DefaultTextCheckpointPath() : config.text_checkpoint;
+    hilo::StatusOr<LmCheckpoint> ckpt = LmCheckpoint::Read(path);
+    if (!ckpt.ok())
+    {
+        return hilo::Status(ckpt.status().code(),
+                            "workload.text_checkpoint: " + ckpt.status().message());
+    }
+    const TinyLmOptions options = LmWorkload::ModelOptions(config);
+    hilo::StatusOr<TinyLm> student = TinyLm::FromBaseWeights(options, ckpt->WithPrefix("base."));
+    if (!student.ok())
+    {
+        return hilo::Status::InvalidArgument(path + ": the base does not fit workload.model (" +
+                                             student.status().message() + ")");
+    }
+    hilo::StatusOr<TinyLm> teacher = TinyLm::FromBaseWeights(options, ckpt->WithPrefix("teacher."));
+    if (!teacher.ok())
+    {
+        return hilo::Status::InvalidArgument(path + ": the teacher does not fit workload.model (" +
+                                             teacher.status().message() + ")");
+    }
+    auto text = ckpt->blobs.find("text.heldout.teacher");
+    if (text == ckpt->blobs.end() ||
+        text->second.size() < static_cast<size_t>(4 * config.prompt_tokens))
+    {
+        return hilo::Status::InvalidArgument(path + ": no held-out text (text.heldout.teacher)");
+    }
+    // Training prompts from the first half, evaluation prompts from the second.
+    const size_t half = text->second.size() / 2;
+    return std::unique_ptr<Workload>(
+        new DistillWorkload(config, std::move(student).value(), std::move(teacher).value(),
+                            text->second.substr(0, half), text->second.substr(half)));
+}
 
 } // namespace
 
 hilo::StatusOr<std::unique_ptr<Workload>>
 NewDistillWorkload(const WorkloadConfig& config)
 {
+    if (config.teacher_kind == "finetuned")
+    {
+        return NewFinetunedDistill(config);
+    }
     hilo::StatusOr<TinyLm> student = TinyLm::Create(LmWorkload::ModelOptions(config));
     if (!student.ok())
     {
@@ -86,8 +146,8 @@ NewDistillWorkload(const WorkloadConfig& config)
     TinyLm teacher = student->WithPlantedDelta(
         config.teacher_delta_rank, config.teacher_delta_decay, config.teacher_delta_scale,
         SeededRng::Mix({config.seed, kStreamTeacher}));
-    return std::unique_ptr<Workload>(
-        new DistillWorkload(config, std::move(student).value(), std::move(teacher)));
+    return std::unique_ptr<Workload>(new DistillWorkload(
+        config, std::move(student).value(), std::move(teacher), std::string(), std::string()));
 }
 
 } // namespace models

@@ -1,5 +1,8 @@
-// GRPO on the residue-chain task (Workload kind "grpo"): see workload.h for the task and loss.
+// GRPO (Workload kind "grpo") on the residue-chain and randomwalks tasks: see workload.h for the
+// tasks and the loss.
 #include "models/lm-workload.h"
+#include "models/next-token-trainer.h"
+#include "models/random-walk-graph.h"
 #include "models/seeded-rng.h"
 
 namespace models
@@ -34,11 +37,21 @@ class GrpoWorkload : public LmWorkload
 
     Evaluation EvaluateAll(const std::vector<float>& theta) override
     {
+        Evaluation e;
+        e.quality = MeanReward(m_student.LoraTensor(theta));
+        e.extra.push_back(
+            {"random_policy_reward", 1.0 / static_cast<double>(m_config.task_modulus)});
+        return e;
+    }
+
+  protected:
+    /// Mean reward of one sample per held-out prompt at `lora` (undefined: the base).
+    double MeanReward(const at::Tensor& lora) const
+    {
         at::NoGradGuard no_grad;
-        at::Tensor prompts =
-            Prompts(SeededRng::Mix({m_config.seed, kStreamEvalPrompts}), m_config.eval_prompts);
-        Generation g = m_student.Generate(prompts, m_config.gen_tokens, m_config.temperature,
-                                          m_student.LoraTensor(theta),
+        at::Tensor prompts = Prompts(SeededRng::Mix({m_config.seed, kStreamEvalPrompts}),
+                                     m_config.eval_prompts, /*eval=*/true);
+        Generation g = m_student.Generate(prompts, m_config.gen_tokens, m_config.temperature, lora,
                                           SeededRng::Mix({m_config.seed, kStreamEvalSampling}));
         std::vector<float> r(m_config.eval_prompts, 0.0f);
         Score(g.tokens, &r);
@@ -47,14 +60,9 @@ class GrpoWorkload : public LmWorkload
         {
             sum += x;
         }
-        Evaluation e;
-        e.quality = sum / static_cast<double>(r.size());
-        e.extra.push_back(
-            {"random_policy_reward", 1.0 / static_cast<double>(m_config.task_modulus)});
-        return e;
+        return sum / static_cast<double>(r.size());
     }
 
-  protected:
     void Score(const at::Tensor& tokens, std::vector<float>* rewards) const override
     {
         const int64_t width = tokens.size(1);
@@ -102,11 +110,109 @@ class GrpoWorkload : public LmWorkload
     }
 };
 
+/// trlX's randomwalks task on a base pretrained on the graph's random walks.
+class RandomWalksWorkload : public GrpoWorkload
+{
+  public:
+    RandomWalksWorkload(const WorkloadConfig& config, TinyLm student, RandomWalkGraph graph)
+      : GrpoWorkload(config, std::move(student))
+      , m_graph(std::move(graph))
+    {
+        m_base_reward = MeanReward(at::Tensor());
+    }
+
+    Evaluation EvaluateAll(const std::vector<float>& theta) override
+    {
+        Evaluation e;
+        e.quality = MeanReward(m_student.LoraTensor(theta));
+        e.extra.push_back({"base_reward", m_base_reward});
+        return e;
+    }
+
+  protected:
+    at::Tensor Prompts(uint64_t seed, int64_t count, bool /*eval*/) const override
+    {
+        at::Tensor p = at::empty({count, 1}, at::kLong);
+        auto a = p.accessor<int64_t, 2>();
+        SeededRng rng(seed);
+        const std::vector<int64_t>& starts = m_graph.starts();
+        for (int64_t i = 0; i < count; ++i)
+        {
+            a[i][0] = starts[rng.Below(starts.size())];
+        }
+        return p;
+    }
+
+    void Score(const at::Tensor& tokens, std::vector<float>* rewards) const override
+    {
+        const int64_t width = tokens.size(1);
+        const int64_t* t = tokens.data_ptr<int64_t>();
+        for (int64_t i = 0; i < tokens.size(0); ++i)
+        {
+            (*rewards)[i] = static_cast<float>(m_graph.Optimality(t + i * width, width));
+        }
+    }
+
+  private:
+    RandomWalkGraph m_graph;
+    double m_base_reward{0};
+};
+
 } // namespace
+
+hilo::StatusOr<std::unique_ptr<Workload>>
+NewRandomWalksWorkload(const WorkloadConfig& config)
+{
+    RandomWalkGraph graph(config.walk_nodes, config.walk_edge_prob, config.gen_tokens + 1,
+                          config.walk_graph_seed);
+    if (graph.starts().empty())
+    {
+        return hilo::Status::InvalidArgument(
+            "workload.walk_graph_seed: no node reaches the goal within gen_tokens + 1 nodes on "
+            "this "
+            "graph; choose another seed, more edges or longer walks");
+    }
+    hilo::StatusOr<TinyLm> student = TinyLm::Create(LmWorkload::ModelOptions(config));
+    if (!student.ok())
+    {
+        return student.status();
+    }
+    // The base: next-token pretraining on uniform random walks from uniform non-goal starts (the
+    // data of trlX's example), walks of max_length nodes (a walk at the goal stays there).
+    NextTokenTrainerOptions pretrain;
+    pretrain.steps = config.walk_pretrain_steps;
+    pretrain.warmup_steps = std::min<int64_t>(20, config.walk_pretrain_steps);
+    pretrain.lr = 3e-3;
+    const int64_t len = config.gen_tokens + 1;
+    auto batch = [&](int64_t step)
+    {
+        SeededRng rng(SeededRng::Mix({config.seed, kStreamPretrain, static_cast<uint64_t>(step)}));
+        at::Tensor t = at::empty({config.walk_pretrain_batch, len}, at::kLong);
+        auto a = t.accessor<int64_t, 2>();
+        for (int64_t i = 0; i < config.walk_pretrain_batch; ++i)
+        {
+            const int64_t start =
+                1 + static_cast<int64_t>(rng.Below(static_cast<uint64_t>(config.walk_nodes - 1)));
+            const std::vector<int64_t> walk = graph.SampleWalk(start, len, &rng);
+            for (int64_t j = 0; j < len; ++j)
+            {
+                a[i][j] = walk[j];
+            }
+        }
+        return t;
+    };
+    TrainNextToken(*student, batch, pretrain);
+    return std::unique_ptr<Workload>(
+        new RandomWalksWorkload(config, std::move(student).value(), std::move(graph)));
+}
 
 hilo::StatusOr<std::unique_ptr<Workload>>
 NewGrpoWorkload(const WorkloadConfig& config)
 {
+    if (config.grpo_task == "randomwalks")
+    {
+        return NewRandomWalksWorkload(config);
+    }
     hilo::StatusOr<TinyLm> student = TinyLm::Create(LmWorkload::ModelOptions(config));
     if (!student.ok())
     {

@@ -41,7 +41,7 @@ LmWorkload::InitialAdapter() const
 }
 
 at::Tensor
-LmWorkload::Prompts(uint64_t seed, int64_t count) const
+LmWorkload::Prompts(uint64_t seed, int64_t count, bool /*eval*/) const
 {
     at::Tensor p = at::empty({count, m_config.prompt_tokens}, at::kLong);
     auto a = p.accessor<int64_t, 2>();
@@ -97,7 +97,7 @@ LmWorkload::RolloutMany(const std::vector<float>& theta, uint64_t step,
     for (uint32_t worker : workers)
     {
         prompts.push_back(Prompts(SeededRng::Mix({m_config.seed, kStreamPrompts, step, worker}),
-                                  m_config.prompts_per_worker)
+                                  m_config.prompts_per_worker, /*eval=*/false)
                               .repeat_interleave(g, /*dim=*/0));
         streams.push_back(
             SampleStream{rows, SeededRng::Mix({m_config.seed, kStreamSampling, step, worker})});

@@ -34,6 +34,7 @@ enum RngStream : uint64_t
     kStreamEvalSampling = 4,
     kStreamTeacher = 5,
     kStreamInitialAdapter = 6,
+    kStreamPretrain = 7,
 };
 
 class LmWorkload : public Workload
@@ -58,8 +59,9 @@ class LmWorkload : public Workload
   protected:
     LmWorkload(const WorkloadConfig& config, TinyLm student, WorkloadKind kind);
 
-    /// `count` uniform random prompts [count, prompt_tokens] from SeededRng(seed).
-    at::Tensor Prompts(uint64_t seed, int64_t count) const;
+    /// `count` prompts [count, prompt_tokens] from SeededRng(seed): held-out ones for evaluation
+    /// (`eval`), training ones otherwise. The default draws uniform random tokens for both.
+    virtual at::Tensor Prompts(uint64_t seed, int64_t count, bool eval) const;
     /// Rewards of generated rows (GRPO); the default leaves zeros.
     virtual void Score(const at::Tensor& tokens, std::vector<float>* rewards) const;
     /// The differentiable scalar loss at `lora` (requires grad) on `batch`.
@@ -75,6 +77,9 @@ class LmWorkload : public Workload
 /// s = 1 + row[0] mod (K - 1) with `prompt_stride` (the first prompt token sets the stride).
 double ResidueChainReward(const int64_t* row, int64_t prompt_len, int64_t gen_len, int64_t modulus,
                           bool prompt_stride);
+
+/// The GRPO workload on trlX's randomwalks task (grpo-workload.cc).
+hilo::StatusOr<std::unique_ptr<Workload>> NewRandomWalksWorkload(const WorkloadConfig& config);
 
 /// Builders of the two kinds (workload.cc dispatches on config.kind).
 hilo::StatusOr<std::unique_ptr<Workload>> NewDistillWorkload(const WorkloadConfig& config);

@@ -380,3 +380,80 @@ TinyLm::WithPlantedDelta(int64_t rank, double decay, double scale, uint64_t seed
 }
 
 } // namespace models
+
+namespace models
+{
+
+std::map<std::string, at::Tensor>
+TinyLm::BaseWeights() const
+{
+    std::map<std::string, at::Tensor> out{
+        {"embed", m_embed}, {"pos", m_pos}, {"unembed", m_unembed}};
+    for (int64_t l = 0; l < m_options.layers; ++l)
+    {
+        for (const auto& [name, w] : m_w[l])
+        {
+            out["layers." + Key(l, name)] = w;
+        }
+    }
+    return out;
+}
+
+hilo::StatusOr<TinyLm>
+TinyLm::FromBaseWeights(const TinyLmOptions& options,
+                        const std::map<std::string, at::Tensor>& weights)
+{
+    hilo::StatusOr<TinyLm> lm = TinyLm::Create(options);
+    if (!lm.ok())
+    {
+        return lm.status();
+    }
+    const std::map<std::string, at::Tensor> expected = lm->BaseWeights();
+    for (const auto& [name, w] : weights)
+    {
+        if (!expected.count(name))
+        {
+            return hilo::Status::InvalidArgument("base weights: unexpected tensor '" + name + "'");
+        }
+    }
+    std::map<std::string, at::Tensor> copies;
+    for (const auto& [name, like] : expected)
+    {
+        auto it = weights.find(name);
+        if (it == weights.end())
+        {
+            return hilo::Status::InvalidArgument("base weights: missing tensor '" + name + "'");
+        }
+        const at::Tensor& w = it->second;
+        if (!w.defined() || w.scalar_type() != at::kFloat || w.sizes() != like.sizes())
+        {
+            std::string want;
+            for (int64_t s : like.sizes())
+            {
+                want += (want.empty() ? "" : "x") + std::to_string(s);
+            }
+            return hilo::Status::InvalidArgument("base weights: tensor '" + name +
+                                                 "' must be fp32 of shape " + want);
+        }
+        if (!at::isfinite(w).all().item<bool>())
+        {
+            return hilo::Status::InvalidArgument("base weights: tensor '" + name +
+                                                 "' has non-finite values");
+        }
+        copies[name] = w.detach().clone().contiguous();
+    }
+    TinyLm& m = *lm;
+    m.m_embed = copies.at("embed");
+    m.m_pos = copies.at("pos");
+    m.m_unembed = copies.at("unembed");
+    for (int64_t l = 0; l < options.layers; ++l)
+    {
+        for (auto& [name, w] : m.m_w[l])
+        {
+            w = copies.at("layers." + Key(l, name));
+        }
+    }
+    return lm;
+}
+
+} // namespace models

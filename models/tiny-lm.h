@@ -102,6 +102,18 @@ class TinyLm
     /// Wraps a flat parameter vector (layout order) as a tensor; copies the bytes.
     at::Tensor LoraTensor(const std::vector<float>& theta) const;
 
+    /// The base's tensors by name: "embed" [vocab, d], "pos" [context, d], "unembed" [vocab, d],
+    /// and "layers.<l>.<name>" [d_out, d_in] for every block's q k v o up down. The handles share
+    /// storage with the model: a pretraining loop may set requires_grad on them and update them
+    /// in place (models/next-token-trainer.h); nothing else should.
+    std::map<std::string, at::Tensor> BaseWeights() const;
+
+    /// A model of `options` whose base is `weights` (the names and shapes of BaseWeights, fp32;
+    /// copied), e.g. a pretrained checkpoint. options.seed and logit_std are unused. Errors:
+    /// kInvalidArgument naming a missing, extra or misshapen tensor, or non-finite values.
+    static hilo::StatusOr<TinyLm> FromBaseWeights(const TinyLmOptions& options,
+                                                  const std::map<std::string, at::Tensor>& weights);
+
   private:
     struct Cache; // per-layer K/V buffers of one generation
     TinyLm() = default;

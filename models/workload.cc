@@ -56,9 +56,37 @@ WorkloadConfig::Validate() const
     {
         return Bad("teacher_delta", "need rank >= 1, 0 < decay <= 1, scale >= 0");
     }
+    if (teacher_kind != "planted" && teacher_kind != "finetuned")
+    {
+        return Bad("teacher_kind", "'" + teacher_kind + "' is not one of planted, finetuned");
+    }
+    if (grpo_task != "residue" && grpo_task != "randomwalks")
+    {
+        return Bad("grpo_task", "'" + grpo_task + "' is not one of residue, randomwalks");
+    }
     if (task_modulus < 2 || task_modulus > vocab)
     {
         return Bad("task_modulus", "must be in [2, vocab]");
+    }
+    if (kind == "grpo" && grpo_task == "randomwalks")
+    {
+        if (prompt_tokens != 1)
+        {
+            return Bad("prompt_tokens", "must be 1 for randomwalks (the prompt is the start node)");
+        }
+        if (walk_nodes < 2 || walk_nodes > vocab)
+        {
+            return Bad("walk_nodes", "must be in [2, vocab] (" + std::to_string(vocab) + ")");
+        }
+        if (!(walk_edge_prob > 0) || !(walk_edge_prob <= 1))
+        {
+            return Bad("walk_edge_prob", "must be in (0, 1]");
+        }
+        if (walk_pretrain_steps < 0 || walk_pretrain_batch < 1)
+        {
+            return Bad("walk_pretrain_steps", "need walk_pretrain_steps >= 0 and "
+                                              "walk_pretrain_batch >= 1");
+        }
     }
     if (!(clip_eps > 0) || !(clip_eps < 1))
     {

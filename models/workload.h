@@ -5,20 +5,29 @@
 // in the canonical order of layout(), so they are hilo AdapterState::theta and hilo gradients.
 //
 // Two kinds:
-// - "distill": on-policy distillation. The teacher is the frozen base plus a planted low-rank delta
-//   (teacher_delta_rank, _decay, _scale) on every adapted matrix; the student samples, the learner
-//   minimizes the exact per-position reverse KL(student || teacher) over the vocabulary on the
-//   sampled prefixes. Quality: that KL on the held-out prompts (lower is better); extra metric
-//   gap_closed = 1 - KL(theta) / KL(base).
-// - "grpo": GRPO on the verifiable "residue chain" task: after a random prompt x, every generated
-//   token y_t should satisfy y_t mod K == (y_{t-1} + s) mod K (K = task_modulus, y_{-1} = last
-//   prompt token, stride s = 1 + x_0 mod (K - 1) set by the first prompt token, or s = 1 without
-//   task_prompt_stride). Reward of a sequence = fraction of its gen_tokens positions that do
-//   (uniform random tokens score 1/K; ignoring the prompt caps it near 1/(K-1)). group_size samples
-//   per prompt, advantages (r - mean) / (std + 1e-4) within the group, PPO-style ratio against the
-//   behaviour log-probs clipped to 1 +- clip_eps (this is what makes stale rollouts usable), minus
-//   entropy_coef x the mean exact entropy of the policy at the sampled positions.
-//   Quality: mean reward on the held-out prompts.
+// - "distill": on-policy distillation. The student samples, the learner minimizes the exact
+//   per-position reverse KL(student || teacher) over the vocabulary on the sampled prefixes.
+//   Quality: that KL on the held-out prompts (lower is better); extra metric
+//   gap_closed = 1 - KL(theta) / KL(base). Two teachers (teacher_kind):
+//   "planted": the frozen seeded random base plus a planted low-rank delta (teacher_delta_rank,
+//     _decay, _scale) on every adapted matrix, on uniform random prompts (teaching scenarios);
+//   "finetuned": the base is the byte-level LM pretrained on Debian's fortunes
+//     (models/tools/pretrain-text.cc) and the teacher is that base fine-tuned with all its weights
+//     on another category of the same corpus (computing); prompts are windows of held-out text of
+//     the teacher's category (training prompts and evaluation prompts from disjoint halves).
+// - "grpo": GRPO with a verifiable reward: group_size samples per prompt, advantages
+//   (r - mean) / (std + 1e-4) within the group, PPO-style ratio against the behaviour log-probs
+//   clipped to 1 +- clip_eps (this is what makes stale rollouts usable), minus entropy_coef x the
+//   mean exact entropy of the policy at the sampled positions. Quality: mean reward on the
+//   held-out prompts. Two tasks (grpo_task):
+//   "residue": after a random prompt x, every generated token y_t should satisfy y_t mod K ==
+//     (y_{t-1} + s) mod K (K = task_modulus, y_{-1} = last prompt token, stride s = 1 + x_0 mod
+//     (K - 1) set by the first prompt token, or s = 1 without task_prompt_stride). Reward = the
+//     fraction of the gen_tokens positions that do (uniform random tokens score 1/K). Random base.
+//   "randomwalks": shortest paths on a seeded random graph, the task of trlX's randomwalks
+//     example (models/random-walk-graph.h): the prompt is one start node, the policy emits the
+//     walk (gen_tokens = max_length - 1 nodes), reward = the walk's optimality in [0, 1]. The base
+//     is pretrained at Create on uniform random walks of the graph (walk_pretrain_steps).
 //
 // Determinism: prompts, samples and the initial adapter are functions of (seed, step, worker)
 // only; identical theta bytes give identical trajectory bytes and identical gradients.
@@ -64,7 +73,12 @@ struct WorkloadConfig
     int64_t gen_tokens{16};        // sampled tokens per sequence
     double temperature{1.0};       // sampling temperature (> 0); distillation's KL is at 1
 
-    // Distillation: the capacity the task needs.
+    // Distillation.
+    std::string teacher_kind{"planted"}; // "planted" or "finetuned" (see above)
+    std::string text_checkpoint;         // finetuned: the checkpoint file; empty: the committed
+                                         // one (DefaultTextCheckpointPath()); its shape must
+                                         // equal vocab, d_model, layers, heads and context
+    // Planted teacher: the capacity the task needs.
     int64_t teacher_delta_rank{8};   // rank of the planted delta per adapted matrix (= lora_rank:
                                      // the default student can represent the teacher exactly)
     double teacher_delta_decay{0.8}; // singular value j is scale x decay^j (relative)
@@ -72,15 +86,24 @@ struct WorkloadConfig
                                      // 3 puts KL(base || teacher) near 0.9 nats per token
 
     // GRPO.
-    int64_t task_modulus{4};       // K of the residue-chain reward; random policy scores 1/K
-    bool task_prompt_stride{true}; // stride 1 + prompt[0] mod (K-1) instead of 1: the policy
-                                   // must attend to the first prompt token (without: a task
-                                   // the default learns in ~40 steps)
-    bool importance_ratio{true};   // PPO ratio vs behaviour log-probs; false: plain REINFORCE
-    double clip_eps{0.2};          // ratio clip 1 +- eps (with importance_ratio)
-    double entropy_coef{0.0};      // bonus coef x mean exact per-token entropy (nats) of the
-                                   // policy on the sampled prefixes: keeps a wide policy from
-                                   // collapsing to one completion per prompt (0: none)
+    std::string grpo_task{"residue"}; // "residue" or "randomwalks"
+    int64_t task_modulus{4};          // K of the residue-chain reward; random policy scores 1/K
+    bool task_prompt_stride{true};    // stride 1 + prompt[0] mod (K-1) instead of 1: the policy
+                                      // must attend to the first prompt token (without: a task
+                                      // the default learns in ~40 steps)
+    bool importance_ratio{true};      // PPO ratio vs behaviour log-probs; false: plain REINFORCE
+    double clip_eps{0.2};             // ratio clip 1 +- eps (with importance_ratio)
+    double entropy_coef{0.0};         // bonus coef x mean exact per-token entropy (nats) of the
+                                      // policy on the sampled prefixes: keeps a wide policy from
+                                      // collapsing to one completion per prompt (0: none)
+
+    // GRPO randomwalks (trlX's defaults): the walk has at most gen_tokens + 1 nodes; prompts are
+    // one token (prompt_tokens must be 1) and vocab must hold the nodes.
+    int64_t walk_nodes{21};           // graph nodes, [2, vocab]; node 0 is the goal
+    double walk_edge_prob{0.1};       // P(edge i -> j), (0, 1]
+    uint64_t walk_graph_seed{1002};   // the graph (fixed across training seeds, as in trlX)
+    int64_t walk_pretrain_steps{300}; // next-token steps of the base on random walks, >= 0
+    int64_t walk_pretrain_batch{64};  // walks per pretraining step
 
     // Learner and evaluation.
     double grad_clip_norm{1.0}; // global L2 norm of the returned gradient; <= 0 disables

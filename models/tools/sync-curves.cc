@@ -16,6 +16,7 @@
 #include "hilo/sync/publisher.h"
 #include "hilo/sync/replica.h"
 #include "models/cpu-timer.h"
+#include "models/fortune-corpus.h"
 #include "models/workload.h"
 
 #include <boost/program_options.hpp>
@@ -162,6 +163,13 @@ main(int argc, char** argv)
         ("group-size", po::value<int64_t>(), "workload field")
         ("gen-tokens", po::value<int64_t>(), "workload field")
         ("temperature", po::value<double>(), "workload field")
+        ("teacher", po::value<std::string>(),
+         "distill: planted | finetuned (the text base's full fine-tune; the model shape "
+         "defaults to the checkpoint's)")
+        ("grpo-task", po::value<std::string>(),
+         "grpo: residue | randomwalks (prompt of 1 token, gen-tokens defaults to 9)")
+        ("prompt-tokens", po::value<int64_t>(), "workload field")
+        ("walk-pretrain-steps", po::value<int64_t>(), "grpo randomwalks: base pretraining steps")
         ("teacher-rank", po::value<int64_t>(), "distill: teacher delta rank")
         ("teacher-decay", po::value<double>(), "distill: teacher delta decay")
         ("teacher-scale", po::value<double>(), "distill: teacher delta scale")
@@ -211,6 +219,24 @@ main(int argc, char** argv)
                                                         : models::WorkloadConfig();
     config.kind = kind;
     config.seed = seed;
+    Override(vm, "teacher", &config.teacher_kind);
+    Override(vm, "grpo-task", &config.grpo_task);
+    if (config.kind == "distill" && config.teacher_kind == "finetuned")
+    {
+        // The scenario defaults of the finetuned teacher: the checkpoint's shape.
+        config.vocab = models::TextBaseShape::kVocab;
+        config.d_model = models::TextBaseShape::kDModel;
+        config.layers = models::TextBaseShape::kLayers;
+        config.heads = models::TextBaseShape::kHeads;
+        config.context = models::TextBaseShape::kContext;
+    }
+    if (config.kind == "grpo" && config.grpo_task == "randomwalks")
+    {
+        config.prompt_tokens = 1; // the start node
+        config.gen_tokens = 9;    // walks of 10 nodes, as in trlX (the scenario default)
+    }
+    Override(vm, "prompt-tokens", &config.prompt_tokens);
+    Override(vm, "walk-pretrain-steps", &config.walk_pretrain_steps);
     Override(vm, "vocab", &config.vocab);
     Override(vm, "d-model", &config.d_model);
     Override(vm, "layers", &config.layers);

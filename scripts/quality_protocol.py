@@ -1,0 +1,369 @@
+#!/usr/bin/python3
+"""Quality of the sync schemes under a protocol a sceptic accepts: many seeds, a full-sync
+reference averaged over several runs, steps-to-target and area-under-curve shares with bootstrap
+intervals, and solved k/n where the outcome is two-valued.
+
+Runs build/models/sync-curves (hilo-sim's synchronous lockstep without a network: the same
+workload, optimizer, seed and arm give hilo-sim's quality column; tests/sim/
+new-workloads-sim-test.cc checks it on the new workloads) once per (workload, scheme, budget,
+seed), one process at a time under `nice`, and writes under OUT:
+  runs/<workload>/<scheme>-<budget>-s<seed>.csv  every learning curve (reused when present: the
+                                                 protocol resumes where it stopped)
+  protocol-runs.csv     one row per arm run: final quality, the two steps-to-target ratios, AUC
+                        share, solved, bytes, hash agreement, CPU seconds
+  protocol-table.csv    one row per (workload, scheme, budget): means and bootstrap 95% intervals
+  protocol-table.md     the same as Markdown tables, one per workload
+  protocol-cost.csv     measured CPU seconds per run by workload and the full protocol's estimate
+each CSV with a NAME.csv.meta.json sidecar naming the command, commit and date.
+
+Metrics, for an arm run of T steps with curve q(t) (quality oriented so that higher is better
+below; the distillation KL is negated) against the reference R(t) = the mean curve of the
+full-sync runs of the same workload over all its seeds (>= 5 required):
+  stt_full   steps R needs to reach the arm's final quality, over T (linear interpolation between
+             evaluations; 1 when R never gets there within T). 1 = full sync's pace; 0.5 = the arm
+             ended where full sync was at half time.
+  stt_arm    steps full sync needs to reach 90% of its final progress, over the steps the arm
+             needs for the same target (0 when the arm never reaches it within T).
+  auc_share  area between q and q(0) over the area between R and R(0), over the run.
+  solved     the arm reached the 90% target (two-valued: reported as k/n).
+Intervals: percentile bootstrap of the mean over seeds (scipy.stats.bootstrap, 10000 resamples,
+fixed random state).
+
+  /usr/bin/python3 scripts/quality_protocol.py --grid small --out results/quality/protocol
+  /usr/bin/python3 scripts/quality_protocol.py --grid full --out results/quality/protocol
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+from scipy import stats
+
+# Workloads in the regime chosen by measurement (results/quality/README.md, "Stable regimes").
+WORKLOADS = {
+    "text-distill": ["--kind", "distill", "--preset", "sim", "--teacher", "finetuned",
+                     "--lora-rank", "16", "--prompt-tokens", "16", "--gen-tokens", "16",
+                     "--prompts-per-worker", "4", "--eval-prompts", "64", "--lr", "0.003",
+                     "--schedule", "linear_warmup", "--warmup", "5"],
+    "randomwalks": ["--kind", "grpo", "--preset", "sim", "--grpo-task", "randomwalks",
+                    "--lora-rank", "8", "--prompts-per-worker", "16", "--group-size", "8",
+                    "--entropy-coef", "0.01", "--eval-prompts", "128", "--lr", "0.001"],
+    "residue-chain": ["--kind", "grpo", "--preset", "sim", "--task-prompt-stride", "0",
+                      "--d-model", "64", "--lora-rank", "8", "--prompts-per-worker", "16",
+                      "--group-size", "8", "--entropy-coef", "0.01", "--eval-prompts", "128",
+                      "--lr", "0.001"],
+}
+STEPS = {"text-distill": 60, "randomwalks": 60, "residue-chain": 100}
+
+# name -> (strategy, compressor, options, extra flags)
+SCHEMES = {
+    "full": ("full", "dense", "dtype=bf16", []),
+    "hilo-spar": ("hilo", "spar", "dtype=bf16", []),
+    "hilo-sparq": ("hilo", "sparq", "bits=4", []),
+    "primal-sparq": ("primal", "sparq", "bits=3", ["--ef-decay", "0.7"]),
+    "delta-spar": ("delta", "spar", "dtype=bf16", []),
+    "hilo-powersgd": ("hilo", "powersgd", "", []),
+    "hilo-topk": ("hilo", "topk", "", []),
+}
+ARMS = [s for s in SCHEMES if s != "full"]
+
+# The grids. Headline budgets get `headline_seeds`, the others `seeds`; "full" also extends each
+# scheme's parity budget (the smallest whose mean stt_full >= 0.98 over the first seeds) to the
+# headline seed count.
+GRIDS = {
+    # What fits a shared 2-core machine in minutes: short runs, one scheme at the headline point.
+    "small": {"workloads": ["randomwalks", "text-distill"], "schemes": ["hilo-spar"],
+              "budgets": ["1.6%"], "headline": ["1.6%"], "seeds": 3, "headline_seeds": 3,
+              "ref_seeds": 5, "parity": False,
+              "steps": {"randomwalks": 20, "text-distill": 15}},
+    "full": {"workloads": list(WORKLOADS), "schemes": ARMS,
+             "budgets": ["0.5%", "1.6%", "5%", "15%"], "headline": ["1.6%"], "seeds": 3,
+             "headline_seeds": 10, "ref_seeds": 10, "parity": True},
+}
+SEED0 = 101  # seeds are SEED0, SEED0 + 1, ...
+TARGET = 0.9
+PARITY = 0.98
+
+
+def tag(budget):
+    return "unlimited" if budget is None else budget.replace(".", "p").replace("%", "pct")
+
+
+def curve_path(out, workload, scheme, budget, seed):
+    return os.path.join(out, "runs", workload, f"{scheme}-{tag(budget)}-s{seed}.csv")
+
+
+def run_one(binary, workload, scheme, budget, seed, path, steps):
+    strategy, compressor, options, extra = SCHEMES[scheme]
+    cmd = [binary] + WORKLOADS[workload] + [
+        "--steps", str(steps), "--workers", "2", "--eval-every", "5", "--seed", str(seed),
+        "--strategy", strategy, "--compressor", compressor, "--options", options] + extra
+    if budget is not None:
+        cmd += ["--budget", budget]
+    print(" ".join(cmd[1:]), file=sys.stderr, flush=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.monotonic()
+    tmp = path + ".part"
+    try:
+        subprocess.run(["nice", "-n", "10"] + cmd + ["--out", tmp], check=True,
+                       stderr=subprocess.DEVNULL)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)  # never leave a partial curve to be reused
+        raise
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    with open(tmp, "a") as f:
+        f.write(f"# cpu_s={cpu:.3f} wall_s={time.monotonic() - wall:.3f}\n")
+    os.replace(tmp, path)
+
+
+def read_curve(path):
+    """(steps array, quality array, footer dict, metric) of a sync-curves CSV."""
+    footer = {}
+    body = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                for kv in line[1:].split():
+                    if "=" in kv and kv.split("=")[0] in (
+                            "mean_fraction_pct", "hash_mismatches", "cpu_s", "wall_s"):
+                        k, v = kv.split("=")
+                        footer[k] = float(v)
+            else:
+                body.append(line)
+    rows = list(csv.DictReader(body))
+    ev = [r for r in rows if r["quality"] != ""]
+    t = np.array([float(r["version"]) for r in ev])
+    q = np.array([float(r["quality"]) for r in ev])
+    steps = [r for r in rows if r["version"] != "0"]
+    footer["gradient_at_replicas"] = int(all(r["gradient_at_replica_view"] == "1"
+                                             for r in steps))
+    return t, q, footer, rows[0]["metric"]
+
+
+def first_reach(t, q, target):
+    """First (interpolated) step where q(t) >= target, or None."""
+    if q[0] >= target:
+        return float(t[0])
+    for i in range(1, len(t)):
+        if q[i] >= target:
+            a, b = q[i - 1], q[i]
+            return float(t[i - 1] + (t[i] - t[i - 1]) * (target - a) / (b - a))
+    return None
+
+
+def area(t, q):
+    return float(np.sum((q[1:] + q[:-1]) * np.diff(t)) / 2 - q[0] * (t[-1] - t[0]))
+
+
+def arm_metrics(t, q, ref_t, ref_q):
+    T = float(t[-1])
+    reach = first_reach(ref_t, ref_q, q[-1])
+    stt_full = 1.0 if reach is None else reach / T
+    target = ref_q[0] + TARGET * (ref_q[-1] - ref_q[0])
+    t_arm = first_reach(t, q, target)
+    t_ref = first_reach(ref_t, ref_q, target)
+    stt_arm = 0.0 if t_arm is None else (t_ref / t_arm if t_arm > 0 else 1.0)
+    auc = area(t, q) / area(ref_t, ref_q)
+    return {"stt_full": stt_full, "stt_arm": stt_arm, "auc_share": auc,
+            "solved": int(t_arm is not None), "steps_to_target": t_arm}
+
+
+def bootstrap(values):
+    """(mean, lo, hi): percentile bootstrap 95% interval of the mean."""
+    v = np.asarray(values, dtype=float)
+    if len(v) < 2 or np.all(v == v[0]):
+        return float(v.mean()), float(v.mean()), float(v.mean())
+    r = stats.bootstrap((v,), np.mean, confidence_level=0.95, n_resamples=10000,
+                        method="percentile", random_state=np.random.default_rng(12345))
+    return float(v.mean()), float(r.confidence_interval.low), float(r.confidence_interval.high)
+
+
+def commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def write_csv(path, fields, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{r[k]:.6g}" if isinstance(r[k], float) else r[k]) for k in fields})
+    meta = {"command": " ".join(["/usr/bin/python3"] + sys.argv), "commit": commit(),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")}
+    with open(path + ".meta.json", "w") as f:
+        json.dump(meta, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def plan(grid, seeds_done):
+    """The (workload, scheme, budget, seed) runs of `grid`; `seeds_done` maps a (workload,
+    scheme, budget) to the stt_full values measured so far (for the parity extension)."""
+    g = GRIDS[grid]
+    out = []
+    for w in g["workloads"]:
+        for s in range(g["ref_seeds"]):
+            out.append((w, "full", None, SEED0 + s))
+        for scheme in g["schemes"]:
+            for b in g["budgets"]:
+                n = g["headline_seeds"] if b in g["headline"] else g["seeds"]
+                out += [(w, scheme, b, SEED0 + s) for s in range(n)]
+            if g["parity"]:
+                for b in sorted(g["budgets"], key=lambda x: float(x[:-1])):
+                    done = seeds_done.get((w, scheme, b), [])
+                    if len(done) >= g["seeds"] and np.mean(done) >= PARITY:
+                        out += [(w, scheme, b, SEED0 + s) for s in range(g["headline_seeds"])]
+                        break
+    seen = set()
+    return [r for r in out if not (r in seen or seen.add(r))]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default="build/models/sync-curves")
+    ap.add_argument("--out", default="results/quality/protocol")
+    ap.add_argument("--grid", choices=sorted(GRIDS), default="small")
+    ap.add_argument("--workloads", default="", help="comma list: restrict the grid's workloads")
+    ap.add_argument("--dry-run", action="store_true", help="print the runs still missing")
+    args = ap.parse_args()
+    if args.workloads:
+        keep = args.workloads.split(",")
+        bad = [w for w in keep if w not in WORKLOADS]
+        if bad:
+            sys.exit(f"quality_protocol: unknown workload(s) {bad}; known: {list(WORKLOADS)}")
+        GRIDS[args.grid]["workloads"] = [w for w in GRIDS[args.grid]["workloads"] if w in keep]
+
+    def evaluate():
+        """Metrics of every curve present for the grid's runs, and the references."""
+        refs, runs = {}, []
+        todo = plan(args.grid, {})
+        for w in GRIDS[args.grid]["workloads"]:
+            full = [curve_path(args.out, w, "full", None, s) for (ww, sc, b, s) in todo
+                    if ww == w and sc == "full"]
+            full = [p for p in full if os.path.exists(p)]
+            if len(full) >= 5:
+                curves = [read_curve(p) for p in full]
+                sign = -1.0 if curves[0][3] == "reverse_kl" else 1.0
+                refs[w] = (curves[0][0], sign * np.mean([c[1] for c in curves], axis=0), sign,
+                           len(full), curves)
+        return refs, runs
+
+    # Pass 1: the grid; pass 2 (full grid): extend parity budgets, known only after pass 1.
+    for _ in range(2):
+        refs, _ = evaluate()
+        done = {}
+        for (w, scheme, b, seed) in plan(args.grid, {}):
+            p = curve_path(args.out, w, scheme, b, seed)
+            if scheme != "full" and w in refs and os.path.exists(p):
+                t, q, _, _ = read_curve(p)
+                m = arm_metrics(t, refs[w][2] * q, refs[w][0], refs[w][1])
+                done.setdefault((w, scheme, b), []).append(m["stt_full"])
+        todo = [r for r in plan(args.grid, done)
+                if not os.path.exists(curve_path(args.out, *r))]
+        if args.dry_run:
+            for r in todo:
+                print(*r)
+            return
+        # References first, so that a stopped protocol can already be evaluated.
+        todo.sort(key=lambda r: r[1] != "full")
+        for (w, scheme, b, seed) in todo:
+            p = curve_path(args.out, w, scheme, b, seed)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            run_one(args.bin, w, scheme, b, seed, p,
+                    GRIDS[args.grid].get("steps", STEPS).get(w, STEPS[w]))
+
+    refs, _ = evaluate()
+    rows, cost = [], {}
+    for (w, scheme, b, seed) in plan(args.grid, done):
+        p = curve_path(args.out, w, scheme, b, seed)
+        if not os.path.exists(p) or w not in refs:
+            continue
+        t, q, footer, metric = read_curve(p)
+        cost.setdefault(w, []).append(footer.get("cpu_s", float("nan")))
+        ref_t, ref_q, sign, n_ref, _ = refs[w]
+        m = arm_metrics(t, sign * q, ref_t, ref_q)
+        rows.append({"workload": w, "scheme": scheme, "budget": b or "unlimited", "seed": seed,
+                     "metric": metric, "initial_quality": float(q[0]),
+                     "final_quality": float(q[-1]), "ref_final_quality": float(sign * ref_q[-1]),
+                     "ref_runs": n_ref, "stt_full": m["stt_full"], "stt_arm": m["stt_arm"],
+                     "auc_share": m["auc_share"], "solved": m["solved"],
+                     "steps_to_target": ("" if m["steps_to_target"] is None
+                                         else float(m["steps_to_target"])),
+                     "fraction_pct": footer.get("mean_fraction_pct", float("nan")),
+                     "hash_mismatches": int(footer.get("hash_mismatches", -1)),
+                     "gradient_at_replicas": footer["gradient_at_replicas"],
+                     "cpu_s": footer.get("cpu_s", float("nan"))})
+    os.makedirs(args.out, exist_ok=True)
+    write_csv(os.path.join(args.out, "protocol-runs.csv"),
+              ["workload", "scheme", "budget", "seed", "metric", "initial_quality",
+               "final_quality", "ref_final_quality", "ref_runs", "stt_full", "stt_arm",
+               "auc_share", "solved", "steps_to_target", "fraction_pct", "hash_mismatches",
+               "gradient_at_replicas", "cpu_s"], rows)
+
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["workload"], r["scheme"], r["budget"]), []).append(r)
+    table = []
+    for (w, scheme, b), rs in groups.items():
+        row = {"workload": w, "scheme": scheme, "budget": b, "n": len(rs),
+               "fraction_pct": float(np.mean([r["fraction_pct"] for r in rs])),
+               "solved": f"{sum(r['solved'] for r in rs)}/{len(rs)}",
+               "hash_mismatches": sum(r["hash_mismatches"] for r in rs),
+               "bit_identical": int(all(r["gradient_at_replicas"] for r in rs))}
+        for k in ("stt_full", "stt_arm", "auc_share", "final_quality"):
+            mean, lo, hi = bootstrap([r[k] for r in rs])
+            row[k], row[k + "_lo"], row[k + "_hi"] = mean, lo, hi
+        table.append(row)
+    fields = ["workload", "scheme", "budget", "n", "fraction_pct", "stt_full", "stt_full_lo",
+              "stt_full_hi", "stt_arm", "stt_arm_lo", "stt_arm_hi", "auc_share", "auc_share_lo",
+              "auc_share_hi", "final_quality", "final_quality_lo", "final_quality_hi", "solved",
+              "hash_mismatches", "bit_identical"]
+    write_csv(os.path.join(args.out, "protocol-table.csv"), fields, table)
+
+    with open(os.path.join(args.out, "protocol-table.md"), "w") as f:
+        for w in GRIDS[args.grid]["workloads"]:
+            if w not in refs:
+                continue
+            f.write(f"**{w}** (reference: mean of {refs[w][3]} full-sync runs, final "
+                    f"{refs[w][2] * refs[w][1][-1]:.4g}; mean [bootstrap 95% interval] over "
+                    f"seeds)\n\n| scheme | budget | n | bytes % | stt_full | stt_arm | AUC share "
+                    f"| solved | bit-identical |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+            for r in table:
+                if r["workload"] != w or r["scheme"] == "full":
+                    continue
+                cell = lambda k: f"{r[k]:.3f} [{r[k + '_lo']:.3f}, {r[k + '_hi']:.3f}]"
+                f.write(f"| {r['scheme']} | {r['budget']} | {r['n']} | {r['fraction_pct']:.2f} "
+                        f"| {cell('stt_full')} | {cell('stt_arm')} | {cell('auc_share')} | "
+                        f"{r['solved']} | {'yes' if r['bit_identical'] else 'no'} |\n")
+            f.write("\n")
+
+    # Cost: measured CPU seconds per run, and the full grid's run count from its plan (parity
+    # extensions counted at one budget per scheme and workload, their most expensive case).
+    full_plan = plan("full", {(w, s, "1.6%"): [1.0] * 3 for w in WORKLOADS for s in ARMS})
+    cost_rows = []
+    for w in WORKLOADS:
+        per = [c for c in cost.get(w, []) if c == c]
+        n_full = sum(1 for r in full_plan if r[0] == w)
+        mean = float(np.mean(per)) if per else float("nan")
+        cost_rows.append({"workload": w, "runs_measured": len(per), "cpu_s_per_run": mean,
+                          "full_protocol_runs": n_full,
+                          "full_protocol_cpu_h": mean * n_full / 3600})
+    write_csv(os.path.join(args.out, "protocol-cost.csv"),
+              ["workload", "runs_measured", "cpu_s_per_run", "full_protocol_runs",
+               "full_protocol_cpu_h"], cost_rows)
+    print(open(os.path.join(args.out, "protocol-table.md")).read())
+
+
+if __name__ == "__main__":
+    main()
