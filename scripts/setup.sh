@@ -14,7 +14,7 @@ PACKAGES=(
   libssl-dev
   python3-matplotlib python3-distributed python3-scipy
   iproute2
-  fortunes python3-scipy
+  fortunes
 )
 
 missing=()
