@@ -52,9 +52,12 @@ struct ResolvedWorkload
     uint32_t group_size{0}; // completions per prompt
     uint32_t gen_tokens{0}; // tokens per completion
     double temperature{1.0};
-    uint32_t teacher_delta_rank{0}; // distill only
+    std::string teacher_kind;       // distill only: "planted" or "finetuned"
+    uint32_t teacher_delta_rank{0}; // distill only, planted
     double teacher_decay{0};        // distill only: sigma_k = decay^k * sigma_0
-    // grpo only: the residue-chain task (scenario.proto, Grpo).
+    // grpo only: the task (scenario.proto, Grpo): "residue" (prompt stride or not) or
+    // "randomwalks".
+    std::string grpo_task;
     bool grpo_prompt_stride{true}; // "residue_stride" (true) or "residue_chain" (stride 1)
     uint32_t grpo_modulus{0};      // K
     double grpo_entropy_coef{0};
@@ -101,8 +104,8 @@ struct ResolvedNetwork
     std::optional<hilosim::LinkSpec> learner_uplink;
     std::vector<ResolvedRegion> regions; // empty under star
     NetworkModel model{NetworkModel::kPacket};
-    std::string tcp_buffer{"auto"}; // as written
-    uint64_t tcp_buffer_bytes{0};   // 0: "auto" (sized per path); else the fixed send buffer
+    std::string tcp_buffer{"auto"};      // as written
+    uint64_t tcp_buffer_bytes{0};        // 0: "auto" (sized per path); else the fixed send buffer
     bool relay_store_and_forward{false}; // relay: forward whole updates instead of streaming
 };
 
