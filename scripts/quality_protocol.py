@@ -16,9 +16,10 @@ seed), one process at a time under `nice`, and writes under OUT:
   protocol-cost.csv     measured CPU seconds per run by workload and the full protocol's estimate
 each CSV with a NAME.csv.meta.json sidecar naming the command, commit and date.
 
-Metrics, for an arm run of T steps with curve q(t) (quality oriented so that higher is better
-below; the distillation KL is negated) against the reference R(t) = the mean curve of the
-full-sync runs of the same workload over all its seeds (>= 5 required):
+Metrics, for an arm run of T steps with progress curve q(t) - q(0) (quality oriented so that
+higher is better below; the distillation KL is negated) against the reference R(t) = the mean
+progress curve q(t) - q(0) of the full-sync runs of the same workload over all its seeds (>= 5
+required; progress, not quality, because each seed has its own held-out prompts and start):
   stt_full   steps R needs to reach the arm's final quality, over T (linear interpolation between
              evaluations; 1 when R never gets there within T). 1 = full sync's pace; 0.5 = the arm
              ended where full sync was at half time.
@@ -255,7 +256,10 @@ def main():
             if len(full) >= 5:
                 curves = [read_curve(p) for p in full]
                 sign = -1.0 if curves[0][3] == "reverse_kl" else 1.0
-                refs[w] = (curves[0][0], sign * np.mean([c[1] for c in curves], axis=0), sign,
+                # Progress from each run's own start: seeds differ in their held-out prompts, so
+                # their initial qualities differ too.
+                refs[w] = (curves[0][0],
+                           sign * np.mean([c[1] - c[1][0] for c in curves], axis=0), sign,
                            len(full), curves)
         return refs, runs
 
@@ -267,7 +271,7 @@ def main():
             p = curve_path(args.out, w, scheme, b, seed)
             if scheme != "full" and w in refs and os.path.exists(p):
                 t, q, _, _ = read_curve(p)
-                m = arm_metrics(t, refs[w][2] * q, refs[w][0], refs[w][1])
+                m = arm_metrics(t, refs[w][2] * (q - q[0]), refs[w][0], refs[w][1])
                 done.setdefault((w, scheme, b), []).append(m["stt_full"])
         todo = [r for r in plan(args.grid, done)
                 if not os.path.exists(curve_path(args.out, *r))]
@@ -292,10 +296,11 @@ def main():
         t, q, footer, metric = read_curve(p)
         cost.setdefault(w, []).append(footer.get("cpu_s", float("nan")))
         ref_t, ref_q, sign, n_ref, _ = refs[w]
-        m = arm_metrics(t, sign * q, ref_t, ref_q)
+        m = arm_metrics(t, sign * (q - q[0]), ref_t, ref_q)
         rows.append({"workload": w, "scheme": scheme, "budget": b or "unlimited", "seed": seed,
                      "metric": metric, "initial_quality": float(q[0]),
-                     "final_quality": float(q[-1]), "ref_final_quality": float(sign * ref_q[-1]),
+                     "final_quality": float(q[-1]),
+                     "ref_final_progress": float(sign * ref_q[-1]),
                      "ref_runs": n_ref, "stt_full": m["stt_full"], "stt_arm": m["stt_arm"],
                      "auc_share": m["auc_share"], "solved": m["solved"],
                      "steps_to_target": ("" if m["steps_to_target"] is None
@@ -307,7 +312,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     write_csv(os.path.join(args.out, "protocol-runs.csv"),
               ["workload", "scheme", "budget", "seed", "metric", "initial_quality",
-               "final_quality", "ref_final_quality", "ref_runs", "stt_full", "stt_arm",
+               "final_quality", "ref_final_progress", "ref_runs", "stt_full", "stt_arm",
                "auc_share", "solved", "steps_to_target", "fraction_pct", "hash_mismatches",
                "gradient_at_replicas", "cpu_s"], rows)
 
@@ -335,8 +340,9 @@ def main():
         for w in GRIDS[args.grid]["workloads"]:
             if w not in refs:
                 continue
-            f.write(f"**{w}** (reference: mean of {refs[w][3]} full-sync runs, final "
-                    f"{refs[w][2] * refs[w][1][-1]:.4g}; mean [bootstrap 95% interval] over "
+            f.write(f"**{w}** (reference: mean progress of {refs[w][3]} full-sync runs, "
+                    f"{refs[w][2] * refs[w][1][-1]:+.4g} {refs[w][4][0][3]} from each run's start; "
+                    f"mean [bootstrap 95% interval] over "
                     f"seeds)\n\n| scheme | budget | n | bytes % | stt_full | stt_arm | AUC share "
                     f"| solved | bit-identical |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
             for r in table:

@@ -41,6 +41,35 @@ KnownStrategies()
     };
 }
 
+std::vector<std::pair<std::string, std::string>>
+KnownWorkloads()
+{
+    return {
+        {"distill",
+         "on-policy distillation: students sample, the learner minimizes the exact reverse "
+         "KL(student || teacher); quality = that KL on held-out prompts (lower is better)"},
+        {"distill teacher planted",
+         "(default) seeded random base + a planted low-rank delta (teacher.delta_rank, "
+         "teacher.decay), uniform random prompts; for teaching about planted structure"},
+        {"distill teacher finetuned",
+         "byte-level base pretrained on Debian's fortunes; teacher = that base fine-tuned with "
+         "all its weights on the computing categories; prompts = held-out computing text; "
+         "model shape fixed by the checkpoint (vocab 256, d_model 128, 2 layers, 4 heads, "
+         "context 64)"},
+        {"grpo",
+         "group-relative policy gradient with a verifiable reward (PPO ratio clip, optional "
+         "entropy bonus grpo.entropy_coef); quality = mean reward on held-out prompts"},
+        {"grpo task residue_stride",
+         "(default) y_t = y_{t-1} + s mod K with the stride s set by the first prompt token; "
+         "random base; random policy scores 1/K"},
+        {"grpo task residue_chain", "the same with stride 1 for every prompt"},
+        {"grpo task randomwalks",
+         "shortest paths to node 0 on a seeded random graph of 21 nodes (trlX's randomwalks "
+         "example); base pretrained on the graph's random walks; reward = path optimality in "
+         "[0, 1]; walks of gen_tokens + 1 nodes (default 10)"},
+    };
+}
+
 ScenarioCatalog
 CurrentCatalog()
 {

@@ -24,6 +24,10 @@ std::vector<std::pair<std::string, std::string>> KnownNetworkModels();
 /// Sync strategies (arms.strategy) and what workers hold under each.
 std::vector<std::pair<std::string, std::string>> KnownStrategies();
 
+/// Workloads: kinds (workload.kind), distillation teachers (workload.teacher.kind) and GRPO tasks
+/// (workload.grpo.task), each as the scenario writes it, e.g. "distill teacher finetuned".
+std::vector<std::pair<std::string, std::string>> KnownWorkloads();
+
 /// The names above, as the scenario validator takes them.
 ScenarioCatalog CurrentCatalog();
 

@@ -27,7 +27,7 @@ const char* const kUsage =
     "usage:\n"
     "  hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet] [--pcap DIR]\n"
     "  hilo-sim validate SCENARIO... [--set path=value ...] [--print]\n"
-    "  hilo-sim list gpus|models|compressors|strategies|network-models\n"
+    "  hilo-sim list gpus|models|compressors|strategies|network-models|workloads\n"
     "  hilo-sim [COMMAND] --help\n"
     "\n"
     "SCENARIO is a Protobuf text file (schema: sim/scenario/scenario.proto, example:\n"
@@ -257,10 +257,11 @@ int
 List(const std::vector<std::string>& args, bool help, std::ostream& out, std::ostream& err)
 {
     const char* const kListUsage =
-        "hilo-sim list gpus|models|compressors|strategies|network-models\n"
+        "hilo-sim list gpus|models|compressors|strategies|network-models|workloads\n"
         "Lists the names scenarios may use: GPU profiles (learner.gpu, workers.gpu), modelled "
         "LLMs (llm_profile), compressors (arms.compressor), sync strategies (arms.strategy), "
-        "network models (network.model).\n";
+        "network models (network.model), workload kinds, teachers and tasks (workload.kind, "
+        "workload.teacher.kind, workload.grpo.task).\n";
     if (help)
     {
         out << kListUsage;
@@ -277,7 +278,7 @@ List(const std::vector<std::string>& args, bool help, std::ostream& out, std::os
     if (what.size() != 1)
     {
         err << "hilo-sim list: name one of gpus, models, compressors, strategies, "
-               "network-models\n\n"
+               "network-models, workloads\n\n"
             << kListUsage;
         return kExitBadInput;
     }
@@ -304,10 +305,15 @@ List(const std::vector<std::string>& args, bool help, std::ostream& out, std::os
     {
         PrintTable(KnownNetworkModels(), out);
     }
+    else if (what[0] == "workloads")
+    {
+        PrintTable(KnownWorkloads(), out);
+    }
     else
     {
         err << "hilo-sim list: unknown list \"" << what[0]
-            << "\"; allowed: gpus, models, compressors, strategies, network-models\n";
+            << "\"; allowed: gpus, models, compressors, strategies, network-models, "
+               "workloads\n";
         return kExitBadInput;
     }
     return kExitOk;

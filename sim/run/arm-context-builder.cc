@@ -129,6 +129,10 @@ ToWorkloadConfig(const ResolvedScenario& sc, uint32_t rank)
     c.group_size = w.group_size;
     c.gen_tokens = w.gen_tokens;
     c.temperature = w.temperature;
+    if (!w.teacher_kind.empty())
+    {
+        c.teacher_kind = w.teacher_kind;
+    }
     if (w.teacher_delta_rank > 0)
     {
         c.teacher_delta_rank = w.teacher_delta_rank;
@@ -137,7 +141,15 @@ ToWorkloadConfig(const ResolvedScenario& sc, uint32_t rank)
     if (w.kind == WorkloadKind::kGrpo)
     {
         c.task_prompt_stride = w.grpo_prompt_stride;
-        c.task_modulus = w.grpo_modulus;
+        if (w.grpo_modulus > 0)
+        {
+            c.task_modulus = w.grpo_modulus;
+        }
+        if (w.grpo_task == "randomwalks")
+        {
+            c.grpo_task = "randomwalks";
+            c.prompt_tokens = 1; // the start node
+        }
         c.entropy_coef = w.grpo_entropy_coef;
     }
     c.eval_prompts = w.eval_prompts;

@@ -52,9 +52,12 @@ struct ResolvedWorkload
     uint32_t group_size{0}; // completions per prompt
     uint32_t gen_tokens{0}; // tokens per completion
     double temperature{1.0};
-    uint32_t teacher_delta_rank{0}; // distill only
+    std::string teacher_kind;       // distill only: "planted" or "finetuned"
+    uint32_t teacher_delta_rank{0}; // distill only, planted
     double teacher_decay{0};        // distill only: sigma_k = decay^k * sigma_0
-    // grpo only: the residue-chain task (scenario.proto, Grpo).
+    // grpo only: the task (scenario.proto, Grpo): "residue" (prompt stride or not) or
+    // "randomwalks".
+    std::string grpo_task;
     bool grpo_prompt_stride{true}; // "residue_stride" (true) or "residue_chain" (stride 1)
     uint32_t grpo_modulus{0};      // K
     double grpo_entropy_coef{0};

@@ -1,5 +1,7 @@
 #include "sim/scenario/scenario-defaults.h"
 
+#include "models/fortune-corpus.h"
+
 namespace hilosim
 {
 namespace
@@ -25,6 +27,22 @@ void
 FillWorkloadDefaults(Workload* w)
 {
     ModelShape* m = w->mutable_model();
+    const bool finetuned = w->kind() == "distill" && w->teacher().kind() == "finetuned";
+    if (finetuned)
+    {
+        // The shape of the committed text base (models/fortune-corpus.h).
+        if (!m->has_vocab())
+            m->set_vocab(static_cast<int32_t>(models::TextBaseShape::kVocab));
+        if (!m->has_d_model())
+            m->set_d_model(static_cast<int32_t>(models::TextBaseShape::kDModel));
+        if (!m->has_layers())
+            m->set_layers(static_cast<int32_t>(models::TextBaseShape::kLayers));
+        if (!m->has_heads())
+            m->set_heads(static_cast<int32_t>(models::TextBaseShape::kHeads));
+        if (!m->has_context())
+            m->set_context(static_cast<int32_t>(models::TextBaseShape::kContext));
+    }
+    const bool walks = w->kind() == "grpo" && w->grpo().task() == "randomwalks";
     if (!m->has_vocab())
         m->set_vocab(64);
     if (!m->has_d_model())
@@ -45,15 +63,17 @@ FillWorkloadDefaults(Workload* w)
     if (!w->has_group_size())
         w->set_group_size(w->kind() == "grpo" ? 4 : 1); // GRPO needs a group to normalise over
     if (!w->has_gen_tokens())
-        w->set_gen_tokens(16);
+        w->set_gen_tokens(walks ? 9 : 16);
     if (!w->has_temperature())
         w->set_temperature(1.0);
     if (w->kind() == "distill")
     {
         Teacher* t = w->mutable_teacher();
-        if (!t->has_delta_rank())
+        if (t->kind().empty())
+            t->set_kind("planted");
+        if (t->kind() == "planted" && !t->has_delta_rank())
             t->set_delta_rank(4);
-        if (!t->has_decay())
+        if (t->kind() == "planted" && !t->has_decay())
             t->set_decay(0.7);
     }
     if (w->kind() == "grpo")
@@ -61,7 +81,7 @@ FillWorkloadDefaults(Workload* w)
         Grpo* g = w->mutable_grpo();
         if (g->task().empty())
             g->set_task("residue_stride");
-        if (!g->has_modulus())
+        if (!g->has_modulus() && g->task() != "randomwalks")
             g->set_modulus(4);
         if (!g->has_entropy_coef())
             g->set_entropy_coef(0.0);

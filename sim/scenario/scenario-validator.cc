@@ -7,7 +7,9 @@
 #include "hilo/compress/compressor-factory.h"
 #include "hilo/core/adapter-layout.h"
 #include "models/compute-model.h"
+#include "models/fortune-corpus.h"
 #include "models/gpu-node.h"
+#include "models/workload.h"
 
 #include <google/protobuf/descriptor.h>
 
@@ -30,7 +32,10 @@ using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
 
 const std::vector<std::string> kWorkloadKinds = {"distill", "grpo"};
 const std::vector<std::string> kTopologies = {"star", "regions", "relay"};
-const std::vector<std::string> kGrpoTasks = {"residue_stride", "residue_chain"};
+const std::vector<std::string> kGrpoTasks = {"residue_stride", "residue_chain", "randomwalks"};
+const std::vector<std::string> kTeacherKinds = {"planted", "finetuned"};
+// Graph nodes of the randomwalks task (models::WorkloadConfig::walk_nodes), one token each.
+const int32_t kWalkNodes = static_cast<int32_t>(models::WorkloadConfig().walk_nodes);
 const std::vector<std::string> kRelayForwarding = {"stream", "store_and_forward"};
 const std::vector<std::string> kOptimizerKinds = {"adamw", "sgd"};
 const std::vector<std::string> kSchedules = {"constant", "linear_warmup", "cosine"};
@@ -758,8 +763,27 @@ Checker::CheckWorkload(const Node& n, const Workload& w, ResolvedWorkload* out)
     {
         const Node g = n.Child("grpo");
         Choice(g, "task", w.grpo().task(), kGrpoTasks, "GRPO task");
-        IntIn(g, "modulus", w.grpo().modulus(), 2, std::max(2, ms.vocab()));
+        const bool walks = w.grpo().task() == "randomwalks";
+        if (walks)
+        {
+            if (w.grpo().has_modulus())
+            {
+                Error(g, "modulus", "applies to the residue tasks only (remove it)");
+            }
+            if (ms.vocab() < kWalkNodes)
+            {
+                Error(m, "vocab",
+                      "must be >= " + std::to_string(kWalkNodes) +
+                          " for task \"randomwalks\" (one token per graph node), got " +
+                          std::to_string(ms.vocab()));
+            }
+        }
+        else
+        {
+            IntIn(g, "modulus", w.grpo().modulus(), 2, std::max(2, ms.vocab()));
+        }
         DoubleIn(g, "entropy_coef", w.grpo().entropy_coef(), 0, false, 10, false);
+        out->grpo_task = walks ? "randomwalks" : "residue";
         out->grpo_prompt_stride = w.grpo().task() != "residue_chain";
         out->grpo_modulus = static_cast<uint32_t>(std::max(0, w.grpo().modulus()));
         out->grpo_entropy_coef = w.grpo().entropy_coef();
@@ -773,10 +797,42 @@ Checker::CheckWorkload(const Node& n, const Workload& w, ResolvedWorkload* out)
     if (w.kind() == "distill")
     {
         const Node t = n.Child("teacher");
-        IntIn(t, "delta_rank", w.teacher().delta_rank(), 1, 4096);
-        DoubleIn(t, "decay", w.teacher().decay(), 0, true, 1, false);
-        out->teacher_delta_rank = static_cast<uint32_t>(std::max(0, w.teacher().delta_rank()));
-        out->teacher_decay = w.teacher().decay();
+        Choice(t, "kind", w.teacher().kind(), kTeacherKinds, "teacher");
+        out->teacher_kind = w.teacher().kind();
+        if (w.teacher().kind() == "finetuned")
+        {
+            if (w.teacher().has_delta_rank() || w.teacher().has_decay())
+            {
+                Error(t, w.teacher().has_delta_rank() ? "delta_rank" : "decay",
+                      "applies to the planted teacher only (remove it)");
+            }
+            const std::pair<const char*, int64_t> shape[] = {{"vocab", ms.vocab()},
+                                                             {"d_model", ms.d_model()},
+                                                             {"layers", ms.layers()},
+                                                             {"heads", ms.heads()},
+                                                             {"context", ms.context()}};
+            const int64_t want[] = {models::TextBaseShape::kVocab, models::TextBaseShape::kDModel,
+                                    models::TextBaseShape::kLayers, models::TextBaseShape::kHeads,
+                                    models::TextBaseShape::kContext};
+            for (size_t i = 0; i < 5; ++i)
+            {
+                if (shape[i].second != want[i])
+                {
+                    Error(m, shape[i].first,
+                          "must be " + std::to_string(want[i]) +
+                              " with the finetuned teacher (the shape of the pretrained text "
+                              "base), got " +
+                              std::to_string(shape[i].second));
+                }
+            }
+        }
+        else
+        {
+            IntIn(t, "delta_rank", w.teacher().delta_rank(), 1, 4096);
+            DoubleIn(t, "decay", w.teacher().decay(), 0, true, 1, false);
+            out->teacher_delta_rank = static_cast<uint32_t>(std::max(0, w.teacher().delta_rank()));
+            out->teacher_decay = w.teacher().decay();
+        }
     }
 }
 
