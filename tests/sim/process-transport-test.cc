@@ -22,6 +22,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -459,6 +462,57 @@ TEST(ProcessTransport, SilentOversizeAndExcessConnectionsAreDropped)
     third.connect(at);
     RunUntil(io, [&]() { return Joined(server.log).find("(the limit)") != std::string::npos; });
     EXPECT_TRUE(server.connected.empty());
+}
+
+/// The highest descriptor number this process has open.
+int
+HighestOpenDescriptor()
+{
+    int highest = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd"))
+        highest = std::max(highest, std::atoi(entry.path().filename().c_str()));
+    return highest;
+}
+
+// Out of descriptors, accept() fails while the connection waits in the backlog: the listener
+// waits (doubling the wait) instead of trying again at once, and accepts once descriptors are
+// free again. A listener that re-armed at once would fail thousands of times here.
+TEST(ProcessTransport, OutOfDescriptorsTheListenerBacksOffAndRecovers)
+{
+    asio::io_context io;
+    Node server(io, 100,
+                [](TcpTransportOptions& o)
+                {
+                    o.accept_backoff_initial_s = 0.05;
+                    o.accept_backoff_max_s = 0.2;
+                });
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    asio::ip::tcp::socket client(io);
+    client.open(asio::ip::tcp::v4());
+    rlimit old{};
+    ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+    rlimit low = old;
+    low.rlim_cur = static_cast<rlim_t>(HighestOpenDescriptor() + 1);
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+    std::vector<int> fillers; // every descriptor still free: none is left to accept with
+    for (int fd = dup(0); fd >= 0; fd = dup(0))
+        fillers.push_back(fd);
+    client.connect({asio::ip::make_address("127.0.0.1"), *port});
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    while (std::chrono::steady_clock::now() < until)
+    {
+        io.run_for(std::chrono::milliseconds(5));
+        io.restart();
+    }
+    const uint64_t failures = server.transport->accept_failures();
+    for (int fd : fillers)
+        close(fd);
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+    EXPECT_GE(failures, 1u);
+    EXPECT_LE(failures, 10u) << "accept() was retried without a pause";
+    RunUntil(io, [&]() { return server.transport->pending_hellos() == 1; });
+    EXPECT_NE(Joined(server.log).find("trying again in"), std::string::npos) << Joined(server.log);
 }
 
 TEST(ProcessEventLog, RoundTripsEveryEventExactlyAndSkipsACutLastLine)

@@ -5,6 +5,7 @@
 #include "sim/cli/catalog.h"
 #include "sim/roles/learner-role.h"
 #include "sim/roles/peer-ids.h"
+#include "sim/roles/relay-role.h"
 #include "sim/roles/role-messages.h"
 #include "sim/roles/worker-role.h"
 #include "sim/run/arm-context-builder.h"
@@ -426,6 +427,45 @@ TEST(Roles, AWorkerRefusesMessagesFromPeersOtherThanItsLearner)
     EXPECT_TRUE(c.workers[0]->failure().ok());
     c.world.Run();
     EXPECT_EQ(c.published.size(), 5u);
+}
+
+// A worker whose connection ended after it announced the last version is not counted as done by
+// the learner (the process may be gone); welcomed again, it announces again.
+TEST(Roles, ADoneIsForgottenWithItsConnectionAndAnnouncedAgainAfterTheWelcome)
+{
+    Cluster c;
+    c.world.Run();
+    ASSERT_EQ(c.learner->done_workers().size(), 2u);
+    c.learner->HandlePeerClosed(1, /*error=*/false);
+    EXPECT_EQ(c.learner->done_workers().count(1), 0u);
+    c.learner->HandlePeerConnected(1);
+    c.world.Run();
+    ASSERT_EQ(c.learner->done_workers().count(1), 1u);
+    EXPECT_TRUE(c.learner->done_workers().at(1));
+}
+
+// A relay forwards updates from its learner only; a worker that connects again gets the latest.
+TEST(Roles, ARelayForwardsOnlyTheLearnersUpdatesAndResendsTheLatestToAReturningWorker)
+{
+    FakeWorld world;
+    FakePort port(&world, RelayPeerId(0));
+    RelayRoleOptions options;
+    options.learner_peer = kLearnerPeerId;
+    RelayRole relay(&port, {0, 1}, RelayHooks{}, RelayForwarding::kStoreAndForward, options);
+    RoleMessage update;
+    update.type = kUpdate;
+    update.payload = "an update's bytes";
+    update.wire_bytes = update.payload.size();
+    EXPECT_EQ(relay.HandleMessage(1, update).code(), hilo::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(world.sent.empty()) << "a worker's update was forwarded";
+    relay.HandlePeerConnected(0);
+    relay.HandlePeerConnected(1);
+    ASSERT_TRUE(relay.HandleMessage(kLearnerPeerId, update).ok());
+    ASSERT_EQ(world.sent.size(), 2u);
+    relay.HandlePeerClosed(1, /*error=*/true);
+    relay.HandlePeerConnected(1);
+    ASSERT_EQ(world.sent.size(), 3u);
+    EXPECT_EQ(world.sent.back(), std::make_pair(1u, static_cast<uint32_t>(kUpdate)));
 }
 
 // A process applies an update within its modelled apply time: the real decode + replay runs
