@@ -24,6 +24,7 @@ import json
 import os
 import re
 import sys
+import time
 
 import sweep_engine as engine
 
@@ -152,9 +153,11 @@ def main():
 
     command = engine.command_line()
     commit = engine.git_commit()
+    date = time.strftime("%Y-%m-%d", time.gmtime())
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, stem + ".csv.meta.json"), "w") as f:
         json.dump({"about": f"provenance of {stem}.csv", "command": command, "commit": commit,
+                   "date": date,
                    "scenario": args.scenario + " (its own faults removed; each fault at 1 s)"},
                   f, indent=2)
         f.write("\n")
@@ -164,7 +167,7 @@ def main():
         for r in rows:
             w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
     with open(os.path.join(args.out, stem + ".md"), "w") as f:
-        f.write("Made by `" + command + "` at commit " + commit + " from `" + args.scenario +
+        f.write("Made by `" + command + "` at commit " + commit + " on " + date + " from `" + args.scenario +
                 "` (its own faults removed; every fault starts at 1 s of " +
                 ("modelled time, on real processes (hilo-emu --network direct)" if emu
                  else "simulated time") + " and lasts 0.5 s where it has a duration). Recovery: from the end of the fault to the "
