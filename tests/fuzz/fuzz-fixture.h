@@ -68,7 +68,8 @@ constexpr uint8_t kFixFrames = 0x4;
 
 /// Input of fuzz-restore: [target byte][bytes]. Target t < CompressorConfigs().size() feeds
 /// RestoreLocalState of compressor t; the rest feed Publisher::Restore under replica config
-/// (t - CompressorConfigs().size()) % ReplicaConfigs().size(), with kRestoreOptions.
+/// (t - CompressorConfigs().size()) % ReplicaConfigs().size(), with ring capacity kRestoreRing
+/// and snapshot interval kRestoreSnapshotInterval.
 constexpr uint64_t kRestoreRing = 3;
 constexpr uint64_t kRestoreSnapshotInterval = 2;
 

@@ -87,6 +87,11 @@ CompressorSeeds(const fs::path& dir)
                     base_aware->SetBase(&base.theta); // pulse encodes against the replicas' bits
                 }
                 hilo::StatusOr<hilo::Encoded> e = c->Encode(inputs[k], budget);
+                if (!e.ok() && base_aware != nullptr &&
+                    e.status().code() == hilo::StatusCode::kBudgetTooSmall)
+                {
+                    continue; // lossless pulse takes no small budget: its changes need more
+                }
                 if (!e.ok())
                 {
                     Fail("seed encode of configuration " + std::to_string(i) + ": " +
