@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Fuzzes the decoders and the scenario loader (tests/fuzz): builds the libFuzzer targets with
-# clang, ASan and UBSan in build-fuzz/ (or $HILO_FUZZ_BUILD_DIR), then runs each for SECONDS
-# (default 60), one after the other, seeded from the inputs of the golden frame and payload tests,
-# every scenario file under scenarios/, tests/sim/data/ and tests/scripts/, and the inputs that
-# once crashed (tests/fuzz/regressions/TARGET/). Prints executions, exec/s and crashes per target;
+# Fuzzes the decoders, the replica, the learner's restart paths and the scenario loader
+# (tests/fuzz): builds the libFuzzer targets with clang, ASan and UBSan in build-fuzz/ (or
+# $HILO_FUZZ_BUILD_DIR), then runs each for SECONDS (default 60), one after the other, seeded
+# from the inputs of the golden frame and payload tests, real local states and checkpoints, every
+# scenario file under scenarios/, tests/sim/data/ and tests/scripts/, and the inputs that once
+# crashed (tests/fuzz/regressions/TARGET/). Prints executions, exec/s and crashes per target;
 # exits 1 when any target crashed.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]     e.g. nice -n 10 scripts/fuzz.sh 600 fuzz-frame
@@ -17,7 +18,7 @@ build="${HILO_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${HILO_JOBS:-$(nproc)}"
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift
-all_targets=(fuzz-frame fuzz-compressor-decode fuzz-replica fuzz-scenario)
+all_targets=(fuzz-frame fuzz-compressor-decode fuzz-replica fuzz-restore fuzz-scenario)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then

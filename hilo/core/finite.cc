@@ -10,12 +10,12 @@ namespace hilo
 bool
 AllFinite(const float* p, int64_t n)
 {
-    bool bad = false;
+    uint32_t acc = 0;
     for (int64_t i = 0; i < n; ++i)
     {
-        bad |= NonFinite(p[i]);
+        acc |= NonFiniteBits(p[i]);
     }
-    return !bad;
+    return !NonFiniteSeen(acc);
 }
 
 bool

@@ -19,6 +19,25 @@ NonFinite(float v)
     return (bits & 0x7f800000u) == 0x7f800000u;
 }
 
+/// A value whose top bit is set exactly when `v` is NaN or an infinity: the exponent field plus one
+/// exponent step carries into bit 31 only from all ones. OR-ing these over a loop is a pure
+/// integer reduction that vectorizes (a bool reduction does not, with GCC 12); test the result
+/// with NonFiniteSeen.
+inline uint32_t
+NonFiniteBits(float v)
+{
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    return (bits & 0x7f800000u) + 0x00800000u;
+}
+
+/// True when an OR of NonFiniteBits values saw a NaN or an infinity.
+inline bool
+NonFiniteSeen(uint32_t acc)
+{
+    return (acc & 0x80000000u) != 0;
+}
+
 /// True when every one of p[0..n) is finite. Serial: call it on the chunk a thread already owns.
 bool AllFinite(const float* p, int64_t n);
 

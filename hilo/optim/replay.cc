@@ -32,7 +32,7 @@ struct AdamWScalars
 
 // One AdamW element, in the fixed order of roundings both sides run. Kept in one inline function
 // so the in-place and out-of-place loops below cannot drift apart.
-inline bool
+inline uint32_t
 AdamWElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_in, float* theta_out,
              float* m_out, float* v_out)
 {
@@ -48,7 +48,7 @@ AdamWElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_i
     *theta_out = p;
     *m_out = m;
     *v_out = v;
-    return NonFinite(p) | NonFinite(m) | NonFinite(v);
+    return NonFiniteBits(p) | NonFiniteBits(m) | NonFiniteBits(v);
 }
 
 // One streaming pass: reads g, theta, m, v once and writes theta, m, v once, and reports whether
@@ -65,12 +65,12 @@ HILO_CHUNK_KERNEL bool
 AdamWInPlace(const AdamWScalars s, const float* __restrict g, float* __restrict theta,
              float* __restrict m, float* __restrict v, int64_t begin, int64_t end)
 {
-    bool bad = false;
+    uint32_t acc = 0;
     for (int64_t i = begin; i < end; ++i)
     {
-        bad |= AdamWElement(s, g[i], theta[i], m[i], v[i], &theta[i], &m[i], &v[i]);
+        acc |= AdamWElement(s, g[i], theta[i], m[i], v[i], &theta[i], &m[i], &v[i]);
     }
-    return bad;
+    return NonFiniteSeen(acc);
 }
 
 HILO_CHUNK_KERNEL bool
@@ -79,13 +79,13 @@ AdamWOutOfPlace(const AdamWScalars s, const float* __restrict g, const float* __
                 float* __restrict theta_out, float* __restrict m_out, float* __restrict v_out,
                 int64_t begin, int64_t end)
 {
-    bool bad = false;
+    uint32_t acc = 0;
     for (int64_t i = begin; i < end; ++i)
     {
-        bad |= AdamWElement(s, g[i], theta_in[i], m_in[i], v_in[i], &theta_out[i], &m_out[i],
+        acc |= AdamWElement(s, g[i], theta_in[i], m_in[i], v_in[i], &theta_out[i], &m_out[i],
                             &v_out[i]);
     }
-    return bad;
+    return NonFiniteSeen(acc);
 }
 
 // Returns true when every written value is finite.
@@ -123,7 +123,7 @@ struct SgdScalars
     bool first; // step 1: the buffer is the gradient itself
 };
 
-inline bool
+inline uint32_t
 SgdElement(const SgdScalars& s, float gi, float p, float m_in, float* theta_out, float* m_out)
 {
     const float wdp = s.wd * p;
@@ -143,19 +143,19 @@ SgdElement(const SgdScalars& s, float gi, float p, float m_in, float* theta_out,
     const float p_out = p - step;
     *theta_out = p_out;
     *m_out = buf;
-    return NonFinite(p_out) | NonFinite(buf);
+    return NonFiniteBits(p_out) | NonFiniteBits(buf);
 }
 
 HILO_CHUNK_KERNEL bool
 SgdInPlace(const SgdScalars s, const float* __restrict g, float* __restrict theta,
            float* __restrict m, int64_t begin, int64_t end)
 {
-    bool bad = false;
+    uint32_t acc = 0;
     for (int64_t i = begin; i < end; ++i)
     {
-        bad |= SgdElement(s, g[i], theta[i], m[i], &theta[i], &m[i]);
+        acc |= SgdElement(s, g[i], theta[i], m[i], &theta[i], &m[i]);
     }
-    return bad;
+    return NonFiniteSeen(acc);
 }
 
 HILO_CHUNK_KERNEL bool
@@ -163,12 +163,12 @@ SgdOutOfPlace(const SgdScalars s, const float* __restrict g, const float* __rest
               const float* __restrict m_in, float* __restrict theta_out, float* __restrict m_out,
               int64_t begin, int64_t end)
 {
-    bool bad = false;
+    uint32_t acc = 0;
     for (int64_t i = begin; i < end; ++i)
     {
-        bad |= SgdElement(s, g[i], theta_in[i], m_in[i], &theta_out[i], &m_out[i]);
+        acc |= SgdElement(s, g[i], theta_in[i], m_in[i], &theta_out[i], &m_out[i]);
     }
-    return bad;
+    return NonFiniteSeen(acc);
 }
 
 // Returns true when every written value is finite.

@@ -21,14 +21,14 @@ AddVectors(const std::vector<float>& a, const std::vector<float>& b, std::vector
     ParallelFor(0, static_cast<int64_t>(a.size()), 1 << 15,
                 [&](int64_t begin, int64_t end)
                 {
-                    bool chunk_bad = false;
+                    uint32_t acc = 0;
                     for (int64_t i = begin; i < end; ++i)
                     {
                         const float sum = pa[i] + pb[i];
                         po[i] = sum;
-                        chunk_bad |= NonFinite(sum);
+                        acc |= NonFiniteBits(sum);
                     }
-                    if (chunk_bad)
+                    if (NonFiniteSeen(acc))
                     {
                         bad.store(true, std::memory_order_relaxed);
                     }

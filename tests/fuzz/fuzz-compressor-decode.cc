@@ -1,9 +1,9 @@
 // libFuzzer target: every compressor's Decode on arbitrary payloads for one fixed layout.
 // Input: [configuration byte][payload]; the byte picks an entry of CompressorConfigs().
 // Invariants: Decode returns ok or kCorruption (never crashes, hangs or reads out of bounds); on
-// success it yields exactly numel values, and a second instance decoding the same bytes into a
-// buffer full of stale values yields the same bits (no dependence on instance state or on what
-// the output buffer held).
+// success it yields exactly numel values, every one finite, and a second instance decoding the same
+// bytes into a buffer full of stale values yields the same bits (no dependence on instance state or
+// on what the output buffer held).
 #include "tests/fuzz/fuzz-fixture.h"
 
 #include <cmath>
@@ -66,6 +66,14 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     {
         fuzz::Fail(name + ": Decode returned " + std::to_string(out.size()) + " values for " +
                    std::to_string(numel));
+    }
+    for (size_t v = 0; v < numel; ++v)
+    {
+        if (!std::isfinite(out[v]))
+        {
+            fuzz::Fail(name + ": Decode accepted a payload that decodes to a non-finite value at " +
+                       std::to_string(v));
+        }
     }
     std::vector<float> again(numel + 3, std::numeric_limits<float>::quiet_NaN());
     s = d.second[i]->Decode(payload, &again);

@@ -47,6 +47,11 @@ CompressorConfigs()
         {"quant", "block=4;levels=1;seed=1"},
         {"quant", "block=5;levels=7;norm=l2"},
         {"quant", "levels=127"},
+        {"sparq", "bits=4"},
+        {"sparq", "bits=2;block=8"},
+        {"sparq", "bits=8;min_rank=1"},
+        {"pulse", ""},
+        {"powersgd", "dtype=bf16;error_feedback=true;max_rank=1"},
     };
     return kConfigs;
 }
@@ -113,6 +118,29 @@ BuildReplicaConfigs()
     sgd.optimizer.kind = OptimizerKind::kSgdMomentum;
     sgd.optimizer.lr.base_lr = 0.1f;
     out.push_back(sgd);
+
+    // The newer payloads and the primal replica path.
+    out.push_back(Hilo("sparq", {{"bits", "4"}}, Budget::Bytes(40)));
+    ReplicaConfig primal = Hilo("sparq", {{"bits", "3"}, {"block", "8"}}, Budget::Bytes(48));
+    primal.spec.kind = SyncKind::kPrimal;
+    primal.spec.error_feedback = ErrorFeedbackOptions{/*enabled=*/true, /*decay=*/0.7f};
+    out.push_back(primal);
+    ReplicaConfig primal_topk = Hilo("topk", {{"dtype", "bf16"}}, Budget::Bytes(30));
+    primal_topk.spec.kind = SyncKind::kPrimal;
+    primal_topk.spec.error_feedback = ErrorFeedbackOptions{/*enabled=*/true, /*decay=*/1.0f};
+    out.push_back(primal_topk);
+    ReplicaConfig pulse = Hilo("pulse", {}, Budget::Unlimited());
+    pulse.spec.kind = SyncKind::kDelta;
+    out.push_back(pulse);
+    ReplicaConfig primal_pulse = Hilo("pulse", {}, Budget::Unlimited());
+    primal_pulse.spec.kind = SyncKind::kPrimal;
+    out.push_back(primal_pulse);
+    ReplicaConfig cosine = Hilo("powersgd", {{"dtype", "int8"}}, Budget::Bytes(60));
+    cosine.spec.error_feedback = ErrorFeedbackOptions{/*enabled=*/true, /*decay=*/1.0f};
+    cosine.optimizer.lr.kind = LrScheduleKind::kCosine;
+    cosine.optimizer.lr.warmup_steps = 2;
+    cosine.optimizer.lr.total_steps = 6;
+    out.push_back(cosine);
     return out;
 }
 

@@ -42,7 +42,8 @@ struct ReplicaConfig
     OptimizerConfig optimizer;
 };
 /// The strategies and compressors replicas are fuzzed under (hilo with every compressor, full,
-/// delta, and an SGD optimizer whose snapshots carry one moment).
+/// delta, an SGD optimizer whose snapshots carry one moment, primal with sparq, top-k and pulse,
+/// delta with pulse, and a cosine schedule with error feedback).
 const std::vector<ReplicaConfig>& ReplicaConfigs();
 
 /// Rewrites the length and CRC-32C of a frame's header to match the bytes that follow, so that
@@ -64,6 +65,13 @@ enum class ReplicaOp : uint8_t
     kCatchUp = 2,   // CatchUp(chunk 0, the rest)
 };
 constexpr uint8_t kFixFrames = 0x4;
+
+/// Input of fuzz-restore: [target byte][bytes]. Target t < CompressorConfigs().size() feeds
+/// RestoreLocalState of compressor t; the rest feed Publisher::Restore under replica config
+/// (t - CompressorConfigs().size()) % ReplicaConfigs().size(), with ring capacity kRestoreRing
+/// and snapshot interval kRestoreSnapshotInterval.
+constexpr uint64_t kRestoreRing = 3;
+constexpr uint64_t kRestoreSnapshotInterval = 2;
 
 /// Stops the process when a fuzzed invariant fails, naming it (libFuzzer records the input).
 [[noreturn]] void Fail(const std::string& what);

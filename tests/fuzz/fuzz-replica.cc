@@ -4,11 +4,13 @@
 // frame header so that mutations get past the CRC.
 // Invariants: every call returns a Status; a failed Apply or Restore leaves the state exactly as
 // it was (version, parameters and optimizer state, bit for bit); a successful Apply advances the
-// version by one; whatever happens, the replica holds a whole state of the layout's size.
+// version by one; whatever happens, the replica holds a whole state of the layout's size and every
+// value in it is finite.
 #include "tests/fuzz/fuzz-fixture.h"
 
 #include "hilo/sync/replica.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace
@@ -58,6 +60,17 @@ CheckWhole(const hilo::Replica& r, int64_t numel, const char* after)
     if (r.strategy().ReplicasKeepOptimizer() && s.optimizer.m.size() != n)
     {
         hilo::fuzz::Fail(std::string("after ") + after + " the replica lost its optimizer state");
+    }
+    for (const std::vector<float>* v : {&s.adapter.theta, &s.optimizer.m, &s.optimizer.v})
+    {
+        for (float x : *v)
+        {
+            if (!std::isfinite(x))
+            {
+                hilo::fuzz::Fail(std::string("after ") + after +
+                                 " the replica holds a non-finite value");
+            }
+        }
     }
 }
 

@@ -4,12 +4,15 @@
 //   and at the smallest budget;
 // - fuzz-frame and fuzz-replica: update frames, snapshots and catch-up plans of a real Publisher
 //   for every replica configuration (raw and with the fix-header bit);
+// - fuzz-restore: every compressor's local state (fresh and after three encodes) and a checkpoint
+//   of a Publisher of every replica configuration;
 // - fuzz-scenario: the quickstart scenario with `--set` overrides of the documented forms (the
 //   scenario files themselves are copied by scripts/fuzz.sh), and fuzz-scenario.dict, a libFuzzer
 //   dictionary of every field and enum name of the scenario schema.
 // Deterministic: the same build writes the same files.
 #include "tests/fuzz/fuzz-fixture.h"
 
+#include "hilo/compress/base-aware.h"
 #include "hilo/sync/publisher.h"
 #include "sim/scenario/scenario.pb.h"
 
@@ -75,9 +78,20 @@ CompressorSeeds(const fs::path& dir)
         for (size_t k = 0; k < inputs.size(); ++k)
         {
             std::unique_ptr<hilo::Compressor> c = hilo::fuzz::MakeCompressor(i);
+            auto* base_aware = dynamic_cast<hilo::BaseAwareCompressor*>(c.get());
+            const hilo::AdapterState base = hilo::fuzz::FuzzInitialState();
             for (int64_t budget : {int64_t{1} << 20, c->MinPayloadBytes()})
             {
+                if (base_aware != nullptr)
+                {
+                    base_aware->SetBase(&base.theta); // pulse encodes against the replicas' bits
+                }
                 hilo::StatusOr<hilo::Encoded> e = c->Encode(inputs[k], budget);
+                if (!e.ok() && base_aware != nullptr &&
+                    e.status().code() == hilo::StatusCode::kBudgetTooSmall)
+                {
+                    continue; // lossless pulse takes no small budget: its changes need more
+                }
                 if (!e.ok())
                 {
                     Fail("seed encode of configuration " + std::to_string(i) + ": " +
@@ -144,6 +158,55 @@ ProtocolSeeds(const fs::path& frame_dir, const fs::path& replica_dir)
         catch_up.insert(catch_up.end(), plan.update_frames.begin(), plan.update_frames.end());
         Write(replica_dir, "seed-" + std::to_string(plans++),
               cfg + Byte(2) + hilo::fuzz::JoinChunks(catch_up));
+    }
+}
+
+// fuzz-restore: each compressor's local state after a few encodes, and a checkpoint of a publisher
+// of each replica configuration after a few steps (with the ring and snapshot options the target
+// restores with).
+void
+RestoreSeeds(const fs::path& dir)
+{
+    const size_t compressors = hilo::fuzz::CompressorConfigs().size();
+    const hilo::AdapterLayout layout = hilo::fuzz::FuzzLayout();
+    int n = 0;
+    for (size_t i = 0; i < compressors; ++i)
+    {
+        std::unique_ptr<hilo::Compressor> c = hilo::fuzz::MakeCompressor(i);
+        auto* base_aware = dynamic_cast<hilo::BaseAwareCompressor*>(c.get());
+        const hilo::AdapterState base = hilo::fuzz::FuzzInitialState();
+        Write(dir, "seed-" + std::to_string(n++), Byte(i) + c->SaveLocalState());
+        for (uint64_t step = 1; step <= 3; ++step)
+        {
+            if (base_aware != nullptr)
+            {
+                base_aware->SetBase(&base.theta);
+            }
+            if (!c->Encode(Gradient(layout.numel(), 40 + step), int64_t{1} << 20).ok())
+            {
+                Fail("restore seed: encode of configuration " + std::to_string(i));
+            }
+        }
+        Write(dir, "seed-" + std::to_string(n++), Byte(i) + c->SaveLocalState());
+    }
+    const auto& configs = hilo::fuzz::ReplicaConfigs();
+    for (size_t j = 0; j < configs.size(); ++j)
+    {
+        auto p = hilo::Publisher::Create(
+            configs[j].spec, layout, configs[j].optimizer, hilo::fuzz::FuzzInitialState(),
+            hilo::PublisherOptions{hilo::fuzz::kRestoreRing, hilo::fuzz::kRestoreSnapshotInterval});
+        if (!p.ok())
+        {
+            Fail("restore seed publisher " + std::to_string(j) + ": " + p.status().ToString());
+        }
+        for (uint64_t step = 1; step <= 4; ++step)
+        {
+            if (!(*p)->Step(Gradient(layout.numel(), 500 + 10 * j + step)).ok())
+            {
+                Fail("restore seed publisher " + std::to_string(j) + " step");
+            }
+        }
+        Write(dir, "seed-" + std::to_string(n++), Byte(compressors + j) + (*p)->Checkpoint());
     }
 }
 
@@ -270,6 +333,7 @@ main(int argc, char** argv)
     const fs::path out = argv[1];
     CompressorSeeds(out / "fuzz-compressor-decode");
     ProtocolSeeds(out / "fuzz-frame", out / "fuzz-replica");
+    RestoreSeeds(out / "fuzz-restore");
     ScenarioSeeds(out / "fuzz-scenario", argv[2]);
     ScenarioDictionary(out / "fuzz-scenario.dict");
     return 0;

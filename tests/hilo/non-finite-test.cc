@@ -292,7 +292,8 @@ TEST_F(NonFinite, QuantScaleThatOverflowsItsCodesIsRefused)
     w.PutU8(127); // levels
     w.PutU8(0);   // norm max
     w.PutVarint(1024);
-    w.PutF32(FLT_MAX); // one block covers the whole 128-value layout
+    w.PutF32(FLT_MAX); // one block per matrix (64 values each)
+    w.PutF32(1.0f);
     std::string codes(static_cast<size_t>(layout.numel()), '\0');
     codes[0] = 127;
     w.PutBytes(codes.data(), codes.size());
