@@ -326,7 +326,7 @@ PowerSgdCompressor::RestoreLocalState(std::string_view state)
         }
         const MatrixSpec& s = m_layout.matrix(i);
         if (static_cast<int64_t>(rows) != s.cols || cols == 0 ||
-            static_cast<int64_t>(cols) > std::min(s.rows, s.cols))
+            cols > static_cast<uint64_t>(std::min(s.rows, s.cols)))
         {
             return Status::Corruption("powersgd: local warm start " + std::to_string(i) +
                                       " has the wrong shape");

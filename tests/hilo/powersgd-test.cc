@@ -222,6 +222,22 @@ TEST(PowerSgd, LocalStateWithAWarmStartButNoDrawIsRefused)
               MakeCompressor("powersgd", layout, "dtype=fp32;max_rank=2")->SaveLocalState());
 }
 
+// fuzz-restore, regressions/fuzz-restore/powersgd-warm-start-columns-above-int64: a warm start
+// whose u64 column count is above INT64_MAX passed the shape check as a negative int64 and made
+// at::empty throw out of RestoreLocalState.
+TEST(PowerSgd, LocalStateWithAHugeColumnCountIsCorruption)
+{
+    const AdapterLayout layout = LoraLayout();
+    auto c = MakeCompressor("powersgd", layout, "dtype=fp32;max_rank=2");
+    std::string state;
+    ByteWriter w(&state);
+    w.PutU32(static_cast<uint32_t>(layout.size()));
+    w.PutU64(1);                                            // draws
+    w.PutU64(static_cast<uint64_t>(layout.matrix(0).cols)); // rows of Q
+    w.PutU64(~uint64_t{0});                                 // cols of Q
+    EXPECT_EQ(c->RestoreLocalState(state).code(), StatusCode::kCorruption);
+}
+
 TEST(PowerSgd, RankBeyondEveryMatrixIsCorruption)
 {
     const AdapterLayout layout = LoraLayout(1, 4, 16, 24);
