@@ -1,4 +1,4 @@
-// Roofline compute-time models (DESIGN.md section 5): simulated seconds of the GPU work of one RL
+// Roofline compute-time models: simulated seconds of the GPU work of one RL
 // iteration at modelled-LLM scale, on a node of one or more GPUs (gpu-node.h). Each cost is
 // max(FLOPs / (peak FLOP/s x MFU), bytes / (peak bandwidth x MBU)) per phase, with efficiency
 // factors in ComputeOptions, plus fixed overheads where a real system has them. All sizes are bf16
@@ -28,7 +28,7 @@
 //                    + 2·layers·AR(b·hidden·2)                      (tp: after attention and MLP)
 //   waves    b_max = floor(free memory per GPU / ((P + G)·KV per token per GPU))
 // Train step (LoRA, frozen base): FLOPs = tokens·(4·N + 6·L) — forward 2N, backward to the
-//   activations 2N, LoRA weight gradients only (DESIGN.md: ≈ 4·N·tokens); attention FLOPs are
+//   activations 2N, LoRA weight gradients only (≈ 4·N·tokens); attention FLOPs are
 //   left out (short sequences); time = FLOPs / (peak·g·train_mfu)
 //   + tp: 4·layers·AR(tokens·hidden·2) (two all-reduces per layer forward, two backward)
 //   + dp: AR(4·L) (the adapter gradient, fp32).

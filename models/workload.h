@@ -1,5 +1,5 @@
-// Workload: the one interface through which the simulator drives a learning workload (DESIGN.md
-// section 5). Workers call Rollout with their replica's parameters; the learner calls Gradient on
+// Workload: the one interface through which the simulator drives a learning workload. Workers
+// call Rollout with their replica's parameters; the learner calls Gradient on
 // the trajectory batches it received and applies the result through hilo (Publisher/ReplayStep);
 // anyone calls Evaluate for the learning quality. Parameters and gradients are flat fp32 vectors
 // in the canonical order of layout(), so they are hilo AdapterState::theta and hilo gradients.

@@ -1,4 +1,4 @@
-// The `hilo-sim` command line (DESIGN.md section 6), parsed with Boost.Program_options:
+// The `hilo-sim` command line, parsed with Boost.Program_options:
 //   hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet]
 //   hilo-sim validate SCENARIO... [--set path=value ...] [--print]   (exit 2 if any is bad)
 //   hilo-sim list gpus|models|compressors

@@ -1,5 +1,5 @@
 // `hilo-sim run`: runs every arm of a loaded scenario in ns-3 and writes summary.json, steps.csv,
-// workers.csv, links.csv and resolved.textproto to the output folder (DESIGN.md section 6), and
+// workers.csv, links.csv and resolved.textproto to the output folder, and
 // with a pcap folder a pcap trace of every link end.
 #ifndef HILOSIM_CLI_RUN_COMMAND_H
 #define HILOSIM_CLI_RUN_COMMAND_H

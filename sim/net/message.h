@@ -1,5 +1,5 @@
 // What the message transport carries and reports: a typed message of real serialized bytes that
-// stands for `wire_bytes` on the network (DESIGN.md section 5, "wire scale").
+// stands for `wire_bytes` on the network.
 #ifndef HILO_SIM_NET_MESSAGE_H
 #define HILO_SIM_NET_MESSAGE_H
 

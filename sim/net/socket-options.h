@@ -31,8 +31,8 @@
 // SocketOptions::window_limited says so, and runs report it.
 //
 // Large windows cost simulation time in the packet model: ns-3's per-ACK cost grows with the
-// segments in flight (DESIGN.md section 8: 50 MB over 1 Gbps/40 ms took 1.2 s of wall time with
-// 1 MB buffers and 17 s with 8 MB; 1.3 s with 8 MB and a 9000-byte MTU). There is no hidden cap
+// segments in flight (50 MB over 1 Gbps/40 ms took 1.2 s of wall time with 1 MB buffers and 17 s
+// with 8 MB; 1.3 s with 8 MB and a 9000-byte MTU). There is no hidden cap
 // on that: runs whose windows make the packet model too slow are what the flow model is for.
 #ifndef HILO_SIM_NET_SOCKET_OPTIONS_H
 #define HILO_SIM_NET_SOCKET_OPTIONS_H

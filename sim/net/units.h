@@ -1,6 +1,6 @@
 // Unit strings at the scenario boundary: "100Mbps", "40ms", "64KiB".
 //
-// Scenario files spell every quantity with an explicit unit (DESIGN.md section 6, "Scenarios").
+// Scenario files spell every quantity with an explicit unit.
 // These parsers convert such a string once, into ns3::DataRate, ns3::Time or a byte count, and
 // report bad input as a hilo::Status naming the string and what is allowed. They never call the
 // ns-3 string parsers on unchecked input: those abort the process on a malformed string.

@@ -1,6 +1,6 @@
 // The records the roles report through their hooks (and the ns-3 applications through their trace
 // sources): one struct per measurable event, so metric writers and tests subscribe instead of
-// parsing logs (STYLE.md, ns-3 anchors). Times are the driver's modelled seconds (role-port.h).
+// parsing logs. Times are the driver's modelled seconds (role-port.h).
 #ifndef HILOSIM_ROLES_ROLE_EVENTS_H
 #define HILOSIM_ROLES_ROLE_EVENTS_H
 

@@ -1,5 +1,5 @@
 // RolePort: everything a learner, worker or relay role needs from the world it runs in, and
-// nothing more (the leveldb `Env` shape, STYLE.md): a clock in modelled seconds with timers, a
+// nothing more (the shape of leveldb's `Env`): a clock in modelled seconds with timers, a
 // message transport addressed by peer id, and a way to end the run. Two drivers implement it:
 // ns-3 applications (simulated time, ns-3 TCP; sim/drivers/ns3/) and real processes (a steady
 // clock, kernel TCP on Boost.Asio; sim/drivers/process/). The roles never know which one runs them.

@@ -1,6 +1,6 @@
 // ArmSummary: the per-arm figures of summary.json and of the side-by-side table, computed from an
-// ArmResult (DESIGN.md section 6: update latency of version v at worker w = ready time at w minus
-// the time the learner had the gradient of step v).
+// ArmResult (update latency of version v at worker w = ready time at w minus the time the
+// learner had the gradient of step v).
 #ifndef HILOSIM_RUN_ARM_SUMMARY_H
 #define HILOSIM_RUN_ARM_SUMMARY_H
 

@@ -1,4 +1,4 @@
-// Writes a run's outputs (DESIGN.md section 6): summary.json, steps.csv, workers.csv,
+// Writes a run's outputs: summary.json, steps.csv, workers.csv,
 // rollouts.csv, allocation.csv, links.csv, resolved.textproto, plus timing.json with the real CPU
 // and wall seconds (the only non-deterministic file). Each file is written to a temporary name and
 // renamed, so a crash never leaves a half-written file under its final name.

@@ -1,5 +1,5 @@
 // `--set path.to.field=value`: one override of a scenario field, applied by Protobuf reflection
-// after parsing and before validation (DESIGN.md section 6). Works on any message type.
+// after parsing and before validation. Works on any message type.
 //
 // Grammar: PATH=VALUE, PATH = SEGMENT ('.' SEGMENT)*, SEGMENT = FIELD | FIELD[SELECTOR].
 // - a singular message field is descended into (and created when absent);

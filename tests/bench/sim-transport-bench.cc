@@ -5,7 +5,7 @@
 // results/sim/transport-cost-flow.txt).
 // --quick skips the slowest case. The flow model also runs N = 256 and 1024 workers.
 // Cases: one 50 MB (wire) message over 1 Gbps / 40 ms with 1500 and 9000-byte MTUs, under the
-// default BDP sizing and under fixed 1 MB / 8 MB buffers (the figures DESIGN.md section 8 quotes);
+// default BDP sizing and under fixed 1 MB / 8 MB buffers (figures in sim/net/socket-options.h);
 // and a 10 MB message from the learner to N = 8 and 32 workers over 100 Mbps / 40 ms star links.
 #include "sim/net/flow/flow-network.h"
 #include "sim/net/flow/flow-transport-helper.h"
