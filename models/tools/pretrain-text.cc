@@ -110,6 +110,9 @@ main(int argc, char** argv)
     double base_lr = 3e-3;
     double teacher_lr = 1e-3;
     uint64_t seed = 1;
+    int64_t d_model = models::TextBaseShape::kDModel;
+    int64_t layers = models::TextBaseShape::kLayers;
+    int64_t heads = models::TextBaseShape::kHeads;
     po::options_description desc("pretrain-text options");
     // clang-format off
     desc.add_options()
@@ -123,7 +126,13 @@ main(int argc, char** argv)
         ("batch", po::value(&batch)->default_value(32), "windows of 64 bytes per step")
         ("base-lr", po::value(&base_lr)->default_value(3e-3), "base peak learning rate")
         ("teacher-lr", po::value(&teacher_lr)->default_value(1e-3), "teacher peak learning rate")
-        ("seed", po::value(&seed)->default_value(1), "initial weights and batches");
+        ("seed", po::value(&seed)->default_value(1), "initial weights and batches")
+        ("d-model", po::value(&d_model)->default_value(models::TextBaseShape::kDModel),
+         "model width (the committed base's by default)")
+        ("layers", po::value(&layers)->default_value(models::TextBaseShape::kLayers),
+         "transformer blocks")
+        ("heads", po::value(&heads)->default_value(models::TextBaseShape::kHeads),
+         "attention heads (must divide --d-model)");
     // clang-format on
     po::variables_map vm;
     try
@@ -179,13 +188,27 @@ main(int argc, char** argv)
 
     models::TinyLmOptions options;
     options.vocab = models::TextBaseShape::kVocab;
-    options.d_model = models::TextBaseShape::kDModel;
-    options.layers = models::TextBaseShape::kLayers;
-    options.heads = models::TextBaseShape::kHeads;
+    options.d_model = d_model;
+    options.layers = layers;
+    options.heads = heads;
     options.context = models::TextBaseShape::kContext;
     options.seed = seed;
     options.logit_std = 1.0;
-    models::TinyLm base = models::TinyLm::Create(options).value();
+    hilo::StatusOr<models::TinyLm> created = models::TinyLm::Create(options);
+    if (!created.ok())
+    {
+        std::cerr << "pretrain-text: --d-model/--layers/--heads: " << created.status().message()
+                  << "\n";
+        return kExitBadInput;
+    }
+    models::TinyLm base = std::move(created).value();
+    int64_t params = 0;
+    for (const auto& [name, w] : base.BaseWeights())
+    {
+        params += w.numel();
+    }
+    std::cerr << "pretrain-text: " << params << " parameters (d_model " << d_model << ", "
+              << layers << " blocks, " << heads << " heads)\n";
 
     const int64_t len = options.context;
     models::NextTokenTrainerOptions train;
@@ -256,7 +279,7 @@ main(int argc, char** argv)
     {
         meta << " " << argv[i];
     }
-    meta << "\nvocab: " << options.vocab << "\nd_model: " << options.d_model
+    meta << "\nparams: " << params << "\nvocab: " << options.vocab << "\nd_model: " << options.d_model
          << "\nlayers: " << options.layers << "\nheads: " << options.heads
          << "\ncontext: " << options.context << "\n"
          << metrics;

@@ -6,7 +6,7 @@
 // differentiates at Publisher::gradient_point() over the batches in worker order; evaluation at
 // the replica view at version 0, every --eval-every versions and the last).
 //
-//   sync-curves --kind distill --preset sim --d-model 128 --lora-rank 64 --teacher-rank 8 \
+//   sync-curves --kind distill --preset sim --d-model 128 --lora-rank 64 --teacher-rank 8
 //       --strategy primal --compressor spar --budget 1.6% --steps 100 --out x.csv
 //
 // Every worker holds its own hilo::Replica fed the published frames and samples with it, so a
@@ -17,14 +17,19 @@
 #include "hilo/sync/replica.h"
 #include "models/cpu-timer.h"
 #include "models/fortune-corpus.h"
+#include "models/lm-checkpoint.h"
 #include "models/workload.h"
 
 #include <boost/program_options.hpp>
 
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
+#include <utility>
 
 namespace po = boost::program_options;
 
@@ -98,6 +103,54 @@ Override(const po::variables_map& vm, const char* name, T* field)
     }
 }
 
+/// The model shape a text checkpoint's `meta` records (pretrain-text writes "d_model: N",
+/// "layers: N", "heads: N" lines); kInvalidArgument naming the path when it cannot be read or
+/// does not say.
+hilo::Status
+ReadTextShape(const std::string& path, models::WorkloadConfig* config)
+{
+    hilo::StatusOr<models::LmCheckpoint> ckpt = models::LmCheckpoint::Read(path);
+    if (!ckpt.ok())
+    {
+        return hilo::Status::InvalidArgument("--text-checkpoint: " + ckpt.status().message());
+    }
+    auto meta = ckpt->blobs.find("meta");
+    if (meta == ckpt->blobs.end())
+    {
+        return hilo::Status::InvalidArgument("--text-checkpoint " + path + ": no meta entry");
+    }
+    std::istringstream lines(meta->second);
+    std::string line;
+    int found = 0;
+    while (std::getline(lines, line))
+    {
+        for (auto [key, field] : {std::pair{"d_model: ", &config->d_model},
+                                  std::pair{"layers: ", &config->layers},
+                                  std::pair{"heads: ", &config->heads}})
+        {
+            if (line.rfind(key, 0) == 0)
+            {
+                const char* begin = line.data() + std::strlen(key);
+                const char* end = line.data() + line.size();
+                auto [ptr, ec] = std::from_chars(begin, end, *field);
+                if (ec != std::errc() || ptr != end)
+                {
+                    return hilo::Status::InvalidArgument("--text-checkpoint " + path +
+                                                         ": bad meta line '" + line + "'");
+                }
+                ++found;
+            }
+        }
+    }
+    if (found != 3)
+    {
+        return hilo::Status::InvalidArgument("--text-checkpoint " + path +
+                                             ": meta does not name d_model, layers and heads");
+    }
+    config->text_checkpoint = path;
+    return hilo::Status::Ok();
+}
+
 } // namespace
 
 int
@@ -166,6 +219,9 @@ main(int argc, char** argv)
         ("teacher", po::value<std::string>(),
          "distill: planted | finetuned (the text base's full fine-tune; the model shape "
          "defaults to the checkpoint's)")
+        ("text-checkpoint", po::value<std::string>(),
+         "distill finetuned: the text checkpoint (pretrain-text --out; default: the committed "
+         "models/data/fortunes-lm.bin); the model shape defaults to the one its meta records")
         ("grpo-task", po::value<std::string>(),
          "grpo: residue | randomwalks (prompt of 1 token, gen-tokens defaults to 9)")
         ("prompt-tokens", po::value<int64_t>(), "workload field")
@@ -229,6 +285,18 @@ main(int argc, char** argv)
         config.layers = models::TextBaseShape::kLayers;
         config.heads = models::TextBaseShape::kHeads;
         config.context = models::TextBaseShape::kContext;
+        if (vm.count("text-checkpoint"))
+        {
+            hilo::Status shape = ReadTextShape(vm["text-checkpoint"].as<std::string>(), &config);
+            if (!shape.ok())
+            {
+                return bad(shape.message());
+            }
+        }
+    }
+    else if (vm.count("text-checkpoint"))
+    {
+        return bad("--text-checkpoint needs --kind distill --teacher finetuned");
     }
     if (config.kind == "grpo" && config.grpo_task == "randomwalks")
     {

@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""scripts/quality_protocol.py checked on curves with known answers (CTest: scripts.quality_protocol).
+
+Usage: tests/scripts/test_quality_protocol.py [BUILD_DIR]   (from the repository root)
+
+  1. The metrics: an arm that follows the reference has steps-to-target and AUC share 1; one at
+     half the pace has stt_full 1/2; one that never reaches the target is not solved.
+  2. The protocol end to end with a stand-in for sync-curves whose curves are known: the table's
+     stt_full, solved k/n and the full-sync smoothness (a stalled reference seed is counted as
+     such) come out as computed by hand, and a rerun reuses every curve (resumes).
+  3. With BUILD_DIR (pretrain-text and sync-curves built): a tiny text base of another shape is
+     made, sync-curves trains on it through --text-checkpoint, and bad shapes or a missing
+     checkpoint exit 2 naming the flag.
+"""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import quality_protocol as qp  # noqa: E402
+
+FAILS = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        FAILS.append(what)
+
+
+def metrics():
+    t = np.arange(0, 61, 5, dtype=float)
+    ref = 1 - np.exp(-t / 15)
+    m = qp.arm_metrics(t, ref.copy(), t, ref)
+    check(abs(m["stt_full"] - 1) < 1e-9 and abs(m["stt_arm"] - 1) < 1e-9
+          and abs(m["auc_share"] - 1) < 1e-9 and m["solved"] == 1, "identical arm scores 1")
+    half = 1 - np.exp(-t / 30)  # the reference's progress at t / 2
+    m = qp.arm_metrics(t, half, t, ref)
+    # Full sync reaches the arm's final quality 1 - e^-2 at t = 30 of 60 (interpolated).
+    check(abs(m["stt_full"] - 0.5) < 0.02, f"half-pace arm stt_full ~ 0.5 (got {m['stt_full']:.3f})")
+    flat = 0.3 * ref
+    m = qp.arm_metrics(t, flat, t, ref)
+    check(m["solved"] == 0 and m["stt_arm"] == 0.0, "arm below the 90% target is not solved")
+
+
+FAKE = r'''#!/usr/bin/python3
+import math, sys
+a = sys.argv[1:]
+v = lambda k: a[a.index(k) + 1]
+steps, seed, strategy, out = int(v("--steps")), int(v("--seed")), v("--strategy"), v("--out")
+tau = 10.0 if strategy == "full" else 20.0
+scale = 0.2 if (strategy == "full" and seed == 103) else 1.0  # one stalled reference seed
+with open(out, "w") as f:
+    f.write("version,metric,quality,gradient_at_replica_view\n")
+    for s in range(steps + 1):
+        q = 0.1 + scale * 0.8 * (1 - math.exp(-s / tau)) if s % 5 == 0 else ""
+        f.write(f"{s},mean_reward,{q},1\n")
+    f.write("# mean_payload_bytes=10 mean_fraction_pct=1.5 hash_mismatches=0\n")
+'''
+
+
+def end_to_end():
+    with tempfile.TemporaryDirectory() as d:
+        fake = os.path.join(d, "sync-curves")
+        with open(fake, "w") as f:
+            f.write(FAKE)
+        os.chmod(fake, 0o755)
+        out = os.path.join(d, "out")
+        cmd = ["/usr/bin/python3", os.path.join(ROOT, "scripts", "quality_protocol.py"),
+               "--bin", fake, "--out", out, "--grid", "small", "--workloads", "randomwalks"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        check(r.returncode == 0, f"protocol with a stand-in binary exits 0 ({r.stderr[-300:]})")
+        if r.returncode != 0:
+            return
+        rows = list(csv.DictReader(open(os.path.join(out, "protocol-table.csv"))))
+        arm = [x for x in rows if x["scheme"] == "hilo-spar"]
+        check(len(arm) == 1 and arm[0]["n"] == "3", "one arm row over 3 seeds")
+        # By hand: reference = mean of 5 seeds' progress 0.8(1-e^-t/10) (seed 103 at 0.2 of it),
+        # i.e. 0.68(1-e^-t/10); the arm ends at 0.8(1-e^-1) = 0.5057 at t = 20, which the
+        # reference reaches at t = -10 ln(1 - 0.5057/0.68) = 13.6 (interpolated on the 5-step
+        # grid: a little later), so stt_full ~ 0.69.
+        stt = float(arm[0]["stt_full"])
+        check(0.66 < stt < 0.74, f"stt_full as computed by hand (got {stt:.3f})")
+        check(arm[0]["solved"] == "0/3", "the arm misses 90% of the reference's progress: 0/3")
+        smooth = list(csv.DictReader(open(os.path.join(out, "full-sync-seeds.csv"))))
+        reach = sum(int(x["reaches_90pct"]) for x in smooth)
+        stalls = sum(int(x["stalls"]) for x in smooth)
+        check(len(smooth) == 5 and reach == 4 and stalls == 1,
+              f"full-sync smoothness: 4/5 reach, 1/5 stalls (got {reach}, {stalls})")
+        md = open(os.path.join(out, "protocol-table.md")).read()
+        check("| randomwalks | 5 | 4/5 | 1/5 |" in md, "the smoothness row is in the Markdown")
+        os.chmod(fake, 0o644)  # a rerun must not call the binary again
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        check(r.returncode == 0, "a rerun reuses every curve (the binary is not runnable now)")
+
+
+def tools(build):
+    pretrain = os.path.join(build, "models", "pretrain-text")
+    sync = os.path.join(build, "models", "sync-curves")
+    with tempfile.TemporaryDirectory() as d:
+        ckpt = os.path.join(d, "tiny.bin")
+        r = subprocess.run([pretrain, "--out", ckpt, "--d-model", "30", "--heads", "4"],
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and "--d-model" in r.stderr, "heads not dividing d_model: exit 2")
+        r = subprocess.run([pretrain, "--out", ckpt, "--d-model", "32", "--layers", "1", "--heads",
+                            "2", "--base-steps", "3", "--teacher-steps", "2", "--batch", "2"],
+                           capture_output=True, text=True)
+        check(r.returncode == 0 and "parameters (d_model 32, 1 blocks" in r.stderr,
+              f"a tiny base of another shape is made ({r.stderr[-200:]})")
+        base = [sync, "--kind", "distill", "--preset", "sim", "--teacher", "finetuned",
+                "--lora-rank", "4", "--prompt-tokens", "8", "--gen-tokens", "4",
+                "--prompts-per-worker", "2", "--eval-prompts", "4", "--steps", "2",
+                "--workers", "1", "--eval-every", "1", "--strategy", "hilo", "--compressor",
+                "spar", "--budget", "5%"]
+        curve = os.path.join(d, "c.csv")
+        r = subprocess.run(base + ["--text-checkpoint", ckpt, "--out", curve],
+                           capture_output=True, text=True)
+        lines = open(curve).read().splitlines() if os.path.exists(curve) else []
+        data = [x for x in lines if x and not x.startswith("#")]
+        check(r.returncode == 0 and len(data) == 4,
+              f"sync-curves trains on it through --text-checkpoint ({r.stderr[-200:]})")
+        r = subprocess.run(base + ["--text-checkpoint", os.path.join(d, "none.bin")],
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and "--text-checkpoint" in r.stderr and "none.bin" in r.stderr,
+              "a missing checkpoint: exit 2 naming the flag and the path")
+        r = subprocess.run(base + ["--text-checkpoint", ckpt, "--d-model", "64"],
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and "does not fit" in r.stderr,
+              "a shape the checkpoint does not hold: exit 2")
+
+
+if __name__ == "__main__":
+    metrics()
+    end_to_end()
+    if len(sys.argv) > 1:
+        tools(sys.argv[1])
+    sys.exit(1 if FAILS else 0)
