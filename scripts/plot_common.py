@@ -487,18 +487,20 @@ mean_ci = stats_helper.mean_ci
 mean = stats_helper.mean
 stdev = stats_helper.stdev
 INTERVAL_KIND = stats_helper.INTERVAL_KIND
+BOOTSTRAP_KIND = stats_helper.BOOTSTRAP_KIND
 
 
-def interval_note(ns):
+def interval_note(ns, kind=None):
     """What a figure's points are, for its caption or axis: 'mean, 95% t-interval, n=3' (n: the
-    seeds per point, a range when they differ), or 'n=1 seed, no interval'."""
+    seeds per point, a range when they differ; `kind` names another interval), or 'n=1 seed, no
+    interval'."""
     ns = sorted({int(n) for n in ns if n})
     if not ns:
         return ""
     if ns == [1]:
         return "n=1 seed, no interval"
     n = str(ns[0]) if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"
-    return f"mean, {INTERVAL_KIND}, n={n}"
+    return f"mean, {kind or INTERVAL_KIND}, n={n}"
 
 
 # --- adapter layout names ------------------------------------------------------------------------

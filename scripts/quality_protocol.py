@@ -44,7 +44,9 @@ import sys
 import time
 
 import numpy as np
-from scipy import stats
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stats_helper import mean_bootstrap as bootstrap  # noqa: E402
 
 # Workloads in the regime chosen by measurement (results/quality/README.md, "Stable regimes").
 WORKLOADS = {
@@ -65,6 +67,8 @@ WORKLOADS = {
 # 24, seed 1) into --ckpt-dir on first use (20-50 MB each, so built rather than committed).
 TEXT_SIZES = {"text-distill-m": ["--d-model", "192", "--layers", "4", "--heads", "6"],
               "text-distill-l": ["--d-model", "256", "--layers", "7", "--heads", "8"]}
+# Parameters of each text base (printed by pretrain-text for these shapes).
+MODEL_PARAMS = {"text-distill": 466944, "text-distill-m": 1880064, "text-distill-l": 5652480}
 PRETRAIN = ["--base-steps", "600", "--teacher-steps", "250", "--batch", "24"]
 for _name in TEXT_SIZES:
     WORKLOADS[_name] = WORKLOADS["text-distill"] + ["--text-checkpoint", "{ckpt}/" + _name + ".bin"]
@@ -203,16 +207,6 @@ def arm_metrics(t, q, ref_t, ref_q):
     auc = area(t, q) / area(ref_t, ref_q)
     return {"stt_full": stt_full, "stt_arm": stt_arm, "auc_share": auc,
             "solved": int(t_arm is not None), "steps_to_target": t_arm}
-
-
-def bootstrap(values):
-    """(mean, lo, hi): percentile bootstrap 95% interval of the mean."""
-    v = np.asarray(values, dtype=float)
-    if len(v) < 2 or np.all(v == v[0]):
-        return float(v.mean()), float(v.mean()), float(v.mean())
-    r = stats.bootstrap((v,), np.mean, confidence_level=0.95, n_resamples=10000,
-                        method="percentile", random_state=np.random.default_rng(12345))
-    return float(v.mean()), float(r.confidence_interval.low), float(r.confidence_interval.high)
 
 
 def commit():

@@ -43,6 +43,7 @@ CASES = [
     ("plot_time_to_target.py", [f"{P}/paper/fig7/sweep.csv"], True),
     ("plot_timeline.py", [f"{P}/paper/fig8/runs/max-staleness-0"], False),
     ("plot_quality.py", [f"{P}/quality/table.csv"], True),
+    ("plot_protocol.py", [f"{P}/quality/protocol/protocol-table.csv"], True),
 ]
 failures = []
 
@@ -140,7 +141,8 @@ def main():
             text = " ".join([ax.get_title(loc="left") + " " + ax.get_title() + " " +
                              ax.get_ylabel() + " " + ax.get_xlabel() for ax in fig.axes] +
                             [t.get_text() for t in fig.texts])
-            check(re.search(r"n=\d", text) and (pc.INTERVAL_KIND in text or "no interval" in text),
+            check(re.search(r"n=\d", text) and (pc.INTERVAL_KIND in text or pc.BOOTSTRAP_KIND in text or
+                                              "no interval" in text),
                   f"{script}: a seeded figure names n and the interval kind", text[:400])
 
     # 3. One colour table.
