@@ -93,7 +93,7 @@ def end_to_end():
         check(len(smooth) == 5 and reach == 4 and stalls == 1,
               f"full-sync smoothness: 4/5 reach, 1/5 stalls (got {reach}, {stalls})")
         md = open(os.path.join(out, "protocol-table.md")).read()
-        check("| randomwalks | 5 | 4/5 | 1/5 |" in md, "the smoothness row is in the Markdown")
+        check("| randomwalks | reward | 5 | 4/5 | 1/5 |" in md, "the smoothness row is in the Markdown")
         os.chmod(fake, 0o644)  # a rerun must not call the binary again
         r = subprocess.run(cmd, capture_output=True, text=True)
         check(r.returncode == 0, "a rerun reuses every curve (the binary is not runnable now)")
