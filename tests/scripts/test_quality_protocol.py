@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""scripts/quality_protocol.py checked on curves with known answers (CTest: scripts.quality_protocol).
+"""scripts/quality_protocol.py checked on curves with known answers
+(CTest: scripts.quality_protocol).
 
 Usage: tests/scripts/test_quality_protocol.py [BUILD_DIR]   (from the repository root)
 
@@ -42,7 +43,8 @@ def metrics():
     half = 1 - np.exp(-t / 30)  # the reference's progress at t / 2
     m = qp.arm_metrics(t, half, t, ref)
     # Full sync reaches the arm's final quality 1 - e^-2 at t = 30 of 60 (interpolated).
-    check(abs(m["stt_full"] - 0.5) < 0.02, f"half-pace arm stt_full ~ 0.5 (got {m['stt_full']:.3f})")
+    check(abs(m["stt_full"] - 0.5) < 0.02,
+          f"half-pace arm stt_full ~ 0.5 (got {m['stt_full']:.3f})")
     flat = 0.3 * ref
     m = qp.arm_metrics(t, flat, t, ref)
     check(m["solved"] == 0 and m["stt_arm"] == 0.0, "arm below the 90% target is not solved")
@@ -93,7 +95,8 @@ def end_to_end():
         check(len(smooth) == 5 and reach == 4 and stalls == 1,
               f"full-sync smoothness: 4/5 reach, 1/5 stalls (got {reach}, {stalls})")
         md = open(os.path.join(out, "protocol-table.md")).read()
-        check("| randomwalks | reward | 5 | 4/5 | 1/5 |" in md, "the smoothness row is in the Markdown")
+        check("| randomwalks | reward | 5 | 4/5 | 1/5 |" in md,
+              "the smoothness row is in the Markdown")
         os.chmod(fake, 0o644)  # a rerun must not call the binary again
         r = subprocess.run(cmd, capture_output=True, text=True)
         check(r.returncode == 0, "a rerun reuses every curve (the binary is not runnable now)")
