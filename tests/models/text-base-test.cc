@@ -78,6 +78,29 @@ TEST_F(TextBase, TeacherIsBetterOnItsHeldOutDomain)
     EXPECT_LT(NextTokenLoss(teacher, windows), NextTokenLoss(base, windows) - 0.05);
 }
 
+/// Effective rank (Roy and Vetterli 2007): exp of the entropy of the normalized spectrum.
+double
+EffectiveRank(const at::Tensor& d)
+{
+    const at::Tensor s = at::linalg_svdvals(d.to(at::kDouble));
+    const at::Tensor p = s / s.sum();
+    return std::exp(-(p * at::log(p.clamp_min(1e-300))).sum().item<double>());
+}
+
+TEST(EffectiveRank, OfARankSixteenMatrixIsAtMostSixteen)
+{
+    // The measure the next test relies on, on a 128x128 matrix of rank 16 by construction.
+    const at::Tensor i = at::arange(128, at::kDouble).unsqueeze(1);
+    const at::Tensor k = at::arange(1, 17, at::kDouble).unsqueeze(0);
+    const at::Tensor u = at::sin(0.37 * i * k);
+    const at::Tensor v = at::cos(0.23 * i * k + 0.5);
+    const double erank = EffectiveRank(at::matmul(u, v.t()));
+    EXPECT_LE(erank, 16.0 + 1e-9);
+    EXPECT_GT(erank, 4.0);
+    // And a full-rank one is far above 64.
+    EXPECT_GT(EffectiveRank(at::eye(128, at::kDouble) + 0.01 * at::sin(i * i.t())), 100.0);
+}
+
 TEST_F(TextBase, TeacherDeltaIsNotLowRank)
 {
     const auto base = ckpt.WithPrefix("base.");
@@ -89,11 +112,7 @@ TEST_F(TextBase, TeacherDeltaIsNotLowRank)
         {
             continue;
         }
-        const at::Tensor d = (teacher.at(name) - w).to(at::kDouble);
-        const at::Tensor s = at::linalg_svdvals(d);
-        const at::Tensor p = s / s.sum();
-        // Effective rank (Roy and Vetterli 2007): exp of the entropy of the normalized spectrum.
-        const double erank = std::exp(-(p * at::log(p.clamp_min(1e-300))).sum().item<double>());
+        const double erank = EffectiveRank(teacher.at(name) - w);
         RecordProperty("erank_" + name, std::to_string(erank));
         EXPECT_GT(erank, 64.0) << name << " (a rank-32 delta has effective rank <= 32)";
         ++matrices;
