@@ -259,6 +259,11 @@ def main():
     ap.add_argument("--grid", choices=sorted(GRIDS), default="small")
     ap.add_argument("--workloads", default="", help="comma list: restrict the grid's workloads")
     ap.add_argument("--dry-run", action="store_true", help="print the runs still missing")
+    ap.add_argument("--refs-only", action="store_true",
+                    help="run only the full-sync references (full sync's smoothness first)")
+    ap.add_argument("--no-run", action="store_true",
+                    help="run nothing: write the tables from the curves already there (a "
+                         "protocol still under way, evaluated as far as it got)")
     ap.add_argument("--pretrain", default="build/models/pretrain-text",
                     help="pretrain-text, for the size grid's bases")
     ap.add_argument("--ckpt-dir", default="results/runs/text-bases",
@@ -300,7 +305,10 @@ def main():
                 m = arm_metrics(t, refs[w][2] * (q - q[0]), refs[w][0], refs[w][1])
                 done.setdefault((w, scheme, b), []).append(m["stt_full"])
         todo = [r for r in plan(args.grid, done)
-                if not os.path.exists(curve_path(args.out, *r))]
+                if not os.path.exists(curve_path(args.out, *r))
+                and (r[1] == "full" or not args.refs_only)]
+        if args.no_run:
+            break
         if args.dry_run:
             for r in todo:
                 print(*r)

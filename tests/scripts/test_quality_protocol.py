@@ -6,9 +6,10 @@ Usage: tests/scripts/test_quality_protocol.py [BUILD_DIR]   (from the repository
 
   1. The metrics: an arm that follows the reference has steps-to-target and AUC share 1; one at
      half the pace has stt_full 1/2; one that never reaches the target is not solved.
-  2. The protocol end to end with a stand-in for sync-curves whose curves are known: the table's
-     stt_full, solved k/n and the full-sync smoothness (a stalled reference seed is counted as
-     such) come out as computed by hand, and a rerun reuses every curve (resumes).
+  2. The protocol end to end with a stand-in for sync-curves whose curves are known: --refs-only
+     runs the references alone, --no-run evaluates without running; the table's stt_full, solved
+     k/n and the full-sync smoothness (a stalled reference seed is counted as such) come out as
+     computed by hand, and a rerun reuses every curve (resumes).
   3. With BUILD_DIR (pretrain-text and sync-curves built): a tiny text base of another shape is
      made, sync-curves trains on it through --text-checkpoint, and bad shapes or a missing
      checkpoint exit 2 naming the flag.
@@ -75,6 +76,17 @@ def end_to_end():
         out = os.path.join(d, "out")
         cmd = ["/usr/bin/python3", os.path.join(ROOT, "scripts", "quality_protocol.py"),
                "--bin", fake, "--out", out, "--grid", "small", "--workloads", "randomwalks"]
+        r = subprocess.run(cmd + ["--refs-only"], capture_output=True, text=True)
+        made = sorted(os.listdir(os.path.join(out, "runs", "randomwalks")))
+        check(r.returncode == 0 and len(made) == 5 and all(f.startswith("full-") for f in made),
+              f"--refs-only runs the 5 references and nothing else ({made})")
+        os.chmod(fake, 0o644)  # --no-run must not call the binary
+        r = subprocess.run(cmd + ["--no-run"], capture_output=True, text=True)
+        rows = list(csv.DictReader(open(os.path.join(out, "protocol-table.csv"))))
+        check(r.returncode == 0 and [x for x in rows if x["scheme"] != "full"] == [] and
+              os.path.exists(os.path.join(out, "full-sync-seeds.csv")),
+              "--no-run writes the tables from what is there (no arm yet) without running")
+        os.chmod(fake, 0o755)
         r = subprocess.run(cmd, capture_output=True, text=True)
         check(r.returncode == 0, f"protocol with a stand-in binary exits 0 ({r.stderr[-300:]})")
         if r.returncode != 0:
