@@ -132,6 +132,11 @@ def ensure_base(pretrain, workload, ckpt_dir):
     os.replace(path + ".part", path)
 
 
+def infeasible_path(curve):
+    """Where a run that the scheme's smallest payload makes impossible is recorded."""
+    return curve[:-len(".csv")] + ".infeasible"
+
+
 def run_one(binary, workload, scheme, budget, seed, path, steps, ckpt_dir):
     strategy, compressor, options, extra = SCHEMES[scheme]
     cmd = [binary] + [a.replace("{ckpt}", ckpt_dir) for a in WORKLOADS[workload]] + [
@@ -144,12 +149,23 @@ def run_one(binary, workload, scheme, budget, seed, path, steps, ckpt_dir):
     wall = time.monotonic()
     tmp = path + ".part"
     try:
-        subprocess.run(["nice", "-n", "10"] + cmd + ["--out", tmp], check=True,
-                       stderr=subprocess.DEVNULL)
+        r = subprocess.run(["nice", "-n", "10"] + cmd + ["--out", tmp], stderr=subprocess.PIPE,
+                           text=True)
     except BaseException:
         if os.path.exists(tmp):
             os.remove(tmp)  # never leave a partial curve to be reused
         raise
+    if r.returncode != 0:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        if r.returncode == 2 and "budget_too_small" in r.stderr:
+            # The scheme cannot meet this budget at all (e.g. PowerSGD's rank-1 floor): recorded,
+            # reported as infeasible, and not retried.
+            with open(infeasible_path(path), "w") as f:
+                f.write(r.stderr.strip().splitlines()[-1] + "\n")
+            return
+        sys.stderr.write(r.stderr[-2000:])
+        raise subprocess.CalledProcessError(r.returncode, cmd)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     with open(tmp, "a") as f:
@@ -306,6 +322,7 @@ def main():
                 done.setdefault((w, scheme, b), []).append(m["stt_full"])
         todo = [r for r in plan(args.grid, done)
                 if not os.path.exists(curve_path(args.out, *r))
+                and not os.path.exists(infeasible_path(curve_path(args.out, *r)))
                 and (r[1] == "full" or not args.refs_only)]
         if args.no_run:
             break
@@ -387,6 +404,13 @@ def main():
                 f.write(f"| {r['scheme']} | {r['budget']} | {r['n']} | {r['fraction_pct']:.2f} "
                         f"| {cell('stt_full')} | {cell('stt_arm')} | {cell('auc_share')} | "
                         f"{r['solved']} | {'yes' if r['bit_identical'] else 'no'} |\n")
+            cannot = {}
+            for (ww, scheme, b, seed) in plan(args.grid, done):
+                q = infeasible_path(curve_path(args.out, ww, scheme, b, seed))
+                if ww == w and os.path.exists(q):
+                    cannot.setdefault((scheme, b), open(q).read().strip())
+            for (scheme, b), why in cannot.items():
+                f.write(f"\n{scheme} at {b}: infeasible ({why.split(': ', 1)[-1]})\n")
             f.write("\n")
 
     # Full sync's own smoothness. Reward tasks: a seed reaches when its best reward is >= 90% of

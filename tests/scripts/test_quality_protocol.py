@@ -114,6 +114,40 @@ def end_to_end():
         check(r.returncode == 0, "a rerun reuses every curve (the binary is not runnable now)")
 
 
+def infeasible():
+    """A budget below the scheme's smallest payload (exit 2, budget_too_small) is recorded as
+    infeasible, reported, not retried, and does not stop the protocol; any other failure does."""
+    fake_src = FAKE.replace('tau = 10.0', 'if strategy != "full" and seed == 102:\n'
+                            '    sys.stderr.write("sync-curves: budget_too_small: budget 1.6% is '
+                            'below the smallest payload\\n")\n    sys.exit(2)\ntau = 10.0')
+    with tempfile.TemporaryDirectory() as d:
+        fake = os.path.join(d, "sync-curves")
+        with open(fake, "w") as f:
+            f.write(fake_src)
+        os.chmod(fake, 0o755)
+        out = os.path.join(d, "out")
+        cmd = ["/usr/bin/python3", os.path.join(ROOT, "scripts", "quality_protocol.py"),
+               "--bin", fake, "--out", out, "--grid", "small", "--workloads", "randomwalks"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        runs = os.path.join(out, "runs", "randomwalks")
+        marker = os.path.join(runs, "hilo-spar-1p6pct-s102.infeasible")
+        check(r.returncode == 0 and os.path.exists(marker),
+              "an infeasible budget is recorded and the protocol goes on")
+        md = open(os.path.join(out, "protocol-table.md")).read()
+        check("hilo-spar at 1.6%: infeasible" in md and "| hilo-spar | 1.6% | 2 |" in md,
+              "the table says so and counts the feasible seeds")
+        os.chmod(fake, 0o644)
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        check(r.returncode == 0, "an infeasible run is not retried")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\necho 'sync-curves: something else' >&2\nexit 2\n")
+        os.chmod(fake, 0o755)
+        os.remove(os.path.join(runs, "hilo-spar-1p6pct-s103.csv"))
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        check(r.returncode != 0 and "something else" in r.stderr,
+              "any other failure stops the protocol with the run's error shown")
+
+
 def tools(build):
     pretrain = os.path.join(build, "models", "pretrain-text")
     sync = os.path.join(build, "models", "sync-curves")
@@ -152,6 +186,7 @@ def tools(build):
 if __name__ == "__main__":
     metrics()
     end_to_end()
+    infeasible()
     if len(sys.argv) > 1:
         tools(sys.argv[1])
     sys.exit(1 if FAILS else 0)
