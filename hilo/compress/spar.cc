@@ -1,9 +1,8 @@
 #include "hilo/compress/spar.h"
 
-#include "hilo/compress/blas-hooks.h"
 #include "hilo/compress/factor-coding.h"
+#include "hilo/compress/spectral-truncation.h"
 #include "hilo/core/coding.h"
-#include "hilo/core/parallel.h"
 
 #include <ATen/ATen.h>
 
@@ -15,35 +14,6 @@ namespace hilo
 namespace
 {
 
-/// Lower triangle (row-major) of the Gram matrix of the row-major rows x cols matrix `x`: X X^T
-/// when rows <= cols, else X^T X. `g` is m x m contiguous fp32, m = min(rows, cols). ssyrk forms
-/// only that triangle: half the FLOPs of at::mm, and faster than it here.
-void
-GramLower(const float* x, int64_t rows, int64_t cols, at::Tensor g)
-{
-    const BlasHooks& blas = Blas();
-    const int64_t m = std::min(rows, cols);
-    const int64_t k = std::max(rows, cols);
-    if (blas.ssyrk && k <= INT32_MAX)
-    {
-        // Row-major X is column-major X^T (cols x rows, ld = cols). Upper triangle of the
-        // column-major result = lower triangle of the row-major one.
-        const int n = static_cast<int>(m);
-        const int kk = static_cast<int>(k);
-        const int lda = static_cast<int>(cols);
-        const float one = 1.0f;
-        const float zero = 0.0f;
-        blas.ssyrk("U", rows <= cols ? "T" : "N", &n, &kk, &one, x, &lda, &zero,
-                   g.data_ptr<float>(), &n);
-        return;
-    }
-    at::Tensor xi = at::from_blob(const_cast<float*>(x), {rows, cols}, at::kFloat);
-    if (rows <= cols)
-        at::mm_out(g, xi, xi.t());
-    else
-        at::mm_out(g, xi.t(), xi);
-}
-
 const char*
 AllocationName(SparAllocation a)
 {
@@ -54,22 +24,20 @@ class SparCompressor : public Compressor
 {
   public:
     SparCompressor(const AdapterLayout& layout, ValueDtype dtype, int64_t min_rank,
-                   SparAllocation mode)
+                   SparAllocation mode, int64_t sketch)
       : m_layout(layout)
       , m_dtype(dtype)
       , m_min_rank(mode == SparAllocation::kUniform ? std::max<int64_t>(min_rank, 1) : min_rank)
       , m_mode(mode)
+      , m_spectra(layout, sketch)
     {
         // Uniform keeps at least one triplet in every matrix: a common k of 0 ships nothing, and
         // an ablation that silently drops every update measures nothing.
-        m_header_bytes = 1 + VarintLength(layout.size());
-        for (const MatrixSpec& s : layout.matrices())
-        {
-            const int64_t m = std::min(s.rows, s.cols);
-            m_header_bytes += VarintLength(static_cast<uint64_t>(m));
-            m_min_bytes += std::min(m_min_rank, m) * TripletBytes(s);
-        }
-        m_min_bytes += m_header_bytes;
+        m_header_bytes = 1 + SpectralTruncation::RankSectionBytes(layout);
+        m_min_bytes =
+            m_header_bytes + SpectralTruncation::TripletBytes(
+                                 layout, [this](const MatrixSpec& s) { return TripletBytes(s); },
+                                 m_min_rank, &m_triplet_bytes);
     }
 
     std::string Name() const override { return "spar-v1"; }
@@ -77,7 +45,8 @@ class SparCompressor : public Compressor
     {
         return FormatCompressorOptions({{"allocation", AllocationName(m_mode)},
                                         {"dtype", ValueDtypeName(m_dtype)},
-                                        {"min_rank", std::to_string(m_min_rank)}});
+                                        {"min_rank", std::to_string(m_min_rank)},
+                                        {"sketch", std::to_string(m_spectra.sketch_width())}});
     }
     const AdapterLayout& layout() const override { return m_layout; }
     int64_t MinPayloadBytes() const override { return m_min_bytes; }
@@ -90,97 +59,41 @@ class SparCompressor : public Compressor
     {
         return 4 + CodedVectorBytes(s.rows, m_dtype) + CodedVectorBytes(s.cols, m_dtype);
     }
-    /// Gram spectra of every matrix: gains (sigma^2, non-increasing) and the eigenvectors (double,
-    /// m x m, columns in ascending eigenvalue order as LAPACK returns them).
-    Status Spectra(const std::vector<float>& x, std::vector<SparCandidates>* cands,
-                   std::vector<at::Tensor>* bases) const;
-    /// Appends the k leading triplets of matrix i to `out`: sigma, then the coded u and v. The
-    /// factor not given by the eigenvectors (`basis`, m x m, ascending eigenvalues) is recomputed
-    /// from X, so each shipped triplet is an exact projection of X.
-    void CodeTriplets(const std::vector<float>& x, size_t i, int64_t k, const at::Tensor& basis,
-                      std::string* out) const;
+    /// Appends the k leading triplets of matrix i to `out`: sigma, then the coded u and v, with
+    /// sigma v = X^T u recomputed from X (or taken from the sketch, where it is the same
+    /// product), so each shipped triplet is an exact projection of X.
+    void CodeTriplets(const std::vector<float>& x, size_t i, int64_t k,
+                      const MatrixSpectrum& spectrum, std::string* out) const;
+    int64_t PayloadBytes(const std::vector<int64_t>& ks) const
+    {
+        int64_t total = m_header_bytes;
+        for (size_t i = 0; i < ks.size(); ++i)
+            total += ks[i] * m_triplet_bytes[i];
+        return total;
+    }
 
     AdapterLayout m_layout;
     ValueDtype m_dtype;
     int64_t m_min_rank;
     SparAllocation m_mode;
+    SpectralTruncation m_spectra;
     int64_t m_header_bytes{0};
     int64_t m_min_bytes{0};
+    std::vector<int64_t> m_triplet_bytes;
 };
-
-at::Tensor
-MatrixView(const std::vector<float>& x, const AdapterLayout& layout, size_t i)
-{
-    const MatrixSpec& s = layout.matrix(i);
-    return at::from_blob(const_cast<float*>(x.data()) + layout.offset(i), {s.rows, s.cols},
-                         at::TensorOptions().dtype(at::kFloat));
-}
-
-Status
-SparCompressor::Spectra(const std::vector<float>& x, std::vector<SparCandidates>* cands,
-                        std::vector<at::Tensor>* bases) const
-{
-    const size_t n = m_layout.size();
-    cands->assign(n, SparCandidates());
-    bases->assign(n, at::Tensor());
-    // One matrix per task, the whole chain in the task (Gram, eigendecomposition, gains): every
-    // matrix is read once, by one thread, with BLAS held at one thread (see SingleThreadedBlas),
-    // and no batch tensors are built or copied. A matrix's result does not depend on which
-    // thread ran it, so the encode does not depend on the thread count.
-    std::vector<char> finite(n, 1);
-    ParallelFor(0, static_cast<int64_t>(n), 1,
-                [&](int64_t b, int64_t e)
-                {
-                    for (int64_t t = b; t < e; ++t)
-                    {
-                        const size_t i = static_cast<size_t>(t);
-                        const MatrixSpec& s = m_layout.matrix(i);
-                        const int64_t m = std::min(s.rows, s.cols);
-                        at::Tensor gram = at::zeros({m, m}, at::kFloat);
-                        GramLower(x.data() + m_layout.offset(i), s.rows, s.cols, gram);
-                        const float* g = gram.data_ptr<float>();
-                        bool ok = true;
-                        for (int64_t k = 0; k < m * m; ++k)
-                            ok &= std::isfinite(g[k]);
-                        SparCandidates& c = (*cands)[i];
-                        c.cost = TripletBytes(s);
-                        if (!ok)
-                        {
-                            finite[i] = 0;
-                            continue;
-                        }
-                        // Eigendecomposition in double (only the lower triangle is read).
-                        auto [w, v] = at::linalg_eigh(gram.to(at::kDouble));
-                        const double* ev = w.data_ptr<double>();
-                        c.gains.resize(static_cast<size_t>(m));
-                        for (int64_t j = 0; j < m; ++j)
-                            c.gains[static_cast<size_t>(j)] = std::max(0.0, ev[m - 1 - j]);
-                        (*bases)[i] = v;
-                    }
-                });
-    for (char f : finite)
-    {
-        if (!f)
-            return Status::InvalidArgument("spar: the input holds non-finite values");
-    }
-    return Status::Ok();
-}
 
 void
 SparCompressor::CodeTriplets(const std::vector<float>& x, size_t i, int64_t k,
-                             const at::Tensor& eigvecs, std::string* out) const
+                             const MatrixSpectrum& spectrum, std::string* out) const
 {
     const MatrixSpec& s = m_layout.matrix(i);
     const int64_t m = std::min(s.rows, s.cols);
-    const bool left_basis = s.rows <= s.cols; // eigenvectors are u (else v)
+    const bool left_basis = s.rows <= s.cols; // the short side is u (else v)
     out->reserve(static_cast<size_t>(k * TripletBytes(s)));
     ByteWriter w(out);
-    // The k leading eigenvectors, largest first, as fp32 columns (m x k).
-    at::Tensor basis = eigvecs.narrow(1, m - k, k).flip({1}).to(at::kFloat).contiguous();
-    at::Tensor xi = MatrixView(x, m_layout, i);
-    // The other side: X^T u (cols x k) or X v (rows x k); rows of w = one triplet each.
-    at::Tensor w_t = (left_basis ? at::mm(xi.t(), basis) : at::mm(xi, basis)).t().contiguous();
-    at::Tensor basis_t = basis.t().contiguous();
+    // Rows of w_t / basis_t = one triplet each: sigma v (or sigma u) and the short-side vector.
+    at::Tensor w_t = m_spectra.Projected(x, i, spectrum, k).t().contiguous();
+    at::Tensor basis_t = spectrum.basis.narrow(1, 0, k).t().contiguous();
     const int64_t olen = left_basis ? s.cols : s.rows;
     std::vector<float> other(static_cast<size_t>(olen));
     for (int64_t j = 0; j < k; ++j)
@@ -215,69 +128,32 @@ SparCompressor::CodeTriplets(const std::vector<float>& x, size_t i, int64_t k,
 StatusOr<Encoded>
 SparCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
 {
-    if (static_cast<int64_t>(x.size()) != m_layout.numel())
-    {
-        return Status::InvalidArgument("spar: input has " + std::to_string(x.size()) +
-                                       " values, layout has " + std::to_string(m_layout.numel()));
-    }
-    if (budget_bytes < m_min_bytes)
-    {
-        return Status::BudgetTooSmall("spar: budget " + std::to_string(budget_bytes) +
-                                      " bytes is below the smallest payload (" +
-                                      std::to_string(m_min_bytes) + " bytes)");
-    }
-    std::vector<SparCandidates> cands;
-    std::vector<at::Tensor> bases;
-    std::vector<int64_t> ks;
+    HILO_RETURN_IF_ERROR(m_spectra.CheckEncode(x, budget_bytes, m_min_bytes, "spar"));
+    SpectralPlan plan;
     Encoded e;
     try
     {
-        SingleThreadedBlas one_blas_thread;
-        HILO_RETURN_IF_ERROR(Spectra(x, &cands, &bases));
-        StatusOr<std::vector<int64_t>> alloc =
-            SparAllocate(cands, budget_bytes - m_header_bytes, m_min_rank, m_mode);
-        if (!alloc.ok())
+        StatusOr<SpectralPlan> planned = m_spectra.Plan(
+            x, m_triplet_bytes, budget_bytes - m_header_bytes, m_min_rank, m_mode, "spar");
+        if (!planned.ok())
         {
-            return alloc.status();
+            return planned.status();
         }
-        ks = std::move(*alloc);
-
-        // The kept triplets of each matrix, coded into a buffer of its own (one task per matrix,
-        // as in Spectra), then concatenated in layout order.
-        std::vector<std::string> coded(ks.size());
-        ParallelFor(0, static_cast<int64_t>(ks.size()), 1,
-                    [&](int64_t b, int64_t end)
-                    {
-                        for (int64_t t = b; t < end; ++t)
-                        {
-                            const size_t i = static_cast<size_t>(t);
-                            if (ks[i] > 0)
-                                CodeTriplets(x, i, ks[i], bases[i], &coded[i]);
-                        }
-                    });
-        int64_t total = m_header_bytes;
-        for (size_t i = 0; i < ks.size(); ++i)
-        {
-            total += ks[i] * cands[i].cost;
-        }
-        e.payload.reserve(static_cast<size_t>(total));
+        plan = std::move(*planned);
+        // The kept triplets of each matrix, coded into a buffer of its own, in layout order.
+        const std::vector<std::string> coded =
+            m_spectra.CodeAll(plan, [&](size_t i, int64_t k, const MatrixSpectrum& sp,
+                                        std::string* out) { CodeTriplets(x, i, k, sp, out); });
+        e.payload.reserve(static_cast<size_t>(PayloadBytes(plan.ks)));
         ByteWriter w(&e.payload);
         w.PutU8(static_cast<uint8_t>(m_dtype));
-        w.PutVarint(m_layout.size());
-        for (int64_t k : ks)
-        {
-            w.PutVarint(static_cast<uint64_t>(k));
-        }
-        for (const std::string& c : coded)
-        {
-            w.PutBytes(c.data(), c.size());
-        }
+        SpectralTruncation::PutRanksAndTriplets(&w, plan.ks, coded);
     }
     catch (const std::exception& ex)
     {
         return Status::Internal(std::string("spar: LibTorch failed during encode: ") + ex.what());
     }
-    e.kept_per_matrix = std::move(ks);
+    e.kept_per_matrix = std::move(plan.ks);
     return e;
 }
 
@@ -424,10 +300,16 @@ NewSparCompressor(const AdapterLayout& layout, const CompressorOptions& options)
                 {ValueDtype::kFp32, ValueDtype::kBf16, ValueDtype::kFp16, ValueDtype::kInt8});
     int64_t min_rank = r.Int("min_rank", 0, 0, 1 << 20);
     std::string mode = r.Choice("allocation", "greedy", {"greedy", "uniform"});
+    int64_t sketch = r.Int("sketch", kDefaultSketchWidth, 0, 1 << 20);
     HILO_RETURN_IF_ERROR(r.Finish());
-    return std::unique_ptr<Compressor>(
-        new SparCompressor(layout, dtype, min_rank,
-                           mode == "greedy" ? SparAllocation::kGreedy : SparAllocation::kUniform));
+    if (sketch != 0 && sketch < 4)
+    {
+        return Status::InvalidArgument("spar: option sketch=" + std::to_string(sketch) +
+                                       " is not allowed (0 for exact spectra, or >= 4)");
+    }
+    return std::unique_ptr<Compressor>(new SparCompressor(
+        layout, dtype, min_rank,
+        mode == "greedy" ? SparAllocation::kGreedy : SparAllocation::kUniform, sketch));
 }
 
 } // namespace hilo

@@ -1,12 +1,14 @@
 // spar: budget-aware spectral truncation of every LoRA factor gradient.
 //
-// Encode (learner only): for each matrix X_i (rows x cols, m_i = min(rows, cols)) the r x r Gram
-// matrix (X X^T when rows <= cols, else X^T X) is formed in fp32 and eigendecomposed in double
-// (LAPACK syevd via at::linalg_eigh); sigma_ij^2 = lambda_ij. Every singular triplet (i, j) is a
-// candidate with gain sigma_ij^2 and cost c_i = 4 + CodedVectorBytes(rows_i) + CodedVectorBytes(
-// cols_i) bytes (sigma, then both vectors). SparAllocate picks k_i per matrix
-// (greedy by gain / cost, or uniform), then the kept factor of each triplet is recomputed from X
-// (w = X v or X^T u) so that the shipped triplet is an exact projection of X: sigma = ||w||.
+// Encode (learner only): the leading singular triplets of every matrix X_i (rows x cols, m_i =
+// min(rows, cols)) come from hilo/compress/spectral-truncation.h: a randomized sketch of width L
+// (option sketch, default 0 = none) for matrices with m_i > L, the exact m x m Gram
+// eigendecomposition otherwise and wherever the allocation wants more triplets than the sketch
+// offers. Every triplet
+// (i, j) is a candidate with gain sigma_ij^2 and cost c_i = 4 + CodedVectorBytes(rows_i) +
+// CodedVectorBytes(cols_i) bytes (sigma, then both vectors). SparAllocate picks k_i per matrix
+// (greedy by gain / cost, or uniform); the long-side factor of each kept triplet is X^T u (or
+// X v), so that the shipped triplet is an exact projection of X: sigma = ||X^T u||.
 //
 // Payload `spar-v1`:
 //   u8     value dtype (0 fp32, 1 bf16, 2 fp16, 3 int8)
@@ -19,7 +21,9 @@
 //
 // Options: dtype=fp32|bf16|fp16|int8 (default bf16), min_rank=N (default 0; triplets every matrix
 // keeps, capped at m_i), allocation=greedy|uniform (default greedy; uniform = the same k for every
-// matrix, the ablation; it keeps k >= 1, so its smallest payload holds a triplet of every matrix).
+// matrix, the ablation; it keeps k >= 1, so its smallest payload holds a triplet of every matrix),
+// sketch=0|4..N (default 0 = exact spectra everywhere; encoder only, the payload format is the
+// same).
 // Budget: header bytes are reserved first (the k_i varints at their widest), then triplets are
 // allocated; MinPayloadBytes() is the header plus min_rank triplets everywhere.
 #ifndef HILO_COMPRESS_SPAR_H

@@ -1,7 +1,7 @@
 #include "hilo/compress/sparq.h"
 
 #include "hilo/compress/factor-coding.h"
-#include "hilo/compress/spar.h"
+#include "hilo/compress/spectral-truncation.h"
 #include "hilo/core/coding.h"
 
 #include <ATen/ATen.h>
@@ -167,21 +167,20 @@ GetLowBitVector(ByteReader* r, float* out, int64_t n, int bits, int64_t block)
 class SparqCompressor : public Compressor
 {
   public:
-    SparqCompressor(const AdapterLayout& layout, int bits, int64_t block, int64_t min_rank)
+    SparqCompressor(const AdapterLayout& layout, int bits, int64_t block, int64_t min_rank,
+                    int64_t sketch)
       : m_layout(layout)
       , m_bits(bits)
       , m_block(block)
       , m_min_rank(min_rank)
+      , m_spectra(layout, sketch)
     {
-        m_header_bytes =
-            1 + VarintLength(static_cast<uint64_t>(block)) + VarintLength(layout.size());
-        for (const MatrixSpec& s : layout.matrices())
-        {
-            const int64_t m = std::min(s.rows, s.cols);
-            m_header_bytes += VarintLength(static_cast<uint64_t>(m));
-            m_min_bytes += std::min(m_min_rank, m) * TripletBytes(s);
-        }
-        m_min_bytes += m_header_bytes;
+        m_header_bytes = 1 + VarintLength(static_cast<uint64_t>(block)) +
+                         SpectralTruncation::RankSectionBytes(layout);
+        m_min_bytes =
+            m_header_bytes + SpectralTruncation::TripletBytes(
+                                 layout, [this](const MatrixSpec& s) { return TripletBytes(s); },
+                                 m_min_rank, &m_triplet_bytes);
     }
 
     std::string Name() const override { return "sparq-v1"; }
@@ -189,7 +188,8 @@ class SparqCompressor : public Compressor
     {
         return FormatCompressorOptions({{"bits", std::to_string(m_bits)},
                                         {"block", std::to_string(m_block)},
-                                        {"min_rank", std::to_string(m_min_rank)}});
+                                        {"min_rank", std::to_string(m_min_rank)},
+                                        {"sketch", std::to_string(m_spectra.sketch_width())}});
     }
     const AdapterLayout& layout() const override { return m_layout; }
     int64_t MinPayloadBytes() const override { return m_min_bytes; }
@@ -203,128 +203,112 @@ class SparqCompressor : public Compressor
         return LowBitVectorBytes(s.rows, m_bits, m_block) +
                LowBitVectorBytes(s.cols, m_bits, m_block);
     }
+    /// Appends the k triplets of matrix i (low-bit u, then low-bit v) to `out`.
+    void CodeTriplets(const std::vector<float>& x, size_t i, int64_t k,
+                      const MatrixSpectrum& spectrum, std::string* out) const;
 
     AdapterLayout m_layout;
     int m_bits;
     int64_t m_block;
     int64_t m_min_rank;
+    SpectralTruncation m_spectra;
     int64_t m_header_bytes{0};
     int64_t m_min_bytes{0};
+    std::vector<int64_t> m_triplet_bytes;
 };
+
+void
+SparqCompressor::CodeTriplets(const std::vector<float>& x, size_t i, int64_t k,
+                              const MatrixSpectrum& spectrum, std::string* out) const
+{
+    const MatrixSpec& s = m_layout.matrix(i);
+    const bool left_basis = s.rows <= s.cols; // the short side is u (else v)
+    const int64_t m = std::min(s.rows, s.cols);
+    const int64_t olen = std::max(s.rows, s.cols);
+    // The short-side vectors do not depend on one another: quantize them all first.
+    at::Tensor basis_t = spectrum.basis.narrow(1, 0, k).t().to(at::kDouble).contiguous();
+    at::Tensor bq_t = at::empty({k, m}, at::kFloat); // dequantized, one vector per row
+    std::vector<std::vector<float>> b_scales(static_cast<size_t>(k));
+    std::vector<std::vector<int>> b_codes(static_cast<size_t>(k));
+    for (int64_t j = 0; j < k; ++j)
+    {
+        Quantize(basis_t.data_ptr<double>() + j * m, m, m_bits, m_block,
+                 &b_scales[static_cast<size_t>(j)], &b_codes[static_cast<size_t>(j)],
+                 bq_t.data_ptr<float>() + j * m);
+    }
+    // One pass over X for all of them: p_j = X^T b_j (long side).
+    at::Tensor p_t = m_spectra.ProjectShortSide(x, i, bq_t.t()).t().to(at::kDouble).contiguous();
+    at::Tensor bd_t = bq_t.to(at::kDouble);
+    const double* bd = bd_t.data_ptr<double>();
+    // Triplet j's long-side vector is fit to what the earlier quantized triplets left over:
+    // R_j^T b_j / |b_j|^2 with R_j = X - sum_{t<j} b_t o_t^T, i.e. (p_j - sum_t (b_t . b_j) o_t)
+    // / |b_j|^2, without forming R_j.
+    std::vector<std::vector<double>> oq(static_cast<size_t>(k));
+    std::vector<double> other(static_cast<size_t>(olen));
+    std::vector<float> deq(static_cast<size_t>(olen));
+    std::vector<float> scales;
+    std::vector<int> codes;
+    out->reserve(static_cast<size_t>(k * TripletBytes(s)));
+    ByteWriter w(out);
+    for (int64_t j = 0; j < k; ++j)
+    {
+        const double* bj = bd + j * m;
+        double bn2 = 0.0;
+        for (int64_t t = 0; t < m; ++t)
+            bn2 += bj[t] * bj[t];
+        const double* pj = p_t.data_ptr<double>() + j * olen;
+        std::copy(pj, pj + olen, other.begin());
+        for (int64_t t = 0; t < j; ++t)
+        {
+            const double* bt = bd + t * m;
+            double dot = 0.0;
+            for (int64_t r = 0; r < m; ++r)
+                dot += bt[r] * bj[r];
+            const std::vector<double>& ot = oq[static_cast<size_t>(t)];
+            for (int64_t r = 0; r < olen; ++r)
+                other[static_cast<size_t>(r)] -= dot * ot[static_cast<size_t>(r)];
+        }
+        for (double& v : other)
+            v = bn2 > 0.0 ? v / bn2 : 0.0;
+        Quantize(other.data(), olen, m_bits, m_block, &scales, &codes, deq.data());
+        oq[static_cast<size_t>(j)].assign(deq.begin(), deq.end());
+        if (left_basis)
+        {
+            PutLowBitVector(&w, b_scales[static_cast<size_t>(j)], b_codes[static_cast<size_t>(j)],
+                            m_bits);
+            PutLowBitVector(&w, scales, codes, m_bits);
+        }
+        else
+        {
+            PutLowBitVector(&w, scales, codes, m_bits);
+            PutLowBitVector(&w, b_scales[static_cast<size_t>(j)], b_codes[static_cast<size_t>(j)],
+                            m_bits);
+        }
+    }
+}
 
 StatusOr<Encoded>
 SparqCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
 {
-    if (static_cast<int64_t>(x.size()) != m_layout.numel())
-    {
-        return Status::InvalidArgument("sparq: input has " + std::to_string(x.size()) +
-                                       " values, layout has " + std::to_string(m_layout.numel()));
-    }
-    if (budget_bytes < m_min_bytes)
-    {
-        return Status::BudgetTooSmall("sparq: budget " + std::to_string(budget_bytes) +
-                                      " bytes is below the smallest payload (" +
-                                      std::to_string(m_min_bytes) + " bytes)");
-    }
+    HILO_RETURN_IF_ERROR(m_spectra.CheckEncode(x, budget_bytes, m_min_bytes, "sparq"));
     Encoded e;
     try
     {
-        const size_t n = m_layout.size();
-        std::vector<SparCandidates> cands(n);
-        std::vector<at::Tensor> mats(n);
-        std::vector<at::Tensor> bases(n); // m x m eigenvectors, ascending eigenvalues
-        for (size_t i = 0; i < n; ++i)
+        StatusOr<SpectralPlan> plan =
+            m_spectra.Plan(x, m_triplet_bytes, budget_bytes - m_header_bytes, m_min_rank,
+                           SparAllocation::kGreedy, "sparq");
+        if (!plan.ok())
         {
-            const MatrixSpec& s = m_layout.matrix(i);
-            mats[i] = at::from_blob(const_cast<float*>(x.data()) + m_layout.offset(i),
-                                    {s.rows, s.cols}, at::kFloat)
-                          .to(at::kDouble);
-            if (!at::isfinite(mats[i]).all().item<bool>())
-            {
-                return Status::InvalidArgument("sparq: the input holds non-finite values");
-            }
-            const at::Tensor& xi = mats[i];
-            at::Tensor gram = s.rows <= s.cols ? at::mm(xi, xi.t()) : at::mm(xi.t(), xi);
-            auto [evals, evecs] = at::linalg_eigh(gram);
-            const int64_t m = evals.size(0);
-            evals = evals.contiguous();
-            const double* ev = evals.data_ptr<double>();
-            cands[i].cost = TripletBytes(s);
-            cands[i].gains.resize(static_cast<size_t>(m));
-            for (int64_t j = 0; j < m; ++j)
-            {
-                cands[i].gains[static_cast<size_t>(j)] = std::max(0.0, ev[m - 1 - j]);
-            }
-            bases[i] = evecs;
+            return plan.status();
         }
-        StatusOr<std::vector<int64_t>> alloc =
-            SparAllocate(cands, budget_bytes - m_header_bytes, m_min_rank, SparAllocation::kGreedy);
-        if (!alloc.ok())
-        {
-            return alloc.status();
-        }
-        const std::vector<int64_t>& ks = *alloc;
-
+        const std::vector<std::string> coded =
+            m_spectra.CodeAll(*plan, [&](size_t i, int64_t k, const MatrixSpectrum& sp,
+                                         std::string* out) { CodeTriplets(x, i, k, sp, out); });
         ByteWriter w(&e.payload);
         w.PutU8(static_cast<uint8_t>(m_bits));
         w.PutVarint(static_cast<uint64_t>(m_block));
-        w.PutVarint(n);
-        for (int64_t k : ks)
-        {
-            w.PutVarint(static_cast<uint64_t>(k));
-        }
-        std::vector<float> scales;
-        std::vector<int> codes;
-        for (size_t i = 0; i < n; ++i)
-        {
-            const int64_t k = ks[i];
-            if (k == 0)
-            {
-                continue;
-            }
-            const MatrixSpec& s = m_layout.matrix(i);
-            const bool left_basis = s.rows <= s.cols; // eigenvectors are u (else v)
-            const int64_t m = std::min(s.rows, s.cols);
-            const int64_t olen = left_basis ? s.cols : s.rows;
-            at::Tensor residual = mats[i].clone();
-            at::Tensor bq = at::empty({m}, at::kFloat);
-            at::Tensor oq = at::empty({olen}, at::kFloat);
-            for (int64_t j = 0; j < k; ++j)
-            {
-                at::Tensor b = bases[i].select(1, m - 1 - j).contiguous();
-                Quantize(b.data_ptr<double>(), m, m_bits, m_block, &scales, &codes,
-                         bq.data_ptr<float>());
-                std::vector<float> b_scales = scales;
-                std::vector<int> b_codes = codes;
-                at::Tensor bd = bq.to(at::kDouble);
-                const double bn2 = at::dot(bd, bd).item<double>();
-                at::Tensor other = left_basis ? at::mv(residual.t(), bd) : at::mv(residual, bd);
-                if (bn2 > 0.0)
-                {
-                    other = (other / bn2).contiguous();
-                }
-                else
-                {
-                    other = at::zeros({olen}, at::kDouble);
-                }
-                Quantize(other.data_ptr<double>(), olen, m_bits, m_block, &scales, &codes,
-                         oq.data_ptr<float>());
-                at::Tensor od = oq.to(at::kDouble);
-                if (left_basis)
-                {
-                    residual -= at::outer(bd, od);
-                    PutLowBitVector(&w, b_scales, b_codes, m_bits);
-                    PutLowBitVector(&w, scales, codes, m_bits);
-                }
-                else
-                {
-                    residual -= at::outer(od, bd);
-                    PutLowBitVector(&w, scales, codes, m_bits);
-                    PutLowBitVector(&w, b_scales, b_codes, m_bits);
-                }
-            }
-        }
-        e.kept_per_matrix = ks;
+        SpectralTruncation::PutRanksAndTriplets(&w, plan->ks, coded);
+        e.kept_per_matrix = plan->ks;
     }
     catch (const std::exception& ex)
     {
@@ -387,14 +371,20 @@ NewSparqCompressor(const AdapterLayout& layout, const CompressorOptions& options
     const int64_t bits = r.Int("bits", 4, 2, 8);
     const int64_t block = r.Int("block", 0, 0, 65536);
     const int64_t min_rank = r.Int("min_rank", 0, 0, 1 << 20);
+    const int64_t sketch = r.Int("sketch", kDefaultSketchWidth, 0, 1 << 20);
     HILO_RETURN_IF_ERROR(r.Finish());
+    if (sketch != 0 && sketch < 4)
+    {
+        return Status::InvalidArgument("sparq: option sketch=" + std::to_string(sketch) +
+                                       " is not allowed (0 for exact spectra, or >= 4)");
+    }
     if (block != 0 && block < 8)
     {
         return Status::InvalidArgument("sparq: option block=" + std::to_string(block) +
                                        " is not allowed (0 for one scale per vector, or 8..65536)");
     }
     return std::unique_ptr<Compressor>(
-        new SparqCompressor(layout, static_cast<int>(bits), block, min_rank));
+        new SparqCompressor(layout, static_cast<int>(bits), block, min_rank, sketch));
 }
 
 } // namespace hilo

@@ -20,7 +20,10 @@
 // value = scale of its block * q. A code above 2L is corrupt. Nothing follows the last triplet.
 // Decode: X_hat_i = sum_j u_ij v_ij^T with LowRankReconstruct (fixed order, thread-independent).
 //
-// Options: bits=2..8 (default 4), block=0|8..65536 (default 0), min_rank=N (default 0).
+// Spectra and allocation: hilo/compress/spectral-truncation.h, as spar.
+//
+// Options: bits=2..8 (default 4), block=0|8..65536 (default 0), min_rank=N (default 0),
+// sketch=0|4..N (default 0, as spar's).
 // MinPayloadBytes() is the header plus min_rank triplets everywhere.
 #ifndef HILO_COMPRESS_SPARQ_H
 #define HILO_COMPRESS_SPARQ_H

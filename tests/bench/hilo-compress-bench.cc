@@ -1,15 +1,18 @@
 // Encode and decode time of every compressor on the 7B-rank-64-shaped adapter (161M LoRA params,
-// hilo-compress-fixture.h) at 1.6%, 5% and 10% of the adapter's bytes, plus decode + AdamW replay
-// and the machine's memory bandwidth for comparison. Two threads (LibTorch intra-op and OpenBLAS).
+// hilo-compress-fixture.h) at 1.6%, 5% and 10% of the adapter's bytes (pulse, lossless and
+// budget-free, on a synthetic Adam step), plus decode + AdamW replay and the machine's memory
+// bandwidth for comparison. Two threads (LibTorch intra-op and OpenBLAS).
 //   build-compress/tests/hilo-compress-bench --benchmark_out=results/compressors/bench.json
 //       --benchmark_out_format=json
 // Thread count: HILO_BENCH_THREADS (default 2; OpenBLAS follows OPENBLAS_NUM_THREADS).
 // Arguments: /arm/budget where budget is in tenths of a percent (16 = 1.6%); 0 = the compressor's
 // own minimum payload (quant, whose size is fixed).
+#include "hilo/compress/base-aware.h"
 #include "hilo/compress/compressor-factory.h"
 #include "hilo/optim/replay.h"
 #include "tests/bench/hilo-compress-fixture.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 #include <benchmark/benchmark.h>
 
@@ -18,6 +21,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 namespace
@@ -158,8 +162,91 @@ BM_DecodeReplay(benchmark::State& state)
     state.SetLabel(bench::ReportArms()[static_cast<size_t>(state.range(0))].label);
 }
 
+/// pulse on the same layout: base w ~ N(0, 0.02^2) (LoRA-scale parameters), change X ~ N(0,
+/// (2e-5)^2) (an Adam step at lr 2e-5), so that a minority of entries change their bf16 value.
+struct PulseFixture
+{
+    std::vector<float> base;
+    std::vector<float> change;
+};
+
+const PulseFixture&
+SharedPulse()
+{
+    static const PulseFixture* f = []
+    {
+        auto* out = new PulseFixture;
+        const int64_t n = Shared().layout.numel();
+        at::Generator g = at::detail::createCPUGenerator(2025);
+        at::Tensor w = at::randn({n}, g) * 0.02;
+        at::Tensor d = at::randn({n}, g) * 2e-5;
+        out->base.assign(w.data_ptr<float>(), w.data_ptr<float>() + n);
+        out->change.assign(d.data_ptr<float>(), d.data_ptr<float>() + n);
+        return out;
+    }();
+    return *f;
+}
+
+std::unique_ptr<BaseAwareCompressor>
+MakePulse()
+{
+    std::unique_ptr<Compressor> c = NewCompressor("pulse", Shared().layout, {}).value();
+    return std::unique_ptr<BaseAwareCompressor>(static_cast<BaseAwareCompressor*>(c.release()));
+}
+
+void
+BM_PulseEncode(benchmark::State& state)
+{
+    const PulseFixture& f = SharedPulse();
+    auto c = MakePulse();
+    size_t bytes = 0;
+    const double cpu0 = ProcessCpuSeconds();
+    for (auto _ : state)
+    {
+        c->SetBase(&f.base);
+        StatusOr<Encoded> e = c->Encode(f.change, std::numeric_limits<int64_t>::max());
+        if (!e.ok())
+        {
+            state.SkipWithError(e.status().ToString().c_str());
+            break;
+        }
+        bytes = e->payload.size();
+        benchmark::DoNotOptimize(e->payload.data());
+    }
+    state.counters["process_cpu_s"] =
+        benchmark::Counter(ProcessCpuSeconds() - cpu0, benchmark::Counter::kAvgIterations);
+    state.counters["payload_bytes"] = static_cast<double>(bytes);
+    state.counters["fraction"] = static_cast<double>(bytes) / Shared().layout.adapter_bytes();
+}
+
+void
+BM_PulseDecode(benchmark::State& state)
+{
+    const PulseFixture& f = SharedPulse();
+    auto c = MakePulse();
+    c->SetBase(&f.base);
+    StatusOr<Encoded> e = c->Encode(f.change, std::numeric_limits<int64_t>::max());
+    if (!e.ok())
+    {
+        state.SkipWithError(e.status().ToString().c_str());
+        return;
+    }
+    std::vector<float> out(f.change.size());
+    const double cpu0 = ProcessCpuSeconds();
+    for (auto _ : state)
+    {
+        Status s = c->Decode(e->payload, &out);
+        benchmark::DoNotOptimize(out.data());
+        if (!s.ok())
+            state.SkipWithError(s.ToString().c_str());
+    }
+    state.counters["process_cpu_s"] =
+        benchmark::Counter(ProcessCpuSeconds() - cpu0, benchmark::Counter::kAvgIterations);
+}
+
 /// STREAM-like triad a = b + s * c over three numel-sized fp32 arrays, two threads: the memory
-/// bandwidth the decode + replay numbers are compared with (bytes: 3 x 4 x numel per pass).
+/// bandwidth the decode + replay numbers are compared with (bytes: 16 x numel per pass: reads b
+/// and c, writes a, and the cache reads each line of a before writing it).
 void
 BM_MemoryTriad(benchmark::State& state)
 {
@@ -176,7 +263,7 @@ BM_MemoryTriad(benchmark::State& state)
                          });
         benchmark::DoNotOptimize(a.data());
     }
-    state.SetBytesProcessed(state.iterations() * 3 * 4 * n);
+    state.SetBytesProcessed(state.iterations() * 16 * n);
 }
 
 void
@@ -207,6 +294,8 @@ BENCHMARK(BM_DecodeReplay)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
     ->UseRealTime();
+BENCHMARK(BM_PulseEncode)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+BENCHMARK(BM_PulseDecode)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 BENCHMARK(BM_MemoryTriad)->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
 
 } // namespace

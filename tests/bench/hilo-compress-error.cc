@@ -1,12 +1,14 @@
 // Reconstruction error of every compressor at 1.6%, 5% and 10% of the adapter's bytes on the
 // 7B-rank-64-shaped synthetic gradient (hilo-compress-fixture.h). Writes CSV to stdout:
 //   build-compress/tests/hilo-compress-error > results/compressors/reconstruction-error.csv
+// Arguments, optional: labels of the arms to run (default: all of them).
 // Single-shot timings are included for orientation only; hilo-compress-bench measures them.
 #include "hilo/compress/compressor-factory.h"
 #include "tests/bench/hilo-compress-fixture.h"
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -23,7 +25,7 @@ Now()
 } // namespace
 
 int
-main()
+main(int argc, char** argv)
 {
     using namespace hilo;
     at::set_num_threads(2);
@@ -43,8 +45,11 @@ main()
         int warm; // extra encodes of the same X before the measured one (powersgd warm start)
     };
     std::vector<Row> rows;
+    const std::vector<std::string> only(argv + 1, argv + argc);
     for (const bench::Arm& a : bench::ReportArms())
     {
+        if (!only.empty() && std::find(only.begin(), only.end(), a.label) == only.end())
+            continue;
         rows.push_back({a.label, &a, 0});
         if (std::string(a.kind) == "powersgd")
             rows.push_back({std::string(a.label) + "-warm4", &a, 4});

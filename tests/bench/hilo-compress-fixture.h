@@ -118,6 +118,8 @@ ReportArms()
         {"randk", "dtype=bf16", "randk"},
         {"quant", "levels=1;scheme=qsgd", "quant-qsgd-s1"},
         {"quant", "scheme=int8", "quant-int8"},
+        {"spar", "dtype=bf16;sketch=8", "spar-sketch8"},
+        {"sparq", "bits=4", "sparq"},
     };
     return arms;
 }

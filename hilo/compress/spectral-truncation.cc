@@ -1,0 +1,325 @@
+#include "hilo/compress/spectral-truncation.h"
+
+#include "hilo/compress/blas-hooks.h"
+#include "hilo/compress/counter-rng.h"
+#include "hilo/core/finite.h"
+#include "hilo/core/parallel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hilo
+{
+namespace
+{
+
+// The stream Omega's signs are drawn from (any fixed value; changing it changes every sketch).
+constexpr uint64_t kOmegaSeed = 0x53504152534b4554ULL;
+
+/// Lower triangle (row-major) of the Gram matrix of the row-major rows x cols matrix `x`: X X^T
+/// when rows <= cols, else X^T X. `g` is m x m contiguous fp32, m = min(rows, cols). ssyrk forms
+/// only that triangle: half the FLOPs of at::mm, and faster than it here.
+void
+GramLower(const float* x, int64_t rows, int64_t cols, at::Tensor g)
+{
+    const BlasHooks& blas = Blas();
+    const int64_t m = std::min(rows, cols);
+    const int64_t k = std::max(rows, cols);
+    if (blas.ssyrk && k <= INT32_MAX)
+    {
+        // Row-major X is column-major X^T (cols x rows, ld = cols). Upper triangle of the
+        // column-major result = lower triangle of the row-major one.
+        const int n = static_cast<int>(m);
+        const int kk = static_cast<int>(k);
+        const int lda = static_cast<int>(cols);
+        const float one = 1.0f;
+        const float zero = 0.0f;
+        blas.ssyrk("U", rows <= cols ? "T" : "N", &n, &kk, &one, x, &lda, &zero,
+                   g.data_ptr<float>(), &n);
+        return;
+    }
+    at::Tensor xi = at::from_blob(const_cast<float*>(x), {rows, cols}, at::kFloat);
+    if (rows <= cols)
+        at::mm_out(g, xi, xi.t());
+    else
+        at::mm_out(g, xi.t(), xi);
+}
+
+bool
+AllFinite(const at::Tensor& t)
+{
+    const float* p = t.data_ptr<float>();
+    uint32_t acc = 0;
+    for (int64_t k = 0; k < t.numel(); ++k)
+        acc |= NonFiniteBits(p[k]);
+    return !NonFiniteSeen(acc);
+}
+
+/// Gains from ascending eigenvalues `w` (double, n): non-increasing, negatives (rounding) as 0.
+std::vector<double>
+DescendingGains(const at::Tensor& w)
+{
+    const int64_t n = w.size(0);
+    const double* ev = w.data_ptr<double>();
+    std::vector<double> g(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j)
+        g[static_cast<size_t>(j)] = std::max(0.0, ev[n - 1 - j]);
+    return g;
+}
+
+} // namespace
+
+SpectralTruncation::SpectralTruncation(const AdapterLayout& layout, int64_t sketch_width)
+  : m_layout(layout)
+  , m_width(sketch_width)
+  , m_scratch_at(layout.size(), -1)
+{
+    if (m_width <= 0)
+        return;
+    for (size_t i = 0; i < layout.size(); ++i)
+    {
+        const MatrixSpec& s = layout.matrix(i);
+        if (std::min(s.rows, s.cols) > m_width)
+        {
+            m_scratch_at[i] = m_scratch_size;
+            m_scratch_size += std::max(s.rows, s.cols) * m_width;
+        }
+    }
+    int64_t long_side = 0;
+    for (const MatrixSpec& s : layout.matrices())
+    {
+        if (std::min(s.rows, s.cols) > m_width)
+            long_side = std::max(long_side, std::max(s.rows, s.cols));
+    }
+    m_omega = at::empty({long_side, m_width}, at::kFloat);
+    float* o = m_omega.data_ptr<float>();
+    for (int64_t r = 0; r < long_side; ++r)
+    {
+        // One draw per 64 entries of a row: entry (r, c) is bit c % 64 of draw (r, c / 64).
+        for (int64_t c = 0; c < m_width; ++c)
+        {
+            const uint64_t bits = CounterRandom(
+                kOmegaSeed, static_cast<uint64_t>(r * ((m_width + 63) / 64) + c / 64));
+            o[r * m_width + c] = (bits >> (c % 64)) & 1u ? 1.0f : -1.0f;
+        }
+    }
+}
+
+int64_t
+SpectralTruncation::Offered(const MatrixSpectrum& s) const
+{
+    const int64_t n = static_cast<int64_t>(s.gains.size());
+    return s.exact ? n : n - n / 4;
+}
+
+bool
+SpectralTruncation::Exact(const std::vector<float>& x, size_t i, MatrixSpectrum* out) const
+{
+    const MatrixSpec& s = m_layout.matrix(i);
+    const int64_t m = std::min(s.rows, s.cols);
+    at::Tensor gram = at::zeros({m, m}, at::kFloat);
+    GramLower(x.data() + m_layout.offset(i), s.rows, s.cols, gram);
+    if (!AllFinite(gram))
+        return false;
+    // Eigendecomposition in double (only the lower triangle is read); ascending eigenvalues.
+    auto [w, v] = at::linalg_eigh(gram.to(at::kDouble));
+    out->gains = DescendingGains(w);
+    out->basis = v.flip({1}).to(at::kFloat).contiguous();
+    out->projected = at::Tensor();
+    out->rotation = at::Tensor();
+    out->exact = true;
+    return true;
+}
+
+bool
+SpectralTruncation::Sketch(const std::vector<float>& x, size_t i, float* w_store,
+                           MatrixSpectrum* out) const
+{
+    const MatrixSpec& s = m_layout.matrix(i);
+    const bool short_rows = s.rows <= s.cols;
+    const int64_t d = std::max(s.rows, s.cols);
+    at::Tensor xi = at::from_blob(const_cast<float*>(x.data()) + m_layout.offset(i),
+                                  {s.rows, s.cols}, at::kFloat);
+    at::Tensor xs = short_rows ? xi : xi.t(); // m x d view, no copy
+    at::Tensor y = at::mm(xs, m_omega.narrow(0, 0, d));
+    if (!AllFinite(y))
+        return false;
+    // Householder QR in double: orthonormal columns even where Y is numerically rank-deficient
+    // (steep spectra), which the Rayleigh-Ritz step needs.
+    at::Tensor q = std::get<0>(at::linalg_qr(y.to(at::kDouble), "reduced")).to(at::kFloat);
+    at::Tensor w = at::from_blob(w_store, {d, m_width}, at::kFloat);
+    at::mm_out(w, xs.t(), q);        // d x L = X^T Q
+    at::Tensor h = at::mm(w.t(), w); // L x L
+    if (!AllFinite(h))
+        return false;
+    auto [evals, evecs] = at::linalg_eigh(h.to(at::kDouble));
+    at::Tensor e = evecs.flip({1}).to(at::kFloat).contiguous(); // descending Ritz values
+    out->gains = DescendingGains(evals);
+    out->basis = at::mm(q, e);
+    out->projected = w;
+    out->rotation = e;
+    out->exact = false;
+    return true;
+}
+
+Status
+SpectralTruncation::CheckEncode(const std::vector<float>& x, int64_t budget_bytes,
+                                int64_t min_bytes, const std::string& name) const
+{
+    if (static_cast<int64_t>(x.size()) != m_layout.numel())
+    {
+        return Status::InvalidArgument(name + ": input has " + std::to_string(x.size()) +
+                                       " values, layout has " + std::to_string(m_layout.numel()));
+    }
+    if (budget_bytes < min_bytes)
+    {
+        return Status::BudgetTooSmall(name + ": budget " + std::to_string(budget_bytes) +
+                                      " bytes is below the smallest payload (" +
+                                      std::to_string(min_bytes) + " bytes)");
+    }
+    return Status::Ok();
+}
+
+StatusOr<SpectralPlan>
+SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>& triplet_bytes,
+                         int64_t budget_bytes, int64_t min_rank, SparAllocation mode,
+                         const std::string& name)
+{
+    const size_t n = m_layout.size();
+    m_scratch.resize(static_cast<size_t>(m_scratch_size));
+    SpectralPlan plan;
+    plan.spectra.assign(n, MatrixSpectrum());
+    std::vector<char> finite(n, 1);
+    SingleThreadedBlas one_blas_thread;
+    // One matrix per task, its whole chain in the task: every matrix is read by one thread, with
+    // BLAS held at one thread, and no batch tensors are built or copied.
+    auto compute = [&](const std::vector<size_t>& which, bool exact)
+    {
+        ParallelFor(
+            0, static_cast<int64_t>(which.size()), 1,
+            [&](int64_t b, int64_t e)
+            {
+                for (int64_t t = b; t < e; ++t)
+                {
+                    const size_t i = which[static_cast<size_t>(t)];
+                    const MatrixSpec& s = m_layout.matrix(i);
+                    const bool sketch = !exact && m_width > 0 && std::min(s.rows, s.cols) > m_width;
+                    const bool ok =
+                        sketch ? Sketch(x, i, m_scratch.data() + m_scratch_at[i], &plan.spectra[i])
+                               : Exact(x, i, &plan.spectra[i]);
+                    finite[i] = ok ? 1 : 0;
+                }
+            });
+        for (size_t i : which)
+        {
+            if (!finite[i])
+                return Status::InvalidArgument(name + ": the input holds non-finite values");
+        }
+        return Status::Ok();
+    };
+    std::vector<size_t> all(n);
+    for (size_t i = 0; i < n; ++i)
+        all[i] = i;
+    HILO_RETURN_IF_ERROR(compute(all, false));
+
+    std::vector<SparCandidates> cands(n);
+    for (;;)
+    {
+        for (size_t i = 0; i < n; ++i)
+        {
+            const MatrixSpectrum& sp = plan.spectra[i];
+            cands[i].cost = triplet_bytes[i];
+            cands[i].gains.assign(sp.gains.begin(), sp.gains.begin() + Offered(sp));
+        }
+        StatusOr<std::vector<int64_t>> alloc = SparAllocate(cands, budget_bytes, min_rank, mode);
+        if (!alloc.ok())
+            return alloc.status();
+        // A sketched matrix whose every offered pair was taken may deserve more: redo it exactly.
+        std::vector<size_t> saturated;
+        for (size_t i = 0; i < n; ++i)
+        {
+            if (!plan.spectra[i].exact && (*alloc)[i] >= Offered(plan.spectra[i]))
+                saturated.push_back(i);
+        }
+        if (saturated.empty())
+        {
+            plan.ks = std::move(*alloc);
+            return plan;
+        }
+        HILO_RETURN_IF_ERROR(compute(saturated, true));
+    }
+}
+
+std::vector<std::string>
+SpectralTruncation::CodeAll(const SpectralPlan& plan, const TripletCoder& code) const
+{
+    std::vector<std::string> coded(plan.ks.size());
+    SingleThreadedBlas one_blas_thread;
+    ParallelFor(0, static_cast<int64_t>(plan.ks.size()), 1,
+                [&](int64_t b, int64_t e)
+                {
+                    for (int64_t t = b; t < e; ++t)
+                    {
+                        const size_t i = static_cast<size_t>(t);
+                        if (plan.ks[i] > 0)
+                            code(i, plan.ks[i], plan.spectra[i], &coded[i]);
+                    }
+                });
+    return coded;
+}
+
+int64_t
+SpectralTruncation::RankSectionBytes(const AdapterLayout& layout)
+{
+    int64_t bytes = VarintLength(layout.size());
+    for (const MatrixSpec& s : layout.matrices())
+        bytes += VarintLength(static_cast<uint64_t>(std::min(s.rows, s.cols)));
+    return bytes;
+}
+
+int64_t
+SpectralTruncation::TripletBytes(const AdapterLayout& layout,
+                                 const std::function<int64_t(const MatrixSpec&)>& triplet_bytes,
+                                 int64_t min_rank, std::vector<int64_t>* per_matrix)
+{
+    per_matrix->clear();
+    int64_t min_bytes = 0;
+    for (const MatrixSpec& s : layout.matrices())
+    {
+        per_matrix->push_back(triplet_bytes(s));
+        min_bytes += std::min(min_rank, std::min(s.rows, s.cols)) * per_matrix->back();
+    }
+    return min_bytes;
+}
+
+void
+SpectralTruncation::PutRanksAndTriplets(ByteWriter* w, const std::vector<int64_t>& ks,
+                                        const std::vector<std::string>& coded)
+{
+    w->PutVarint(ks.size());
+    for (int64_t k : ks)
+        w->PutVarint(static_cast<uint64_t>(k));
+    for (const std::string& c : coded)
+        w->PutBytes(c.data(), c.size());
+}
+
+at::Tensor
+SpectralTruncation::Projected(const std::vector<float>& x, size_t i, const MatrixSpectrum& spectrum,
+                              int64_t k) const
+{
+    if (spectrum.projected.defined())
+        return at::mm(spectrum.projected, spectrum.rotation.narrow(1, 0, k));
+    return ProjectShortSide(x, i, spectrum.basis.narrow(1, 0, k).contiguous());
+}
+
+at::Tensor
+SpectralTruncation::ProjectShortSide(const std::vector<float>& x, size_t i,
+                                     const at::Tensor& b) const
+{
+    const MatrixSpec& s = m_layout.matrix(i);
+    at::Tensor xi = at::from_blob(const_cast<float*>(x.data()) + m_layout.offset(i),
+                                  {s.rows, s.cols}, at::kFloat);
+    return s.rows <= s.cols ? at::mm(xi.t(), b) : at::mm(xi, b);
+}
+
+} // namespace hilo

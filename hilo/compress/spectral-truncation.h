@@ -1,0 +1,134 @@
+// The encoder side shared by the budgeted spectral truncations (spar, sparq): the leading singular
+// structure of every LoRA factor matrix, and the rank allocation under one byte budget.
+//
+// Each matrix X (rows x cols) is seen from its short side (m = min(rows, cols), the LoRA rank) and
+// its long side (d = max(rows, cols)). Two ways to find its spectrum:
+//   exact:  the m x m Gram (ssyrk, fp32) eigendecomposed in double: all m gains sigma_j^2 and the
+//           short-side singular vectors; m^2 d flops per matrix, compute-bound.
+//   sketch: a randomized range finder of width L < m (Halko, Martinsson, Tropp 2011, alg. 4.1 and
+//           5.1): Y = X Omega with a fixed +-1 matrix Omega (d x L), Q = orth(Y) (m x L), W = X^T Q
+//           (d x L), then the Rayleigh-Ritz step on W^T W (L x L, double). The Ritz values are
+//           gains (never above the true sigma_j^2) and u_j = Q e_j, sigma_j v_j = W e_j are exact
+//           projections of X (W e_j = X^T u_j), so a shipped triplet needs no further pass over X.
+//           4 L m d flops, two passes over X back to back (the second from cache).
+// Only the leading L - L/4 Ritz pairs are offered to the allocator (the rest are too rough). When
+// the allocation takes every pair a sketched matrix offers, that matrix is redone exactly and the
+// allocation rerun, so a matrix that deserves more triplets than its sketch holds gets them, from
+// its exact spectrum. Matrices with m <= L are always exact.
+//
+// Deterministic: Omega is a pure function of its row and column (counter-based draws, no state),
+// every matrix is computed by one thread with BLAS held at one thread, and the matrices' results
+// do not depend on which thread ran them, so the plan does not depend on the thread count.
+#ifndef HILO_COMPRESS_SPECTRAL_TRUNCATION_H
+#define HILO_COMPRESS_SPECTRAL_TRUNCATION_H
+
+#include "hilo/compress/spar.h"
+#include "hilo/core/adapter-layout.h"
+#include "hilo/core/coding.h"
+#include "hilo/core/status.h"
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hilo
+{
+
+/// The sketch width spar and sparq use unless told otherwise (option sketch=): exact spectra. On
+/// the 161.5M layout a width-8 sketch makes the spectra ~1.7x cheaper but raises the relative error
+/// at 1.6% from 0.365 to 0.385 (results/compressors), so it is a choice, not the default.
+constexpr int64_t kDefaultSketchWidth = 0;
+
+/// One matrix's leading singular structure as the allocator and the coders see it.
+struct MatrixSpectrum
+{
+    std::vector<double> gains; // sigma_j^2 (estimates when sketched), non-increasing
+    at::Tensor basis;          // m x gains.size() fp32: short-side singular vector j in column j
+    // Sketched only (else undefined): W = X^T Q (d x L fp32) and the Ritz rotation R (L x L fp32)
+    // with u_j = Q r_j, so that X^T u_j = sigma_j v_j = W r_j without another pass over X.
+    at::Tensor projected;
+    at::Tensor rotation;
+    bool exact{false};
+};
+
+/// The ranks chosen for every matrix and the spectra they were chosen from.
+struct SpectralPlan
+{
+    std::vector<int64_t> ks;
+    std::vector<MatrixSpectrum> spectra;
+};
+
+class SpectralTruncation
+{
+  public:
+    /// `sketch_width` L: 0 computes every spectrum exactly; otherwise L >= 4.
+    SpectralTruncation(const AdapterLayout& layout, int64_t sketch_width);
+
+    int64_t sketch_width() const { return m_width; }
+
+    /// kInvalidArgument when x is not the layout's size, kBudgetTooSmall when `budget_bytes` is
+    /// below `min_bytes` (messages prefixed `name`).
+    Status CheckEncode(const std::vector<float>& x, int64_t budget_bytes, int64_t min_bytes,
+                       const std::string& name) const;
+
+    /// Spectra of every matrix of `x` and the ranks SparAllocate picks from them for
+    /// `budget_bytes` (net of headers), with `triplet_bytes[i]` per triplet of matrix i.
+    /// kInvalidArgument (prefixed `name`) when x holds non-finite values; SparAllocate's errors.
+    /// The plan's `projected` tensors live in this object's scratch: valid until the next Plan.
+    StatusOr<SpectralPlan> Plan(const std::vector<float>& x,
+                                const std::vector<int64_t>& triplet_bytes, int64_t budget_bytes,
+                                int64_t min_rank, SparAllocation mode, const std::string& name);
+
+    /// The leading k long-side vectors X^T u_j (d x k fp32, column j = sigma_j v_j) of matrix i.
+    /// REQUIRES: k <= spectrum.gains.size().
+    at::Tensor Projected(const std::vector<float>& x, size_t i, const MatrixSpectrum& spectrum,
+                         int64_t k) const;
+
+    /// Codes every matrix the plan keeps triplets of: code(i, k_i, spectrum_i, &buffer_i), one
+    /// task per matrix with BLAS held at one thread; the buffers in layout order (empty where
+    /// k_i = 0). A matrix's bytes do not depend on the thread that coded it.
+    using TripletCoder =
+        std::function<void(size_t i, int64_t k, const MatrixSpectrum& spectrum, std::string* out)>;
+    std::vector<std::string> CodeAll(const SpectralPlan& plan, const TripletCoder& code) const;
+
+    /// Bytes of the rank section at its widest (varint matrix count, varint k_i <= m_i each).
+    static int64_t RankSectionBytes(const AdapterLayout& layout);
+    /// Fills `per_matrix` with triplet_bytes(matrix i); returns the bytes of min_rank triplets
+    /// (capped at m_i) in every matrix.
+    static int64_t TripletBytes(const AdapterLayout& layout,
+                                const std::function<int64_t(const MatrixSpec&)>& triplet_bytes,
+                                int64_t min_rank, std::vector<int64_t>* per_matrix);
+
+    /// Appends the rank section (varint matrix count, varint k_i each) and then the coded
+    /// triplets: the layout hilo/compress/factor-coding.h's ReadLowRankRanks reads.
+    static void PutRanksAndTriplets(ByteWriter* w, const std::vector<int64_t>& ks,
+                                    const std::vector<std::string>& coded);
+
+    /// X^T b (long side) for the m x k fp32 short-side columns `b` of matrix i: d x k fp32.
+    at::Tensor ProjectShortSide(const std::vector<float>& x, size_t i, const at::Tensor& b) const;
+
+  private:
+    /// The exact spectrum of matrix i; false when its Gram holds a non-finite value.
+    bool Exact(const std::vector<float>& x, size_t i, MatrixSpectrum* out) const;
+    /// The sketched spectrum of matrix i; false when a product holds a non-finite value.
+    bool Sketch(const std::vector<float>& x, size_t i, float* w, MatrixSpectrum* out) const;
+    /// The leading gains a spectrum offers the allocator.
+    int64_t Offered(const MatrixSpectrum& s) const;
+
+    AdapterLayout m_layout;
+    int64_t m_width;
+    at::Tensor m_omega; // max long side x L fp32, entries +-1 (rows 0..d-1 serve a matrix)
+    // Learner-local scratch for the sketches' W (d_i x L at m_scratch_at[i], -1 = never
+    // sketched), allocated by the first Plan and reused: fresh pages for every encode cost more
+    // than the products that fill them. Holds no state: every Plan overwrites what it reads.
+    std::vector<int64_t> m_scratch_at;
+    int64_t m_scratch_size{0};
+    std::vector<float> m_scratch;
+};
+
+} // namespace hilo
+
+#endif // HILO_COMPRESS_SPECTRAL_TRUNCATION_H

@@ -1,0 +1,94 @@
+// Cost of the pieces of a spectral truncation (hilo/compress/spectral-truncation.h) on single
+// matrices shaped like the 7B-rank-64 adapter's (hilo-compress-fixture.h): the sketch's skinny
+// products of width L, the exact path's Gram (ssyrk) and the small decompositions (eigh of the
+// 64 x 64 Gram, QR of a 64 x 8 sketch). One thread, BLAS at one thread; the matrix stays in cache
+// between iterations, so these are lower bounds of what an encode pays per matrix.
+//   build/tests/hilo-spectra-bench
+// Arguments: shape (0 = A of q, 64 x 3584; 1 = B of q, 3584 x 64; 2 = B of gate, 18944 x 64),
+// width L, side; BM_Small: width, 0 = eigh / 1 = QR.
+#include "hilo/compress/blas-hooks.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <benchmark/benchmark.h>
+
+namespace
+{
+
+using namespace hilo;
+
+// Shapes: 0 = A of q (64 x 3584), 1 = B of q (3584 x 64), 2 = B of gate (18944 x 64).
+at::Tensor
+Matrix(int64_t shape)
+{
+    const int64_t rows[] = {64, 3584, 18944};
+    const int64_t cols[] = {3584, 64, 64};
+    at::manual_seed(7);
+    return at::randn({rows[shape], cols[shape]});
+}
+
+/// One skinny product with the matrix: side 0 = X Omega (long side reduced, d x L operand), side
+/// 1 = X^T Q (short side reduced, m x L operand), as the sketch runs them.
+void
+BM_SkinnyProduct(benchmark::State& state)
+{
+    at::set_num_threads(1);
+    SingleThreadedBlas one;
+    at::Tensor x = Matrix(state.range(0));
+    at::Tensor xs = x.size(0) <= x.size(1) ? x : x.t(); // m x d view
+    const bool sketch = state.range(2) == 0;
+    at::Tensor operand = at::randn({sketch ? xs.size(1) : xs.size(0), state.range(1)});
+    for (auto _ : state)
+    {
+        at::Tensor y = sketch ? at::mm(xs, operand) : at::mm(xs.t(), operand);
+        benchmark::DoNotOptimize(y.data_ptr<float>());
+    }
+    state.SetBytesProcessed(state.iterations() * x.numel() * 4);
+}
+
+void
+BM_Gram(benchmark::State& state)
+{
+    at::set_num_threads(1);
+    SingleThreadedBlas one;
+    at::Tensor x = Matrix(state.range(0));
+    const int64_t m = std::min(x.size(0), x.size(1));
+    const int64_t k = std::max(x.size(0), x.size(1));
+    at::Tensor g = at::zeros({m, m});
+    const int n = static_cast<int>(m), kk = static_cast<int>(k), lda = static_cast<int>(x.size(1));
+    const float one_f = 1.0f, zero = 0.0f;
+    for (auto _ : state)
+    {
+        Blas().ssyrk("U", x.size(0) <= x.size(1) ? "T" : "N", &n, &kk, &one_f, x.data_ptr<float>(),
+                     &lda, &zero, g.data_ptr<float>(), &n);
+        benchmark::DoNotOptimize(g.data_ptr<float>());
+    }
+    state.SetBytesProcessed(state.iterations() * x.numel() * 4);
+}
+
+void
+BM_Small(benchmark::State& state)
+{
+    at::set_num_threads(1);
+    SingleThreadedBlas one;
+    at::Tensor a = at::randn({64, 64}, at::kDouble);
+    a = at::mm(a, a.t());
+    at::Tensor y = at::randn({64, state.range(0)}, at::kDouble);
+    for (auto _ : state)
+    {
+        if (state.range(1) == 0)
+            benchmark::DoNotOptimize(at::linalg_eigh(a));
+        else
+            benchmark::DoNotOptimize(at::linalg_qr(y, "reduced"));
+    }
+}
+
+BENCHMARK(BM_SkinnyProduct)
+    ->ArgsProduct({{0, 1, 2}, {1, 4, 8, 16}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Gram)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Small)->Args({8, 0})->Args({8, 1})->Unit(benchmark::kMicrosecond);
+
+} // namespace
+
+BENCHMARK_MAIN();
