@@ -271,10 +271,13 @@ TcpLinuxSocket::RackDelivered(const ns3::TcpHeader& tcpHeader)
         s.delivered = true;
         const ns3::Time rtt = now - s.at;
         m_minRtt = std::min(m_minRtt, rtt);
-        // RACK.xmit_ts and RACK.rtt follow the most recently sent segment delivered.
-        if (s.at >= m_rackXmit)
+        // RACK.xmit_ts, RACK.end_seq and RACK.rtt follow the most recently sent segment
+        // delivered (RFC 8985 section 6.2, RACK_sent_after: a later send time, or the same time
+        // and a higher end sequence -- unpaced bursts leave at one instant).
+        if (s.at > m_rackXmit || (s.at == m_rackXmit && s.end > m_rackEnd))
         {
             m_rackXmit = s.at;
+            m_rackEnd = s.end;
             m_rackRtt = rtt;
         }
     }
@@ -297,7 +300,8 @@ TcpLinuxSocket::RackDetect(uint32_t currentDelivered)
             break;
         }
     }
-    if (first == nullptr || !(first->at < m_rackXmit))
+    if (first == nullptr ||
+        !(m_rackXmit > first->at || (m_rackXmit == first->at && m_rackEnd > first->end)))
     {
         return; // nothing sent after it has been delivered yet
     }

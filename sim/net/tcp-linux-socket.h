@@ -83,10 +83,11 @@ class TcpLinuxSocket : public ns3::TcpSocketBase
     std::deque<Sent> m_sent; // unacknowledged segments in sequence order
     ns3::EventId m_ptoEvent;
     ns3::EventId m_reorderEvent;
-    bool m_probeOut{false};  // a probe is out and no ACK of new data has come since
-    bool m_probing{false};   // the probe is being sent (no PTO for it)
-    ns3::Time m_rackXmit{0}; // RACK.xmit_ts
-    ns3::Time m_rackRtt{0};  // RACK.rtt
+    bool m_probeOut{false};             // a probe is out and no ACK of new data has come since
+    bool m_probing{false};              // the probe is being sent (no PTO for it)
+    ns3::Time m_rackXmit{0};            // RACK.xmit_ts
+    ns3::SequenceNumber32 m_rackEnd{0}; // RACK.end_seq
+    ns3::Time m_rackRtt{0};             // RACK.rtt
     ns3::Time m_minRtt{ns3::Time::Max()};
     uint32_t m_probes{0};
     uint32_t m_rackRecoveries{0};
