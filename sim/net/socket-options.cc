@@ -90,7 +90,8 @@ SocketOptions::ApplyTo(ns3::Ptr<ns3::Socket> socket) const
     // ns-3's TcpBbr needs it too); CUBIC and the other loss-based variants send unpaced, their
     // bursts clocked by ACKs, as Linux does without an fq qdisc. Pacing every sender kept slow
     // start from ending by HyStart's ACK train (tcp-linux-cubic.h) and spread each window over
-    // the round trip, which Linux does not do.
+    // the round trip, which Linux does not do. A window that leaves at once waits in its host's
+    // own egress queue, which never drops it (TcpLinuxSocket::Create; Linux: TCP small queues).
     tcp->SetPacingStatus(congestion_control == ns3::TcpBbr::GetTypeId());
 }
 
