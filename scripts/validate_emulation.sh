@@ -4,8 +4,9 @@
 # link at 10/50/100 Mbps x 10/40 ms one-way x 0%/1% loss, 0.1% and 2% loss at 40 ms, 300 Mbps, a
 # shared uplink, regions (2 and 4 workers per region), relays and a GPU mix with staleness 1 -- and writes results/validation/emulation.csv (a row per scenario and
 # arm), emulation.md (the table, with this command, the kernel, the machine's load and the
-# emulator's lag, and emulation-notes.md -- why rows miss, written by hand -- below it) and the
-# runs under results/runs/validation-emu/.
+# emulator's lag, and emulation-notes.md -- why rows miss, written by hand -- below it),
+# emulation-commits.csv (the commit and date each side of each row was made at; a side kept by
+# --reuse keeps its earlier line) and the runs under results/runs/validation-emu/.
 # Needs root (hilo-emu --network ns3) and a build (scripts/build.sh --target hilo-sim hilo-emu
 # hilo-node hilo-netem). About 30 minutes.
 usage() {
@@ -40,6 +41,14 @@ runs=results/runs/validation-emu
 mkdir -p "$out" "$runs"
 csv="$out/emulation.csv"
 rm -f "$csv"
+# Which commit made each side of each row: label,side,commit,date. A side kept by --reuse keeps
+# the line it had; a side run now gets this commit and date.
+commits="$out/emulation-commits.csv"
+old_commits="$(mktemp)"
+trap 'rm -f "$old_commits"' EXIT
+[ -f "$commits" ] && cp "$commits" "$old_commits"
+echo "label,side,commit,date" > "$commits"
+head_commit="$(git rev-parse --short HEAD)$(git diff --quiet -- sim scripts scenarios || echo '+uncommitted')"
 meta="$out/emulation-meta.txt"
 earlier=""
 if [ ${#reuse[@]} -gt 0 ] && [ -f "$meta" ]; then
@@ -57,10 +66,23 @@ fi
 } > "$meta"
 
 compare() { # label scenario [--set ...]
-  local label="$1" scenario="$2"
+  local label="$1" scenario="$2" side line kept=()
   shift 2
+  for side in sim emu; do
+    if [ ${#reuse[@]} -gt 0 ] && [ -f "$runs/$label/$side/summary.json" ]; then
+      kept+=("$side")
+    fi
+  done
   /usr/bin/python3 scripts/compare_modes.py "$scenario" "$@" --label "$label" --csv "$csv" \
     --out "$runs/$label" "${reuse[@]}" "${bins[@]}"
+  for side in sim emu; do
+    if [[ " ${kept[*]} " == *" $side "* ]]; then
+      line="$(awk -F, -v l="$label" -v s="$side" '$1 == l && $2 == s' "$old_commits")"
+      echo "${line:-$label,$side,unrecorded (reused),unrecorded}" >> "$commits"
+    else
+      echo "$label,$side,$head_commit,$(date -u +%Y-%m-%dT%H:%MZ)" >> "$commits"
+    fi
+  done
 }
 
 for rate in 10Mbps 50Mbps 100Mbps; do
@@ -94,5 +116,6 @@ compare "regions-8" scenarios/validation/emu-regions.textproto \
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$meta"
 notes=()
 [ -f "$out/emulation-notes.md" ] && notes=(--notes "$out/emulation-notes.md")
-/usr/bin/python3 scripts/validation_table.py "$csv" --meta "$meta" "${notes[@]}" > "$out/emulation.md"
+/usr/bin/python3 scripts/validation_table.py "$csv" --meta "$meta" --commits "$commits" \
+  "${notes[@]}" > "$out/emulation.md"
 echo "wrote $csv and $out/emulation.md" >&2

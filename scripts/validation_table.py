@@ -1,18 +1,32 @@
 #!/usr/bin/python3
 """Formats scripts/compare_modes.py rows (a CSV) as a Markdown table of simulator vs emulation.
 
-Usage: scripts/validation_table.py CSV [--meta FILE] [--notes FILE] > TABLE.md
+Usage: scripts/validation_table.py CSV [--meta FILE] [--commits FILE] [--notes FILE] > TABLE.md
 
 Per scenario and arm: update latency p50 and p99 and mean step time in both modes with the
 simulator/emulation ratio, the updates' transfer time (network only) ratio, whether the final
 quality is bit-identical, and the emulator's lag. A ratio within the goals (p50 within 10%, p99
 within 20%) is plain; one outside is marked with "!". --meta FILE (key: value lines: command,
 commit, kernel, load) is printed above the table, --notes FILE (Markdown: why rows miss) below
-it. Runs only the Python standard library.
+it. --commits FILE (CSV label,side,commit,date as scripts/validate_emulation.sh writes it) adds
+the commit and date each side of each row was made at; a row without a line for a side is an
+error, since the table would then claim a provenance it does not have (exit code 2). Runs only
+the Python standard library.
 """
 import argparse
 import csv
 import sys
+
+
+def read_commits(path):
+    """{(label, side): "commit, date"} from a label,side,commit,date CSV."""
+    made = {}
+    with open(path, newline="") as f:
+        for n, line in enumerate(csv.DictReader(f), start=2):
+            if line.get("side") not in ("sim", "emu") or not line.get("label"):
+                raise ValueError(f"{path}:{n}: needs label and side sim|emu")
+            made[(line["label"], line["side"])] = f"{line['commit']}, {line['date']}"
+    return made
 
 
 def main():
@@ -20,9 +34,22 @@ def main():
     parser.add_argument("csv")
     parser.add_argument("--meta")
     parser.add_argument("--notes")
+    parser.add_argument("--commits")
     args = parser.parse_args()
     with open(args.csv, newline="") as f:
         rows = list(csv.DictReader(f))
+    made = None
+    if args.commits:
+        try:
+            made = read_commits(args.commits)
+            for r in rows:
+                for side in ("sim", "emu"):
+                    if (r["label"], side) not in made:
+                        raise ValueError(f"{args.commits}: no line for row '{r['label']}', "
+                                         f"side '{side}'")
+        except (OSError, ValueError, KeyError) as e:
+            print(f"validation_table.py: {e}", file=sys.stderr)
+            return 2
     print("# Simulator vs emulated links\n")
     if args.meta:
         with open(args.meta) as f:
@@ -33,9 +60,11 @@ def main():
           "p99 within 20% (0.80-1.20); `!` marks a miss. `xfer` is the updates' transfer time "
           "alone (published to received), `lag p99` the emulator's own lag behind real time, "
           "`carried` the link traffic (all links summed) it carried in its busiest second.\n")
+    made_head = " sim made at | emu made at |" if made else ""
     print("| scenario | arm | lat p50 sim | emu | ratio | lat p99 sim | emu | ratio | step sim | emu "
-          "| ratio | xfer p50 ratio | quality | lag p99 ms | carried Mbps |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| ratio | xfer p50 ratio | quality | lag p99 ms | carried Mbps |" + made_head)
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" +
+          ("---|---|" if made else ""))
     misses = 0
     for r in rows:
         p50 = float(r["latency_p50_ratio"])
@@ -50,7 +79,8 @@ def main():
               f"{p99:.3f}{mark99} | {float(r['sim_step_s']):.3f} | {float(r['emu_step_s']):.3f} | "
               f"{float(r['step_ratio']):.3f} | {float(r['transfer_p50_ratio']):.3f} | {quality} | "
               f"{float(r['emu_lag_p99_s']) * 1e3:.2f} | "
-              f"{float(r.get('emu_carried_peak_bps') or 'nan') / 1e6:.0f} |")
+              f"{float(r.get('emu_carried_peak_bps') or 'nan') / 1e6:.0f} |" +
+              (f" {made[(r['label'], 'sim')]} | {made[(r['label'], 'emu')]} |" if made else ""))
     print(f"\n{len(rows) - misses} of {len(rows)} rows meet both goals.")
     if args.notes:
         with open(args.notes) as f:

@@ -1,6 +1,7 @@
 #include "sim/net/socket-options.h"
 
 #include "sim/net/tcp-idle-restart.h"
+#include "sim/net/tcp-linux-cubic.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -66,7 +67,9 @@ SocketOptions::ApplyTo(ns3::Ptr<ns3::Socket> socket) const
     auto tcp = ns3::DynamicCast<ns3::TcpSocketBase>(socket);
     NS_ABORT_MSG_IF(!tcp, "SocketOptions::ApplyTo: not a TCP socket");
     ns3::ObjectFactory factory;
-    factory.SetTypeId(congestion_control);
+    // CUBIC as Linux's: ns-3's TcpCubic with Linux's HyStart (tcp-linux-cubic.h).
+    factory.SetTypeId(congestion_control == ns3::TcpCubic::GetTypeId() ? TcpLinuxCubic::GetTypeId()
+                                                                       : congestion_control);
     // Not TypeId::IsChildOf: Debian's ns-3 3.37 gives TcpCubic the wrong parent TypeId.
     ns3::Ptr<ns3::TcpCongestionOps> algorithm =
         ns3::DynamicCast<ns3::TcpCongestionOps>(factory.Create());
@@ -83,13 +86,13 @@ SocketOptions::ApplyTo(ns3::Ptr<ns3::Socket> socket) const
     // 200 ms / 40 ms a connection under heavy loss (30% corruption, NetFaults tests) stopped
     // sending altogether in ns-3 3.37.
     tcp->SetAttribute("Sack", ns3::BooleanValue(true));
-    // Every sender paces (as Linux does under the fq qdisc, and BBR always). Unpaced, a
-    // connection that idled through a rollout sends its whole congestion window back to back at
-    // the host's line rate; with several such connections on one host they overflow its own
-    // egress queue, which a Linux host never does (TCP small queues keep the backlog in the
-    // socket). That loss cost the unlucky workers a 1 s minimum RTO plus slow start: 2.2 s
-    // instead of 0.23 s per 20 MB update at 1 Gbps / 80 ms RTT (results/paper fig1, before).
-    tcp->SetPacingStatus(true);
+    // Pacing only where Linux paces: BBR asks for it (sk_pacing_status = SK_PACING_NEEDED, and
+    // ns-3's TcpBbr needs it too); CUBIC and the other loss-based variants send unpaced, their
+    // bursts clocked by ACKs, as Linux does without an fq qdisc. Pacing every sender kept slow
+    // start from ending by HyStart's ACK train (tcp-linux-cubic.h) and spread each window over
+    // the round trip, which Linux does not do. A window that leaves at once waits in its host's
+    // own egress queue, which never drops it (TcpLinuxSocket::Create; Linux: TCP small queues).
+    tcp->SetPacingStatus(congestion_control == ns3::TcpBbr::GetTypeId());
 }
 
 SocketOptions

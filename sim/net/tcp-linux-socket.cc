@@ -2,9 +2,12 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/fifo-queue-disc.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/simulator.h"
 #include "ns3/tcp-congestion-ops.h"
@@ -13,6 +16,7 @@
 #include "ns3/tcp-option-sack.h"
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/tcp-tx-buffer.h"
+#include "ns3/traffic-control-layer.h"
 #include "ns3/type-id.h"
 
 #include <algorithm>
@@ -57,9 +61,53 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
 {
 }
 
+namespace
+{
+// Packets a host's own egress queue holds before it drops one of its sockets' segments.
+constexpr uint32_t kHostBacklogPackets = 1u << 20;
+
+// TCP small queues, as far as a drop-tail queue can say it: a Linux host never drops its own
+// sockets' segments at its own NIC, because TSQ lets each socket put only about a millisecond
+// of data into the qdisc and keeps the rest of its window in the socket until the NIC has sent
+// what is queued. ns-3 has no TSQ, and the senders here do not pace (only BBR does, as in
+// Linux), so a window leaves at once; the node's FIFO egress queues (FifoQueueDisc, or the
+// device queue with no queue disc) get room for any backlog instead. An AQM queue disc (RED,
+// CoDel, FQ-CoDel, PIE) is left as the scenario set it. The backlog waits in the queue rather than
+// in the socket, so RTT samples include it where Linux's would not. Only nodes that make TCP
+// sockets (hosts) are changed; routers between links keep their queues.
+void
+HoldBacklogAtHost(ns3::Ptr<ns3::Node> node)
+{
+    auto tc = node->GetObject<ns3::TrafficControlLayer>();
+    for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+    {
+        auto device = ns3::DynamicCast<ns3::PointToPointNetDevice>(node->GetDevice(i));
+        if (!device)
+        {
+            continue;
+        }
+        ns3::Ptr<ns3::QueueDisc> disc = tc ? tc->GetRootQueueDiscOnDevice(device) : nullptr;
+        if (disc)
+        {
+            if (ns3::DynamicCast<ns3::FifoQueueDisc>(disc) &&
+                disc->GetMaxSize().GetValue() < kHostBacklogPackets)
+            {
+                disc->SetMaxSize(ns3::QueueSize(ns3::PACKETS, kHostBacklogPackets));
+            }
+        }
+        else if (auto queue = device->GetQueue();
+                 queue && queue->GetMaxSize().GetValue() < kHostBacklogPackets)
+        {
+            queue->SetMaxSize(ns3::QueueSize(ns3::PACKETS, kHostBacklogPackets));
+        }
+    }
+}
+} // namespace
+
 ns3::Ptr<TcpLinuxSocket>
 TcpLinuxSocket::Create(ns3::Ptr<ns3::Node> node)
 {
+    HoldBacklogAtHost(node);
     auto tcp = node->GetObject<ns3::TcpL4Protocol>();
     NS_ABORT_MSG_IF(!tcp, "TcpLinuxSocket::Create: node " << node->GetId() << " has no TCP");
     auto make = [&](const char* attribute)
@@ -271,10 +319,13 @@ TcpLinuxSocket::RackDelivered(const ns3::TcpHeader& tcpHeader)
         s.delivered = true;
         const ns3::Time rtt = now - s.at;
         m_minRtt = std::min(m_minRtt, rtt);
-        // RACK.xmit_ts and RACK.rtt follow the most recently sent segment delivered.
-        if (s.at >= m_rackXmit)
+        // RACK.xmit_ts, RACK.end_seq and RACK.rtt follow the most recently sent segment
+        // delivered (RFC 8985 section 6.2, RACK_sent_after: a later send time, or the same time
+        // and a higher end sequence -- unpaced bursts leave at one instant).
+        if (s.at > m_rackXmit || (s.at == m_rackXmit && s.end > m_rackEnd))
         {
             m_rackXmit = s.at;
+            m_rackEnd = s.end;
             m_rackRtt = rtt;
         }
     }
@@ -297,7 +348,8 @@ TcpLinuxSocket::RackDetect(uint32_t currentDelivered)
             break;
         }
     }
-    if (first == nullptr || !(first->at < m_rackXmit))
+    if (first == nullptr ||
+        !(m_rackXmit > first->at || (m_rackXmit == first->at && m_rackEnd > first->end)))
     {
         return; // nothing sent after it has been delivered yet
     }

@@ -16,6 +16,9 @@
 //     SACK) and RACK.rtt + RACK.reo_wnd (min RTT / 4) has passed since it was sent; then the
 //     socket enters fast recovery (ns-3's own, PRR and the RFC 6675 scoreboard) without waiting
 //     for three duplicate ACKs. A reordering timer checks again when that time comes.
+//   - TCP small queues, approximately: Create() gives its node's FIFO egress queues room for
+//     any backlog, so a window sent at once (senders other than BBR do not pace) waits at the
+//     host's own NIC instead of being dropped there, as a Linux host keeps it in the socket.
 // ns-3 3.37 has neither: its only answer to a tail loss is the retransmission timeout. The
 // timers Linux pairs with them -- a 200 ms minimum RTO and 40 ms delayed ACKs -- are socket
 // attributes SocketOptions sets. The RTT, RTO and congestion control are ns-3's.
@@ -83,10 +86,11 @@ class TcpLinuxSocket : public ns3::TcpSocketBase
     std::deque<Sent> m_sent; // unacknowledged segments in sequence order
     ns3::EventId m_ptoEvent;
     ns3::EventId m_reorderEvent;
-    bool m_probeOut{false};  // a probe is out and no ACK of new data has come since
-    bool m_probing{false};   // the probe is being sent (no PTO for it)
-    ns3::Time m_rackXmit{0}; // RACK.xmit_ts
-    ns3::Time m_rackRtt{0};  // RACK.rtt
+    bool m_probeOut{false};             // a probe is out and no ACK of new data has come since
+    bool m_probing{false};              // the probe is being sent (no PTO for it)
+    ns3::Time m_rackXmit{0};            // RACK.xmit_ts
+    ns3::SequenceNumber32 m_rackEnd{0}; // RACK.end_seq
+    ns3::Time m_rackRtt{0};             // RACK.rtt
     ns3::Time m_minRtt{ns3::Time::Max()};
     uint32_t m_probes{0};
     uint32_t m_rackRecoveries{0};

@@ -409,6 +409,41 @@ TEST(FlowNetwork, AWindowLimitedStreamRestartsToTheWindowItUsed)
     EXPECT_EQ(CwndAroundIdle(p, 5.0).second, 100000);
 }
 
+// One message of `bytes` on an idle stream with the restart off; cwnd once it has left and its
+// ACKs are in (1 s later).
+double
+CwndAfterOneMessage(const TcpFlowParams& p, double goodput, uint64_t bytes)
+{
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{goodput});
+    const uint32_t s = net->AddStream({0}, p, 0);
+    net->Open(s);
+    net->Enqueue(s, FrameOf(bytes));
+    double cwnd = 0;
+    ns3::Simulator::Schedule(ns3::Seconds(10), [&, net, s]() { cwnd = net->GetCwnd(s); });
+    RunAndDestroy();
+    return cwnd;
+}
+
+TEST(FlowNetwork, ARoundCutShortByTheDataIsStillCwndLimited)
+{
+    // 10 kB initial window, 100 ms RTT, a link far faster than the window. 200 kB: rounds of
+    // 10, 20, 40 and 80 kB (cwnd 160 kB), then 50 kB of the fifth round before the data runs
+    // out. Linux sends those 50 kB while the fourth round's 80 kB are being acknowledged, two
+    // segments per segment acknowledged: 80 + 25 = 105 kB in flight at the last send, which
+    // filled cwnd, so every ACK still grows it, to 2 x 105 = 210 kB. Counting the fifth round's
+    // 50 kB alone as the flight stopped cwnd at 160 kB (more than twice 50 kB: not cwnd-limited).
+    TcpFlowParams p;
+    p.mss_bytes = 1000;
+    p.rtt_s = 0.1;
+    p.window_bytes = 1e9;
+    p.initial_cwnd_bytes = 10000;
+    p.tail_s = 0.05;
+    p.restart_after_idle = false;
+    EXPECT_EQ(CwndAfterOneMessage(p, 1e9, 200000), 210000);
+    // A message that ends with a whole round is unchanged: 150 kB = 10 + 20 + 40 + 80.
+    EXPECT_EQ(CwndAfterOneMessage(p, 1e9, 150000), 160000);
+}
+
 TEST(FlowNetwork, ALossNeverRaisesTheWindow)
 {
     // The Padhye window (0.5 MB/s x 100 ms = 50 kB) is above the 40 kB this window-limited

@@ -12,7 +12,9 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/error-model.h"
+#include "ns3/queue-disc.h"
 #include "ns3/simulator.h"
+#include "ns3/traffic-control-layer.h"
 #include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
@@ -140,6 +142,56 @@ TEST_F(TcpLinuxSocketTest, ALossFollowedByTwoDeliveredSegmentsIsFoundByRack)
     const Outcome timedOut = SendOne({lost});
     ASSERT_GT(timedOut.arrival_s, 0);
     EXPECT_GT(timedOut.arrival_s - clean.arrival_s, 0.2);
+}
+
+TEST(TcpLinuxSocketHost, AWindowLargerThanTheHostsQueueWaitsThereInsteadOfBeingDropped)
+{
+    // 1 Gbps / 10 ms with a 100-packet FIFO (150 kB) at each end, a 4 MB window and no restart
+    // after idle: the second message leaves as one unpaced burst of about 2 MB from the worker.
+    // A Linux host holds such a burst in the socket (TCP small queues) and drops none of it; the
+    // worker's own egress queue must not either, and the message arrives at the link rate.
+    TopologySpec spec;
+    spec.worker_links = {Link("1Gbps", "10ms", 1500)};
+    spec.worker_links[0].queue_packets = 100;
+    auto topo = TopologyBuilder::Build(spec);
+    ASSERT_TRUE(topo.ok());
+    BufferSizing sizing;
+    sizing.fixed_bytes = 4 << 20;
+    SocketOptions options =
+        SocketOptions::ForPath(topo->GetLearnerPathTo(0), ns3::TcpCubic::GetTypeId(), sizing);
+    options.restart_after_idle = false;
+    auto learner = ns3::CreateObject<MessageEndpoint>();
+    learner->SetAttribute("LocalId", ns3::UintegerValue(1000));
+    learner->Install(topo->GetLearner());
+    auto worker = ns3::CreateObject<MessageEndpoint>();
+    worker->Install(topo->GetWorker(0));
+    learner->Listen(7000, options);
+    worker->Connect(1000, topo->GetLearnerAddressFor(0), 7000, options);
+    auto first = RandomPayload(4000000, 1);
+    auto second = RandomPayload(2000000, 2);
+    double sentAt = 3.0;
+    double arrived = 0;
+    learner->SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&>(
+        [&](uint32_t, const Message& m)
+        {
+            if (m.payload == *second)
+                arrived = ns3::Simulator::Now().GetSeconds();
+        }));
+    ns3::Simulator::Schedule(ns3::Seconds(1),
+                             [&]() { EXPECT_TRUE(worker->Send(1000, 1, first, 4000000).ok()); });
+    ns3::Simulator::Schedule(ns3::Seconds(sentAt),
+                             [&]() { EXPECT_TRUE(worker->Send(1000, 1, second, 2000000).ok()); });
+    auto disc = topo->GetWorker(0)->GetObject<ns3::TrafficControlLayer>()->GetRootQueueDiscOnDevice(
+        topo->GetWorkerLink(0).device_b);
+    ASSERT_TRUE(disc);
+    ns3::Simulator::Stop(ns3::Seconds(30));
+    ns3::Simulator::Run();
+    const uint32_t dropped = disc->GetStats().nTotalDroppedPackets;
+    ns3::Simulator::Destroy();
+    EXPECT_EQ(dropped, 0u);
+    ASSERT_GT(arrived, sentAt);
+    // 2 MB at 1 Gbps (16 ms of payload, about 17 ms on the wire) plus 10 ms of propagation.
+    EXPECT_LT(arrived - sentAt, 0.040);
 }
 
 } // namespace

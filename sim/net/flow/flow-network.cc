@@ -170,8 +170,14 @@ FlowNetwork::CreditAcked(Stream& s)
     {
         // Byte counting (RFC 3465), as ns-3 in slow start, but only while cwnd is the limit
         // (Linux's tcp_is_cwnd_limited): at most one window is in flight, and a flight below
-        // cwnd lets it grow to twice the flight, no further.
-        const double inFlight = std::min({acked, s.cwnd, s.tcp.window_bytes});
+        // cwnd lets it grow to twice the flight, no further. Linux measures the flight at each
+        // send, and in slow start a round's sends overlap the previous round's ACKs (two
+        // segments out per segment acknowledged): after b bytes of a round, the previous
+        // round's P bytes are half acknowledged, so P + b / 2 are in flight. A round cut short
+        // by the data running out is therefore still cwnd-limited (Linux then ends with cwnd
+        // = 2 (P + b / 2)), not a flight of b alone.
+        const double flight = std::max(acked, s.prevRoundBytes + acked / 2);
+        const double inFlight = std::min({flight, s.cwnd, s.tcp.window_bytes});
         double grown = s.cwnd + acked;
         if (!CwndLimit(s.cwnd, s.ssthresh, inFlight >= s.cwnd * (1 - 1e-9), inFlight))
         {
@@ -315,6 +321,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         // Idle. The last round's ACKs still grow the window; RestartAfterIdle applies when
         // bytes come again.
         CreditAcked(s);
+        s.prevRoundBytes = 0;
         s.sendEnd = now;
         s.active = false;
         s.roundOn = false;
@@ -331,14 +338,17 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     {
         // The round's bytes are acknowledged: byte counting grows the window by them.
         const bool windowBound = s.roundSpent || s.rate * s.tcp.rtt_s >= s.roundWindow;
+        const double roundBytes = s.sentBytes - s.ackedMark;
         CreditAcked(s);
         if (windowBound)
         {
             StartRound(s, now);
+            s.prevRoundBytes = roundBytes; // still being acknowledged as the next round sends
         }
         else
         {
             s.roundOn = false; // the fair share binds; growth is credited at re-sharing
+            s.prevRoundBytes = 0;
         }
         m_dirty = true;
     }

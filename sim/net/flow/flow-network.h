@@ -119,6 +119,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         double roundWindow{0};    // bytes the round may send
         bool roundSpent{false};   // the round's window has been sent
         double ackedMark{0};      // sent offset up to which cwnd has been credited
+        double prevRoundBytes{0}; // bytes of the round before the current one (0: none)
         double nextLossAt{std::numeric_limits<double>::infinity()}; // sent offset
 
         std::deque<Frame> inFlight; // left, not yet arrived

@@ -1,0 +1,50 @@
+// TcpLinuxCubic: ns-3 3.37's TcpCubic with Linux's HyStart (sim/net/hystart.h) in place of ns-3's
+// own, whose exit thresholds are twice (ACK train) and up to eight times (delay increase)
+// Linux's. SocketOptions::ApplyTo builds it wherever a scenario asks for CUBIC; everything else
+// (the cubic curve, beta 0.7, fast convergence) is TcpCubic's.
+//
+// The sender's pacing matters to HyStart: Linux halves the ACK-train threshold when the socket
+// does not pace, because its bursts then reach the bottleneck back to back. TcpLinuxCubic reads
+// it from the socket state (m_pacing).
+#ifndef HILO_SIM_NET_TCP_LINUX_CUBIC_H
+#define HILO_SIM_NET_TCP_LINUX_CUBIC_H
+
+#include "sim/net/hystart.h"
+
+#include "ns3/tcp-cubic.h"
+
+namespace hilosim
+{
+
+class TcpLinuxCubic : public ns3::TcpCubic
+{
+  public:
+    static ns3::TypeId GetTypeId();
+    ns3::TypeId GetInstanceTypeId() const override;
+    TcpLinuxCubic();
+    TcpLinuxCubic(const TcpLinuxCubic& other);
+
+    std::string GetName() const override;
+    void Init(ns3::Ptr<ns3::TcpSocketState> tcb) override;
+    void PktsAcked(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t segmentsAcked,
+                   const ns3::Time& rtt) override;
+    void CongestionStateSet(ns3::Ptr<ns3::TcpSocketState> tcb,
+                            const ns3::TcpSocketState::TcpCongState_t newState) override;
+    ns3::Ptr<ns3::TcpCongestionOps> Fork() override;
+
+    /// The slow-start exit search (for tests and traces).
+    const HyStart& GetHyStart() const { return m_hystart; }
+    /// How many times HyStart ended slow start.
+    uint32_t GetHyStartExits() const { return m_exits; }
+
+  protected:
+    void NotifyConstructionCompleted() override;
+
+  private:
+    HyStart m_hystart;
+    uint32_t m_exits{0};
+};
+
+} // namespace hilosim
+
+#endif // HILO_SIM_NET_TCP_LINUX_CUBIC_H
