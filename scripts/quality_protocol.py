@@ -392,6 +392,10 @@ def main():
         for w in GRIDS[args.grid]["workloads"]:
             if w not in refs:
                 continue
+            if not any(r["workload"] == w and r["scheme"] != "full" for r in table):
+                f.write(f"**{w}**: the {refs[w][3]} full-sync references only; no arm has run "
+                        "yet.\n\n")
+                continue
             f.write(f"**{w}** (reference: mean progress of {refs[w][3]} full-sync runs, "
                     f"{refs[w][2] * refs[w][1][-1]:+.4g} {refs[w][4][0][3]} from each run's start; "
                     f"mean [bootstrap 95% interval] over "
