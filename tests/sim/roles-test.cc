@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -162,6 +163,29 @@ class RealTimeFakePort : public FakePort
         double spent_s;
     };
     std::vector<Phase> phases;
+};
+
+// A real-time port whose clock also runs with the wall clock, as a process's does: time passes
+// while a role computes. Records its clock when the role hands over each phase.
+class WallClockPort : public RealTimeFakePort
+{
+  public:
+    using RealTimeFakePort::RealTimeFakePort;
+    double Now() const override
+    {
+        return RealTimeFakePort::Now() +
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    }
+    void After(double modelled_s, ComputePhase phase, double spent_s,
+               std::function<void()> fn) override
+    {
+        handed_over_at.push_back(Now());
+        RealTimeFakePort::After(modelled_s, phase, spent_s, std::move(fn));
+    }
+    std::vector<double> handed_over_at; // Now() at each After, in order with phases
+
+  private:
+    std::chrono::steady_clock::time_point m_start{std::chrono::steady_clock::now()};
 };
 
 std::shared_ptr<ArmContext>
@@ -506,6 +530,44 @@ TEST(Roles, AWorkerInRealTimeRunsTheRealApplyInsideTheModelledTime)
     }
     EXPECT_EQ(raw->replica().state().adapter.Hash(),
               c.learner->publisher().replica_view().adapter.Hash());
+}
+
+// A rollout starts when its sampling starts: started_s is read before the real sampling, so the
+// clock at the hand-over, less the time the sampling took, is never before started_s (read after
+// the sampling, started_s would be later than that by the whole sampling time).
+TEST(Roles, ARolloutStartsBeforeItsRealSampling)
+{
+    Cluster c;
+    auto port = std::make_unique<WallClockPort>(&c.world, 0u);
+    WallClockPort* rt = port.get();
+    c.worker_ports[0]->Kill();
+    c.worker_ports[0] = std::move(port);
+    WorkerHooks hooks;
+    std::vector<RolloutEvent> rollouts;
+    hooks.rollout_done = [&](const RolloutEvent& e) { rollouts.push_back(e); };
+    WorkerRoleOptions options;
+    options.announce_done = true;
+    c.workers[0] = std::make_unique<WorkerRole>(c.context, rt, 0, kLearnerPeerId, options, hooks);
+    WorkerRole* raw = c.workers[0].get();
+    c.world.inbox[0] = [raw](uint32_t from, const RoleMessage& m)
+    { ASSERT_TRUE(raw->HandleMessage(from, m).ok()); };
+    raw->Start();
+    c.world.Run();
+    ASSERT_EQ(c.published.size(), 5u);
+    std::vector<std::pair<double, double>> handovers; // (clock at hand-over, real time spent)
+    for (size_t i = 0; i < rt->phases.size(); ++i)
+    {
+        if (rt->phases[i].phase == ComputePhase::kRollout)
+            handovers.push_back({rt->handed_over_at[i], rt->phases[i].spent_s});
+    }
+    ASSERT_EQ(rollouts.size(), handovers.size());
+    ASSERT_GE(rollouts.size(), 5u);
+    for (size_t i = 0; i < rollouts.size(); ++i)
+    {
+        EXPECT_GT(handovers[i].second, 0.0) << "round " << rollouts[i].round;
+        EXPECT_LE(rollouts[i].started_s, handovers[i].first - handovers[i].second)
+            << "round " << rollouts[i].round << ": started_s was read after the sampling";
+    }
 }
 
 } // namespace
