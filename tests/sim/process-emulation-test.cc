@@ -666,9 +666,9 @@ TEST(HiloEmu, AKilledRelayIsStartedAgainAndItsWorkersCatchUp)
 {
     Sandbox box("relay-kill", std::string(HILO_SOURCE_DIR) + "/scripts/chaos-relay.textproto");
     const std::string emu = (box.dir / "emu").string();
-    auto e = test::RunCommand(kBin + "hilo-emu run " + box.scenario +
-                              " --network direct --stall-timeout 60 --kill-relay 1:1.5:1 --out " +
-                              emu);
+    auto e =
+        test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                         " --network direct --stall-timeout 60 --kill-relay 1:1.5:1 --out " + emu);
     ASSERT_EQ(e.exit_code, 0) << e.output;
     EXPECT_NE(e.output.find("chaos: killed relay 1"), std::string::npos) << e.output;
     EXPECT_NE(e.output.find("chaos: started relay 1 again"), std::string::npos) << e.output;
@@ -712,7 +712,7 @@ TEST(HiloEmu, AStreamingRelayIsRefusedNamingTheField)
     EXPECT_FALSE(fs::exists(out + "/nodes")) << "a node was started";
     r = test::RunCommand(kBin + "hilo-node relay --scenario " + box.scenario +
                          " --set network.relay_forwarding=stream --arm hilo-spar --index 0" +
-                         " --listen 127.0.0.1:0 --connect 127.0.0.1:1");
+                         " --listen 127.0.0.1:0 --connect 127.0.0.1:1 --stall-timeout 5");
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("network.relay_forwarding"), std::string::npos) << r.output;
     EXPECT_EQ(box.LiveProcesses(), 0);

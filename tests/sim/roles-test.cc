@@ -492,6 +492,31 @@ TEST(Roles, ARelayForwardsOnlyTheLearnersUpdatesAndResendsTheLatestToAReturningW
     EXPECT_EQ(world.sent.back(), std::make_pair(1u, static_cast<uint32_t>(kUpdate)));
 }
 
+// A relay started again mid-run (its process was killed) has seen none of its workers connect, yet
+// each of them is one coming back: the first time a worker connects, it is sent the latest update
+// the relay holds (the learner's resend, which arrived while the worker was still away).
+TEST(Roles, ARestartedRelaySendsTheLatestUpdateToEachWorkerThatConnects)
+{
+    FakeWorld world;
+    FakePort port(&world, RelayPeerId(0));
+    RelayRoleOptions options;
+    options.learner_peer = kLearnerPeerId;
+    options.restarted = true;
+    RelayRole relay(&port, {0, 1}, RelayHooks{}, RelayForwarding::kStoreAndForward, options);
+    relay.HandlePeerConnected(kLearnerPeerId);
+    relay.HandlePeerConnected(0); // before there is an update: nothing to send
+    EXPECT_TRUE(world.sent.empty());
+    RoleMessage update;
+    update.type = kUpdate;
+    update.payload = "the learner's latest update";
+    update.wire_bytes = update.payload.size();
+    ASSERT_TRUE(relay.HandleMessage(kLearnerPeerId, update).ok());
+    ASSERT_EQ(world.sent.size(), 2u); // to both (worker 1's copy is dropped: it is away)
+    relay.HandlePeerConnected(1);
+    ASSERT_EQ(world.sent.size(), 3u);
+    EXPECT_EQ(world.sent.back(), std::make_pair(1u, static_cast<uint32_t>(kUpdate)));
+}
+
 // A process applies an update within its modelled apply time: the real decode + replay runs
 // first and the port is told how long it took, so that the update is ready at max(modelled,
 // real) and only real time past the modelled time counts as overrun (not the whole real time).

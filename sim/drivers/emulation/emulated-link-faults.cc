@@ -11,7 +11,8 @@ namespace hilosim
 namespace
 {
 
-// The simulator's fault streams (sim/run/arm-runner.cc: the topology's stream base + 1000000).
+// The simulator's fault streams (sim/drivers/ns3/arm-runner.cc: the topology's stream base +
+// 1000000).
 constexpr int64_t kFaultStreamOffset = 1000000;
 
 } // namespace

@@ -1,6 +1,5 @@
 #include "sim/drivers/process/emu-runner.h"
 
-#include "sim/cli/run-command.h"
 #include "sim/drivers/process/arm-gather.h"
 #include "sim/drivers/process/child-process.h"
 #include "sim/drivers/process/event-log.h"
@@ -9,6 +8,7 @@
 #include "sim/drivers/process/process-faults.h"
 #include "sim/drivers/process/process-port.h"
 #include "sim/drivers/process/process-support.h"
+#include "sim/run/arm-check.h"
 #include "sim/run/arm-context-builder.h"
 #include "sim/run/arm-summary.h"
 #include "sim/run/output-writer.h"

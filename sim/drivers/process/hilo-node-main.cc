@@ -1,6 +1,7 @@
 // hilo-node: one learner, worker or relay of a scenario's arm as a real process over kernel TCP
 // (sim/drivers/process/node-runner.h). hilo-emu starts these; across real machines, start them by
 // hand (README.md, "Running across real machines").
+#include "sim/cli/catalog.h"
 #include "sim/drivers/process/node-runner.h"
 
 #include <boost/program_options.hpp>
@@ -99,5 +100,5 @@ main(int argc, char** argv)
                                         : o.role + "-" + std::to_string(o.index)) +
                    ".events";
     }
-    return hilosim::RunNode(o, std::cerr);
+    return hilosim::RunNode(o, hilosim::CurrentCatalog(), std::cerr);
 }

@@ -1,6 +1,5 @@
 #include "sim/drivers/process/node-runner.h"
 
-#include "sim/cli/catalog.h"
 #include "sim/drivers/process/arm-frame-limit.h"
 #include "sim/drivers/process/event-log.h"
 #include "sim/drivers/process/peer-auth.h"
@@ -334,9 +333,9 @@ BaseTransportOptions(uint32_t id, const std::string& name, NodeLoop& loop, const
 }
 
 int
-LoadArm(const NodeOptions& o, std::ostream& err, ArmSetup* setup)
+LoadArm(const NodeOptions& o, const ScenarioCatalog& catalog, std::ostream& err, ArmSetup* setup)
 {
-    auto loaded = LoadScenarioFile(o.scenario, o.overrides, CurrentCatalog());
+    auto loaded = LoadScenarioFile(o.scenario, o.overrides, catalog);
     if (!loaded.ok())
     {
         err << loaded.status().message() << "\nhilo-node: " << o.scenario
@@ -914,7 +913,7 @@ SplitHostPort(const std::string& text, std::string* host, uint16_t* port)
 }
 
 int
-RunNode(const NodeOptions& o, std::ostream& err)
+RunNode(const NodeOptions& o, const ScenarioCatalog& catalog, std::ostream& err)
 {
     if (o.role != "learner" && o.role != "worker" && o.role != "relay")
     {
@@ -927,7 +926,7 @@ RunNode(const NodeOptions& o, std::ostream& err)
         return kExitBadInput;
     }
     ArmSetup setup;
-    const int loaded = LoadArm(o, err, &setup);
+    const int loaded = LoadArm(o, catalog, err, &setup);
     if (loaded != kExitOk)
     {
         return loaded;

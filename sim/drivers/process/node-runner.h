@@ -27,6 +27,8 @@
 #ifndef HILOSIM_DRIVERS_PROCESS_NODE_RUNNER_H
 #define HILOSIM_DRIVERS_PROCESS_NODE_RUNNER_H
 
+#include "sim/scenario/scenario-validator.h"
+
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -63,8 +65,9 @@ struct NodeOptions
     bool insecure{false};               // listen beyond loopback without a key
 };
 
-/// Runs the node; returns the process exit code. Errors go to `err`.
-int RunNode(const NodeOptions& options, std::ostream& err);
+/// Runs the node; `catalog` names the GPUs, workloads and profiles its scenario may use (the
+/// executable passes sim/cli/catalog.h's). Returns the process exit code. Errors go to `err`.
+int RunNode(const NodeOptions& options, const ScenarioCatalog& catalog, std::ostream& err);
 
 /// "HOST:PORT" -> host and port; false when malformed.
 bool SplitHostPort(const std::string& text, std::string* host, uint16_t* port);
