@@ -1,30 +1,36 @@
 #!/usr/bin/env bash
 # chaos.sh [MINUTES]: a chaos run on real processes. Runs scripts/chaos-relay.textproto (4 workers
-# behind 2 relays) under `hilo-emu --network direct` (loopback only) for about MINUTES (default 2)
-# while workers are SIGKILLed at random times and started again after a random pause (scenario
-# worker_crash faults with restart_after, drawn from SEED). The run must end with every live
-# worker at the learner's final hash and 0 versions lost; prints the kills, the recoveries and
-# their p50 / max time, and exits non-zero otherwise.
+# behind 2 relays) under hilo-emu for about MINUTES (default 2) while, at random times drawn from
+# SEED, a worker, a relay or the learner is SIGKILLed and started again after a random pause, or
+# (NETWORK=ns3) a worker's link or a region's WAN goes down for a random while. Workers and the
+# learner are the scenario's worker_crash (restart_after) and learner_restart faults, outages its
+# link_down faults (injected into the emulated links), relays hilo-emu's --kill-relay. The run
+# must end with every live worker at the learner's final hash and 0 versions lost; prints the
+# kills and outages, the recoveries and their p50 / max time, and exits non-zero otherwise.
 #
-# Bounded: at most one kill per KILL_EVERY_S seconds (default 8) of modelled time, pauses of
-# 0.5-3 s, never two workers down at once, nothing in the last 5 s; hilo-emu stops every process
-# it started on any exit (and a trap stops hilo-emu). What is not injected yet: relay and learner
-# kills, link outages (they need hilo-emu support for relay restarts, learner restarts and
-# emulated link faults).
+# Bounded: at most one event per KILL_EVERY_S seconds (default 8) of modelled time, pauses and
+# outages of 0.5-3 s, never two things down at once, nothing in the last 5 s; hilo-emu stops
+# every process it started on any exit (and a trap stops hilo-emu). NETWORK=direct (default):
+# loopback only, no link outages; NETWORK=ns3: the run's own network namespaces (needs root).
 #
 # Environment: SEED (default 1), OUT (results folder; default a temporary one, removed at exit),
-# HILO_BIN (folder of hilo-sim and hilo-emu; default build/sim), KILL_EVERY_S.
+# HILO_BIN (folder of hilo-sim, hilo-emu, hilo-node; default build/sim), KILL_EVERY_S, NETWORK.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 minutes="${1:-2}"
 seed="${SEED:-1}"
 kill_every="${KILL_EVERY_S:-8}"
+network="${NETWORK:-direct}"
 bin="${HILO_BIN:-$root/build/sim}"
 scenario="$root/scripts/chaos-relay.textproto"
 python=/usr/bin/python3
 
 if ! [[ "$minutes" =~ ^[0-9]+([.][0-9]+)?$ ]] || [ "$($python -c "print(float('$minutes') > 0)")" != True ]; then
   echo "chaos.sh: MINUTES must be a positive number, got \"$minutes\"" >&2
+  exit 2
+fi
+if [ "$network" != direct ] && [ "$network" != ns3 ]; then
+  echo "chaos.sh: NETWORK must be direct or ns3, got \"$network\"" >&2
   exit 2
 fi
 for b in hilo-sim hilo-emu hilo-node; do
@@ -58,28 +64,46 @@ print(max(10, math.ceil(float(sys.argv[2]) * 60 / step_s)))
 PY
 )"
 
-# The kills: one window of KILL_EVERY_S each, a random worker and time inside it, a random pause.
-mapfile -t sets < <($python - "$seed" "$minutes" "$kill_every" <<'PY'
+# The events: one window of KILL_EVERY_S each, a random kind, target, time inside it and pause.
+# Lines "set FAULT" become --set faults[i]=FAULT, lines "relay R:AT:AFTER" --kill-relay.
+mapfile -t events < <($python - "$seed" "$minutes" "$kill_every" "$network" <<'PY'
 import random, sys
 rng = random.Random(int(sys.argv[1]))
 total = float(sys.argv[2]) * 60
 every = float(sys.argv[3])
+kinds = ["worker", "relay", "learner"] + (["link"] if sys.argv[4] == "ns3" else [])
 t, i = 2.0, 0
 while t + every <= total - 5:
     at = t + rng.uniform(0, every - 3.5)
     pause = rng.uniform(0.5, 3.0)
-    worker = rng.randrange(4)
-    print(f'faults[{i}]=kind: "worker_crash" at: "{at:.3f}s" target: "worker:{worker}" '
-          f'restart_after: "{pause:.3f}s"')
+    kind = rng.choice(kinds)
+    if kind == "worker":
+        print(f'set kind: "worker_crash" at: "{at:.3f}s" target: "worker:{rng.randrange(4)}" '
+              f'restart_after: "{pause:.3f}s"')
+    elif kind == "learner":
+        print(f'set kind: "learner_restart" at: "{at:.3f}s" target: "learner" '
+              f'restart_after: "{pause:.3f}s"')
+    elif kind == "relay":
+        print(f"relay {rng.randrange(2)}:{at:.3f}:{pause:.3f}")
+    else:
+        target = rng.choice(["worker:0", "worker:1", "worker:2", "worker:3", "region:eu", "region:us"])
+        print(f'set kind: "link_down" at: "{at:.3f}s" target: "{target}" duration: "{pause:.3f}s"')
     t += every
-    i += 1
 PY
 )
 args=()
-for s in "${sets[@]}"; do args+=(--set "$s"); done
-echo "chaos.sh: $steps steps (~$minutes min), ${#sets[@]} worker kills, seed $seed; out $out"
+faults=0
+relays=0
+for e in "${events[@]}"; do
+  case "$e" in
+    set\ *) args+=(--set "faults[$faults]=${e#set }"); faults=$((faults + 1)) ;;
+    relay\ *) args+=(--kill-relay "${e#relay }"); relays=$((relays + 1)) ;;
+  esac
+done
+echo "chaos.sh: $steps steps (~$minutes min), $faults scenario faults and $relays relay kills," \
+  "network $network, seed $seed; out $out"
 
-"$bin/hilo-emu" run "$scenario" --network direct --quiet --set "workload.steps=$steps" \
+"$bin/hilo-emu" run "$scenario" --network "$network" --quiet --set "workload.steps=$steps" \
   "${args[@]}" --out "$out" 2> "$work/emu.stderr" &
 emu_pid=$!
 set +e
@@ -87,18 +111,26 @@ wait "$emu_pid"
 code=$?
 set -e
 emu_pid=""
-grep -E "^hilo-emu: worker_crash" "$work/emu.stderr" | sed 's/^/  /' || true
+grep -E "^hilo-emu: (worker_crash|learner_restart|chaos)" "$work/emu.stderr" | sed 's/^/  /' || true
 if [ "$code" -ne 0 ]; then
   echo "chaos.sh: hilo-emu exited $code:" >&2
   tail -n 30 "$work/emu.stderr" >&2
   exit 1
 fi
-$python - "$out/summary.json" <<'PY'
+$python - "$out/summary.json" "$work/emu.stderr" <<'PY'
 import json, sys
 arm = json.load(open(sys.argv[1]))["arms"][0]
+log = open(sys.argv[2]).read().splitlines()
+count = lambda prefix: sum(1 for line in log if line.startswith(prefix))
 r = arm["recovery_s"]
-print(f"kills {arm['faults_injected']}, recoveries {r['n']}, recovery p50 {r['p50']:.3f} s, "
-      f"max {r['max']:.3f} s; versions lost {arm['versions_lost']}; "
+p50 = f"{r['p50']:.3f}" if r["n"] else "-"
+mx = f"{r['max']:.3f}" if r["n"] else "-"
+print(f"kills: {count('hilo-emu: worker_crash: killed')} workers, "
+      f"{count('hilo-emu: chaos: killed relay')} relays, "
+      f"{count('hilo-emu: learner_restart: killed')} learner; "
+      f"scenario faults injected {arm['faults_injected']} (worker and learner kills, link "
+      f"outages); recoveries {r['n']}, recovery p50 {p50} s, max {mx} s; "
+      f"versions lost {arm['versions_lost']}; "
       f"workers at the final hash {arm['workers_at_final_hash']} of {arm['workers_alive']} alive")
 ok = arm["versions_lost"] == 0 and arm["workers_at_final_hash"] == arm["workers_alive"]
 sys.exit(0 if ok else 1)

@@ -15,7 +15,7 @@ failed run's log kept and its end printed). The base scenario is
 scenarios/teaching/05-faults.textproto with its own faults removed; every fault starts at 1 s and
 lasts 0.5 s. With --runner hilo-emu the same runs are made on real processes over loopback
 (hilo-emu --network direct) and written to OUT/faults-emulation.{csv,md}; the faults that
---network direct cannot inject (link faults, learner_restart) are skipped and said so.
+--network direct cannot inject (link faults) are skipped and said so.
 """
 
 import argparse
@@ -46,7 +46,7 @@ FAULTS = [
 
 
 # Faults hilo-emu --network direct cannot inject (it exits 2 for them): skipped with --runner hilo-emu.
-EMU_SKIPS = ("link_down", "loss_burst", "corrupt", "learner_restart")
+EMU_SKIPS = ("link_down", "loss_burst", "corrupt")
 
 
 def base_scenario(path):

@@ -4,6 +4,7 @@
 #ifndef HILOSIM_CLI_RUN_COMMAND_H
 #define HILOSIM_CLI_RUN_COMMAND_H
 
+#include "sim/run/arm-check.h"
 #include "sim/scenario/scenario-loader.h"
 
 #include <string>
@@ -23,11 +24,6 @@ struct RunOptions
                                         // in pcap_dir/<arm>/ (sim/net/link-pcap.h)
     uint32_t pcap_snaplen{65535};       // bytes kept of each captured frame
 };
-
-/// The checks only the real adapter can answer (budgets against the smallest payload, models that
-/// must fit the modelled GPUs), for every arm; `validate` and `run` both call it. Messages name
-/// the file and the arm.
-hilo::Status CheckScenarioArms(const LoadedScenario& scenario);
 
 /// Runs `scenario` (valid, as LoadScenarioFile returns it). Returns the process exit code:
 /// 0 on success, 1 on a runtime failure (message on stderr). Bad input was rejected earlier.

@@ -22,6 +22,10 @@ RelayRole::RelayRole(RolePort* port, std::vector<uint32_t> worker_peers, RelayHo
   , m_learner(options.learner_peer)
   , m_absent(options.late_workers.begin(), options.late_workers.end())
 {
+    if (options.restarted)
+    {
+        m_seen.insert(m_workers.begin(), m_workers.end());
+    }
 }
 
 std::vector<uint32_t>

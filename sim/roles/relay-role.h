@@ -45,6 +45,9 @@ struct RelayRoleOptions
     /// Workers absent at the start (late joiners): nothing is forwarded to them before they
     /// connect for the first time.
     std::vector<uint32_t> late_workers;
+    /// A relay started again mid-run (its process was killed): every worker that connects is one
+    /// connecting again and is sent the latest update once there is one.
+    bool restarted{false};
 };
 
 struct RelayHooks

@@ -1,7 +1,7 @@
 // BuildArmContext: everything the roles of one arm need before any network exists -- the real
 // workload, the sync strategy, the modelled LLM and GPUs and the scale factors between them -- from
-// a resolved scenario. Shared by the simulator (sim/run/arm-runner.h) and the process driver
-// (sim/drivers/process/), so that both run an arm from identical contexts.
+// a resolved scenario. Shared by the simulator (sim/drivers/ns3/arm-runner.h) and the process
+// driver (sim/drivers/process/), so that both run an arm from identical contexts.
 #ifndef HILOSIM_RUN_ARM_CONTEXT_BUILDER_H
 #define HILOSIM_RUN_ARM_CONTEXT_BUILDER_H
 

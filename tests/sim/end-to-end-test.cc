@@ -3,8 +3,8 @@
 // same scenario gives byte-identical CSVs; a corrupted update is rejected and repaired by resync.
 #include "sim/cli/catalog.h"
 #include "sim/cli/run-command.h"
+#include "sim/drivers/ns3/arm-runner.h"
 #include "sim/run/arm-context-builder.h"
-#include "sim/run/arm-runner.h"
 #include "sim/run/arm-summary.h"
 #include "sim/run/output-writer.h"
 #include "sim/scenario/scenario-loader.h"

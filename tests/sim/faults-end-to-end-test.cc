@@ -7,7 +7,7 @@
 // fault runs repeat byte for byte.
 #include "sim/cli/catalog.h"
 #include "sim/cli/hilo-sim-cli.h"
-#include "sim/run/arm-runner.h"
+#include "sim/drivers/ns3/arm-runner.h"
 #include "sim/run/arm-summary.h"
 #include "sim/run/output-writer.h"
 #include "sim/scenario/scenario-loader.h"

@@ -4,7 +4,7 @@
 #include "sim/cli/catalog.h"
 #include "sim/cli/hilo-sim-cli.h"
 #include "sim/cli/run-command.h"
-#include "sim/run/arm-runner.h"
+#include "sim/drivers/ns3/arm-runner.h"
 #include "sim/run/arm-summary.h"
 #include "sim/scenario/scenario-loader.h"
 #include "tests/sim/scenario-test-util.h"

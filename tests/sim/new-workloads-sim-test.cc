@@ -3,8 +3,8 @@
 // the same quality at every evaluated version in the simulator as a lockstep loop over the same
 // ArmContext (sync-curves' protocol), and every worker holds the learner's state at every version.
 #include "sim/cli/catalog.h"
+#include "sim/drivers/ns3/arm-runner.h"
 #include "sim/run/arm-context-builder.h"
-#include "sim/run/arm-runner.h"
 #include "sim/scenario/scenario-loader.h"
 
 #include "hilo/sync/publisher.h"

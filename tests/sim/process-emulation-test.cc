@@ -29,6 +29,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 namespace hilosim
@@ -242,6 +243,77 @@ TEST(HiloNode, AWorkerKilledMidRunRejoinsCatchesUpAndEndsAtTheLearnersHash)
     // The new process caught up (snapshot + ring) instead of receiving the old versions.
     EXPECT_GE(CountLines(w1, "resync "), 1);
     EXPECT_EQ(CountLines(w1, "process worker 1 "), 2);
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+/// The lines of `path` from the `n`th one starting with `prefix` on (n counts from 1).
+std::vector<std::string>
+LinesFrom(const fs::path& path, const std::string& prefix, int n)
+{
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    std::string line;
+    int seen = 0;
+    while (std::getline(in, line))
+    {
+        seen += line.rfind(prefix, 0) == 0 ? 1 : 0;
+        if (seen >= n)
+            lines.push_back(line);
+    }
+    return lines;
+}
+
+// A worker process started again with --rejoin (as hilo-emu starts every restarted worker) holds
+// nothing of the run: it rolls out nothing before the learner's welcome, catches up from a
+// snapshot first, and then rolls out only rounds the learner still needs, on the version it
+// caught up to (never round 1 on version 0 again).
+TEST(HiloNode, ARestartedWorkerWithRejoinRollsOutOnlyAfterCatchingUp)
+{
+    Sandbox box("rejoin", test::DataPath("emu-slow.textproto"));
+    ManualRun run(box);
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    run.workers.push_back(run.StartWorker(0));
+    run.workers.push_back(run.StartWorker(1));
+    const fs::path w1 = box.dir / "worker-1.events";
+    for (int i = 0; i < 600 && CountLines(w1, "apply ") < 3; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_GE(CountLines(w1, "apply "), 3) << run.learner->StderrTail(20);
+    run.workers[1]->Signal(SIGKILL);
+    while (!run.workers[1]->Poll())
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    run.extra = {"--rejoin"};
+    run.workers[1] = run.StartWorker(1);
+    ASSERT_EQ(run.WaitLearner(120), 0) << run.learner->StderrTail(20);
+    for (auto& w : run.workers)
+    {
+        while (!w->Poll())
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        EXPECT_EQ(w->exit_code(), 0) << w->StderrTail(20);
+    }
+    // The second process's lines: a catch-up from a snapshot before its first rollout.
+    const std::vector<std::string> second = LinesFrom(w1, "process worker 1 ", 2);
+    ASSERT_FALSE(second.empty());
+    bool caught_up = false;
+    int rollouts = 0;
+    for (const std::string& line : second)
+    {
+        std::istringstream in(line);
+        std::string kind;
+        in >> kind;
+        if (kind == "catchup")
+            caught_up = true;
+        if (kind != "rollout")
+            continue;
+        ++rollouts;
+        uint32_t worker = 0;
+        uint64_t round = 0, behaviour = 0;
+        in >> worker >> round >> behaviour;
+        EXPECT_TRUE(caught_up) << "rolled out before catching up: " << line;
+        EXPECT_GT(round, 1u) << line;
+        EXPECT_GT(behaviour, 0u) << line;
+    }
+    EXPECT_TRUE(caught_up);
+    EXPECT_GE(rollouts, 1);
     EXPECT_EQ(box.LiveProcesses(), 0);
 }
 
@@ -529,6 +601,92 @@ TEST(HiloEmu, TheTeachingFaultsRunOnProcessesWithNothingLost)
     EXPECT_EQ(box.LiveProcesses(), 0);
 }
 
+// learner_restart on processes: the learner's hilo-node is SIGKILLed mid-run and a new one starts
+// on the same port from the checkpoint the first wrote after every version. The workers reconnect
+// and are welcomed, nothing is lost, both end at the learner's hash, and the run injects the same
+// faults as hilo-sim.
+TEST(HiloEmu, ALearnerKilledAndRestartedFromItsCheckpointLosesNothing)
+{
+    Sandbox box("learner-restart", test::DataPath("emu-slow.textproto"));
+    const std::string fault =
+        "'faults[0]=kind: \"learner_restart\" at: \"1.5s\" target: \"learner\" "
+        "restart_after: \"1s\"'";
+    const std::string emu = (box.dir / "emu").string();
+    const std::string sim = (box.dir / "sim").string();
+    auto e = test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                              " --network direct --set workload.steps=16 --set " + fault +
+                              " --out " + emu);
+    ASSERT_EQ(e.exit_code, 0) << e.output;
+    EXPECT_NE(e.output.find("learner_restart: killed the learner"), std::string::npos) << e.output;
+    EXPECT_NE(e.output.find("learner_restart: started the learner again"), std::string::npos)
+        << e.output;
+    auto s = test::RunCommand(kBin + "hilo-sim run " + box.scenario +
+                              " --quiet --set workload.steps=16 --set " + fault + " --out " + sim);
+    ASSERT_EQ(s.exit_code, 0) << s.output;
+    const std::string es = test::ReadFile(emu + "/summary.json");
+    const std::string ss = test::ReadFile(sim + "/summary.json");
+    EXPECT_EQ(JsonValues(es, "faults_injected"), std::vector<std::string>{"1"}) << es;
+    EXPECT_EQ(JsonValues(es, "faults_injected"), JsonValues(ss, "faults_injected"));
+    EXPECT_EQ(JsonValues(es, "versions_lost"), std::vector<std::string>{"0"}) << es;
+    EXPECT_EQ(JsonValues(es, "workers_at_final_hash"), std::vector<std::string>{"2"}) << es;
+    // Two learner processes, the second restored: it published only versions the first had not.
+    const fs::path nodes = box.dir / "emu" / "nodes" / "hilo-spar";
+    EXPECT_EQ(CountLines(nodes / "learner.events", "process learner "), 2);
+    EXPECT_EQ(CountLines(nodes / "learner.events", "publish "), 16);
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+// The same behind relays: the relays' learner connection ends with the learner, and they dial it
+// again (the relay role hears the close and redials after its backoff) while their workers stay;
+// the run completes with all four workers at the learner's hash.
+TEST(HiloEmu, RelaysDialALearnerRestartedFromItsCheckpointAgain)
+{
+    Sandbox box("relay-learner-restart",
+                std::string(HILO_SOURCE_DIR) + "/scripts/chaos-relay.textproto");
+    const std::string fault =
+        "'faults[0]=kind: \"learner_restart\" at: \"1.5s\" target: \"learner\" "
+        "restart_after: \"1s\"'";
+    const std::string emu = (box.dir / "emu").string();
+    auto e = test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                              " --network direct --quiet --stall-timeout 60 --set " + fault +
+                              " --out " + emu);
+    ASSERT_EQ(e.exit_code, 0) << e.output;
+    const std::string es = test::ReadFile(emu + "/summary.json");
+    EXPECT_EQ(JsonValues(es, "faults_injected"), std::vector<std::string>{"1"}) << es;
+    EXPECT_EQ(JsonValues(es, "versions_lost"), std::vector<std::string>{"0"}) << es;
+    EXPECT_EQ(JsonValues(es, "workers_at_final_hash"), std::vector<std::string>{"4"}) << es;
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+// A relay killed and started again mid-run (hilo-emu --kill-relay): its workers dial it again, it
+// dials the learner, and each worker that comes back is sent the latest update, so that one that
+// missed versions sees the gap and catches up (at staleness 0 it would wait for the lost update
+// forever otherwise). Every worker ends at the learner's hash with nothing lost.
+TEST(HiloEmu, AKilledRelayIsStartedAgainAndItsWorkersCatchUp)
+{
+    Sandbox box("relay-kill", std::string(HILO_SOURCE_DIR) + "/scripts/chaos-relay.textproto");
+    const std::string emu = (box.dir / "emu").string();
+    auto e =
+        test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                         " --network direct --stall-timeout 60 --kill-relay 1:1.5:1 --out " + emu);
+    ASSERT_EQ(e.exit_code, 0) << e.output;
+    EXPECT_NE(e.output.find("chaos: killed relay 1"), std::string::npos) << e.output;
+    EXPECT_NE(e.output.find("chaos: started relay 1 again"), std::string::npos) << e.output;
+    const std::string es = test::ReadFile(emu + "/summary.json");
+    EXPECT_EQ(JsonValues(es, "versions_lost"), std::vector<std::string>{"0"}) << es;
+    EXPECT_EQ(JsonValues(es, "workers_at_final_hash"), std::vector<std::string>{"4"}) << es;
+    EXPECT_EQ(box.LiveProcesses(), 0);
+
+    auto bad = test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                                " --network direct --quiet --kill-relay 2:1:1");
+    EXPECT_EQ(bad.exit_code, 2) << bad.output;
+    EXPECT_NE(bad.output.find("the scenario has 2 relays"), std::string::npos) << bad.output;
+    bad = test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                           " --network direct --quiet --kill-relay 0:1:-1");
+    EXPECT_EQ(bad.exit_code, 2) << bad.output;
+    EXPECT_NE(bad.output.find("expected R:AT:AFTER"), std::string::npos) << bad.output;
+}
+
 TEST(HiloEmu, LinkFaultsNeedEmulatedLinks)
 {
     Sandbox box("link-faults",
@@ -537,6 +695,27 @@ TEST(HiloEmu, LinkFaultsNeedEmulatedLinks)
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("faults[1] (link_down"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("--network ns3"), std::string::npos) << r.output;
+}
+
+// A process relay stores and forwards whole updates: a scenario asking for a streaming relay (the
+// default of relay topologies) is refused, naming the field, instead of run with another relay.
+TEST(HiloEmu, AStreamingRelayIsRefusedNamingTheField)
+{
+    Sandbox box("streaming-relay", std::string(HILO_SOURCE_DIR) + "/scripts/chaos-relay.textproto");
+    const std::string out = (box.dir / "out").string();
+    auto r = test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                              " --network direct --quiet --set network.relay_forwarding=stream" +
+                              " --out " + out);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("network.relay_forwarding: \"stream\""), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("store_and_forward"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(out + "/nodes")) << "a node was started";
+    r = test::RunCommand(kBin + "hilo-node relay --scenario " + box.scenario +
+                         " --set network.relay_forwarding=stream --arm hilo-spar --index 0" +
+                         " --listen 127.0.0.1:0 --connect 127.0.0.1:1 --stall-timeout 5");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("network.relay_forwarding"), std::string::npos) << r.output;
+    EXPECT_EQ(box.LiveProcesses(), 0);
 }
 
 TEST(HiloEmu, ANodeThatDiesIsNamedWithItsStderrAndNoProcessIsLeft)

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -162,6 +163,29 @@ class RealTimeFakePort : public FakePort
         double spent_s;
     };
     std::vector<Phase> phases;
+};
+
+// A real-time port whose clock also runs with the wall clock, as a process's does: time passes
+// while a role computes. Records its clock when the role hands over each phase.
+class WallClockPort : public RealTimeFakePort
+{
+  public:
+    using RealTimeFakePort::RealTimeFakePort;
+    double Now() const override
+    {
+        return RealTimeFakePort::Now() +
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    }
+    void After(double modelled_s, ComputePhase phase, double spent_s,
+               std::function<void()> fn) override
+    {
+        handed_over_at.push_back(Now());
+        RealTimeFakePort::After(modelled_s, phase, spent_s, std::move(fn));
+    }
+    std::vector<double> handed_over_at; // Now() at each After, in order with phases
+
+  private:
+    std::chrono::steady_clock::time_point m_start{std::chrono::steady_clock::now()};
 };
 
 std::shared_ptr<ArmContext>
@@ -468,6 +492,31 @@ TEST(Roles, ARelayForwardsOnlyTheLearnersUpdatesAndResendsTheLatestToAReturningW
     EXPECT_EQ(world.sent.back(), std::make_pair(1u, static_cast<uint32_t>(kUpdate)));
 }
 
+// A relay started again mid-run (its process was killed) has seen none of its workers connect, yet
+// each of them is one coming back: the first time a worker connects, it is sent the latest update
+// the relay holds (the learner's resend, which arrived while the worker was still away).
+TEST(Roles, ARestartedRelaySendsTheLatestUpdateToEachWorkerThatConnects)
+{
+    FakeWorld world;
+    FakePort port(&world, RelayPeerId(0));
+    RelayRoleOptions options;
+    options.learner_peer = kLearnerPeerId;
+    options.restarted = true;
+    RelayRole relay(&port, {0, 1}, RelayHooks{}, RelayForwarding::kStoreAndForward, options);
+    relay.HandlePeerConnected(kLearnerPeerId);
+    relay.HandlePeerConnected(0); // before there is an update: nothing to send
+    EXPECT_TRUE(world.sent.empty());
+    RoleMessage update;
+    update.type = kUpdate;
+    update.payload = "the learner's latest update";
+    update.wire_bytes = update.payload.size();
+    ASSERT_TRUE(relay.HandleMessage(kLearnerPeerId, update).ok());
+    ASSERT_EQ(world.sent.size(), 2u); // to both (worker 1's copy is dropped: it is away)
+    relay.HandlePeerConnected(1);
+    ASSERT_EQ(world.sent.size(), 3u);
+    EXPECT_EQ(world.sent.back(), std::make_pair(1u, static_cast<uint32_t>(kUpdate)));
+}
+
 // A process applies an update within its modelled apply time: the real decode + replay runs
 // first and the port is told how long it took, so that the update is ready at max(modelled,
 // real) and only real time past the modelled time counts as overrun (not the whole real time).
@@ -506,6 +555,44 @@ TEST(Roles, AWorkerInRealTimeRunsTheRealApplyInsideTheModelledTime)
     }
     EXPECT_EQ(raw->replica().state().adapter.Hash(),
               c.learner->publisher().replica_view().adapter.Hash());
+}
+
+// A rollout starts when its sampling starts: started_s is read before the real sampling, so the
+// clock at the hand-over, less the time the sampling took, is never before started_s (read after
+// the sampling, started_s would be later than that by the whole sampling time).
+TEST(Roles, ARolloutStartsBeforeItsRealSampling)
+{
+    Cluster c;
+    auto port = std::make_unique<WallClockPort>(&c.world, 0u);
+    WallClockPort* rt = port.get();
+    c.worker_ports[0]->Kill();
+    c.worker_ports[0] = std::move(port);
+    WorkerHooks hooks;
+    std::vector<RolloutEvent> rollouts;
+    hooks.rollout_done = [&](const RolloutEvent& e) { rollouts.push_back(e); };
+    WorkerRoleOptions options;
+    options.announce_done = true;
+    c.workers[0] = std::make_unique<WorkerRole>(c.context, rt, 0, kLearnerPeerId, options, hooks);
+    WorkerRole* raw = c.workers[0].get();
+    c.world.inbox[0] = [raw](uint32_t from, const RoleMessage& m)
+    { ASSERT_TRUE(raw->HandleMessage(from, m).ok()); };
+    raw->Start();
+    c.world.Run();
+    ASSERT_EQ(c.published.size(), 5u);
+    std::vector<std::pair<double, double>> handovers; // (clock at hand-over, real time spent)
+    for (size_t i = 0; i < rt->phases.size(); ++i)
+    {
+        if (rt->phases[i].phase == ComputePhase::kRollout)
+            handovers.push_back({rt->handed_over_at[i], rt->phases[i].spent_s});
+    }
+    ASSERT_EQ(rollouts.size(), handovers.size());
+    ASSERT_GE(rollouts.size(), 5u);
+    for (size_t i = 0; i < rollouts.size(); ++i)
+    {
+        EXPECT_GT(handovers[i].second, 0.0) << "round " << rollouts[i].round;
+        EXPECT_LE(rollouts[i].started_s, handovers[i].first - handovers[i].second)
+            << "round " << rollouts[i].round << ": started_s was read after the sampling";
+    }
 }
 
 } // namespace

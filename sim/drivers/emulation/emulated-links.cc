@@ -34,7 +34,8 @@ EmulatedLinks::Build(const ResolvedScenario& scenario, const std::string& tag)
         return hilo::Status::Internal(
             "EmulatedLinks::Build: needs the real-time simulator with checksums enabled");
     }
-    // The loss models draw from the same streams as in the simulator (sim/run/arm-runner.cc).
+    // The loss models draw from the same streams as in the simulator
+    // (sim/drivers/ns3/arm-runner.cc).
     ns3::RngSeedManager::SetSeed(static_cast<uint32_t>(scenario.seed % 0xfffffffeu) + 1);
     ns3::RngSeedManager::SetRun(1);
     const TopologySpec spec = ScenarioTopologySpec(scenario);

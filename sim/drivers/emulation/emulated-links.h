@@ -35,6 +35,7 @@ class EmulatedLinks
                                                                 const std::string& tag);
 
     const NetworkPlan& plan() const { return m_plan; }
+    const Topology& topology() const { return m_topology; }
     /// Every link device (both ends of every link).
     ns3::NetDeviceContainer LinkDevices() const;
 

@@ -2,10 +2,14 @@
 // emulated-links.h). hilo-emu starts it inside the run's core network namespace, where it creates
 // one tap per link end of every process node; hilo-emu then moves each tap into its node's
 // namespace. It talks to hilo-emu over its standard streams:
-//   stdout  "ready TAPS" once every tap exists; at the end "lag MEAN P99 MAX SAMPLES PEAK_BPS"
-//           (seconds; link traffic in bits per second) and "done";
-//   stdin   "start": forget the lag samples so far (the set-up's); "stop" or end of file: stop.
+//   stdout  "ready TAPS" once every tap exists; at the end "lag MEAN P99 MAX SAMPLES PEAK_BPS
+//           CORRUPTED" (seconds; link traffic in bits per second; TCP segments the corrupt
+//           faults damaged) and "done";
+//   stdin   "start": forget the lag samples so far (the set-up's); "epoch NS": the run's epoch
+//           (steady clock, ns), from which the scenario's link faults are timed
+//           (emulated-link-faults.h); "stop" or end of file: stop.
 #include "sim/cli/catalog.h"
+#include "sim/drivers/emulation/emulated-link-faults.h"
 #include "sim/drivers/emulation/emulated-links.h"
 #include "sim/drivers/emulation/lag-monitor.h"
 #include "sim/scenario/scenario-loader.h"
@@ -20,6 +24,7 @@
 #include <sched.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <iostream>
 #include <thread>
@@ -118,16 +123,37 @@ main(int argc, char** argv)
     ns3::Simulator::Schedule(ns3::Seconds(0),
                              [taps]() { std::cout << "ready " << taps << std::endl; });
 
+    hilosim::EmulatedLinkFaults faults(loaded->resolved, (*links)->topology());
+
     std::thread commands(
-        [&monitor]()
+        [&monitor, &faults]()
         {
             std::string line;
+            bool epoch_seen = false;
             while (std::getline(std::cin, line) && line != "stop")
             {
                 if (line == "start")
                 {
                     ns3::Simulator::ScheduleWithContext(ns3::Simulator::NO_CONTEXT, ns3::Seconds(0),
                                                         [&monitor]() { monitor.Reset(); });
+                }
+                else if (line.rfind("epoch ", 0) == 0 && !epoch_seen &&
+                         line.find_first_not_of("0123456789", 6) == std::string::npos &&
+                         line.size() > 6 && line.size() < 26)
+                {
+                    epoch_seen = true;
+                    const int64_t epoch_ns = std::stoll(line.substr(6));
+                    ns3::Simulator::ScheduleWithContext(
+                        ns3::Simulator::NO_CONTEXT, ns3::Seconds(0),
+                        [&faults, epoch_ns]()
+                        {
+                            // Timed from now, in the simulator's thread: its clock is real time.
+                            const int64_t now_ns =
+                                std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now().time_since_epoch())
+                                    .count();
+                            faults.ScheduleFromNow(static_cast<double>(epoch_ns - now_ns) * 1e-9);
+                        });
                 }
             }
             ns3::Simulator::ScheduleWithContext(ns3::Simulator::NO_CONTEXT, ns3::Seconds(0),
@@ -137,7 +163,8 @@ main(int argc, char** argv)
     commands.join();
     const hilosim::LagStats stats = monitor.Stats();
     std::cout << "lag " << stats.mean_s << " " << stats.p99_s << " " << stats.max_s << " "
-              << stats.samples << " " << stats.peak_traffic_bps << std::endl;
+              << stats.samples << " " << stats.peak_traffic_bps << " " << faults.CorruptedSegments()
+              << std::endl;
     links->reset();
     ns3::Simulator::Destroy();
     std::cout << "done" << std::endl;

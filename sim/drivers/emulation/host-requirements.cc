@@ -145,30 +145,4 @@ CheckKernelCongestionControl(const std::string& algorithm, const std::string& sc
         " module; choose one of those for emulation");
 }
 
-hilo::StatusOr<std::string>
-AllowCongestionControl(const std::string& algorithm)
-{
-    const char* const path = "/proc/sys/net/ipv4/tcp_allowed_congestion_control";
-    std::string allowed;
-    {
-        std::ifstream in(path);
-        std::getline(in, allowed);
-    }
-    std::istringstream words(allowed);
-    std::string word;
-    while (words >> word)
-    {
-        if (word == algorithm)
-            return std::string();
-    }
-    std::ofstream out(path);
-    out << allowed << " " << algorithm << "\n";
-    out.flush();
-    if (!out)
-    {
-        return hilo::Status::Internal(std::string("cannot add ") + algorithm + " to " + path);
-    }
-    return allowed;
-}
-
 } // namespace hilosim

@@ -37,13 +37,6 @@ hilo::StatusOr<std::string> LinuxCongestionControl(const ns3::TypeId& tcp);
 hilo::Status CheckKernelCongestionControl(const std::string& algorithm,
                                           const std::string& scenario_tcp);
 
-/// Linux lets a network namespace other than the root one choose only the congestion controls
-/// listed in net.ipv4.tcp_allowed_congestion_control as its default (EPERM otherwise), a list
-/// kept by the root namespace for the whole host. Adds `algorithm` to it when missing and returns
-/// the list as it was before ("" when nothing changed). The addition stays: it only lets
-/// unprivileged programs choose that algorithm too, and runs alive at the same time rely on it.
-hilo::StatusOr<std::string> AllowCongestionControl(const std::string& algorithm);
-
 } // namespace hilosim
 
 #endif // HILOSIM_DRIVERS_EMULATION_HOST_REQUIREMENTS_H

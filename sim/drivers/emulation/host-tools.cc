@@ -1,5 +1,7 @@
 #include "sim/drivers/emulation/host-tools.h"
 
+#include "sim/drivers/process/spawn.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -97,36 +99,14 @@ RunTool(const std::vector<std::string>& argv, const std::string& input, double t
         close(in[1]);
         return hilo::Status::Internal(Errno("pipe"));
     }
-    std::vector<char*> args;
-    for (const std::string& a : argv)
-    {
-        args.push_back(const_cast<char*>(a.c_str()));
-    }
-    args.push_back(nullptr);
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
-    if (pid < 0)
+    auto spawned = SpawnChild(argv, in[0], out[1], out[1], "hilo-emu");
+    if (!spawned.ok())
     {
         for (int fd : {in[0], in[1], out[0], out[1]})
             close(fd);
-        return hilo::Status::Internal(Errno("fork"));
+        return spawned.status();
     }
-    if (pid == 0)
-    {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, nullptr);
-        if (getppid() != parent)
-            _exit(127);
-        dup2(in[0], STDIN_FILENO);
-        dup2(out[1], STDOUT_FILENO);
-        dup2(out[1], STDERR_FILENO);
-        execv(args[0], args.data());
-        const char msg[] = "exec failed\n";
-        (void) !write(STDERR_FILENO, msg, sizeof(msg) - 1);
-        _exit(127);
-    }
+    const pid_t pid = *spawned;
     close(in[0]);
     close(out[1]);
     ToolResult result;

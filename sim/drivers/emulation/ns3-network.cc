@@ -2,6 +2,7 @@
 
 #include "sim/drivers/emulation/host-requirements.h"
 #include "sim/drivers/emulation/host-resources.h"
+#include "sim/drivers/emulation/host-setting-guard.h"
 #include "sim/drivers/emulation/host-tools.h"
 #include "sim/drivers/emulation/network-plan.h"
 #include "sim/drivers/emulation/resource-names.h"
@@ -44,10 +45,16 @@ class Ns3Network : public NodeNetwork
       , m_options(std::move(options))
       , m_err(err)
       , m_tag(RunTag(getpid()))
+      , m_allowedCongestion(HostSettingGuard::AllowedCongestionControl(m_tag))
     {
     }
 
-    ~Ns3Network() override { FinishArm(nullptr); }
+    ~Ns3Network() override
+    {
+        FinishArm(nullptr);
+        if (m_lock)
+            RestoreHostSettings("");
+    }
 
     std::string Name() const override { return "ns3"; }
 
@@ -116,6 +123,9 @@ class Ns3Network : public NodeNetwork
                 m_err << " " << r;
             m_err << "\n";
         }
+        // A run killed outright leaves the host settings it changed: put them back when no run
+        // is alive any more.
+        RestoreHostSettings(" (left by a killed run)");
         auto lock = RunLock::Acquire(m_tag);
         if (!lock.ok())
         {
@@ -144,6 +154,7 @@ class Ns3Network : public NodeNetwork
         m_armActive = true;
         m_health = EmulationHealth();
         m_lagReported = false;
+        m_corrupted = 0;
         HILO_RETURN_IF_ERROR(CreateNamespaces());
         HILO_RETURN_IF_ERROR(StartEmulator(dir));
         HILO_RETURN_IF_ERROR(ConfigureHosts());
@@ -174,6 +185,15 @@ class Ns3Network : public NodeNetwork
         std::vector<std::string> command{m_ip, "netns", "exec", HostNamespace(m_tag, role, index)};
         command.insert(command.end(), argv.begin(), argv.end());
         return command;
+    }
+
+    hilo::Status SetEpoch(int64_t epoch_ns) override
+    {
+        if (!m_netem || !m_netem->WriteLine("epoch " + std::to_string(epoch_ns)))
+        {
+            return hilo::Status::Internal("hilo-netem stopped reading its commands");
+        }
+        return hilo::Status::Ok();
     }
 
     hilo::Status Check() override
@@ -222,6 +242,7 @@ class Ns3Network : public NodeNetwork
                     " p99): delays and rates were stretched, so latencies are upper bounds");
             }
             result->emulation = health;
+            result->segments_corrupted = m_corrupted;
         }
         return status;
     }
@@ -234,16 +255,16 @@ class Ns3Network : public NodeNetwork
             {"net.ipv6.conf.all.disable_ipv6", "1"},
             {"net.ipv6.conf.default.disable_ipv6", "1"},
         };
-        auto allowed = AllowCongestionControl(m_congestionControl);
+        auto allowed = m_allowedCongestion.AddWord(m_congestionControl);
         if (!allowed.ok())
         {
             return allowed.status();
         }
         if (!allowed->empty())
         {
-            m_err << "hilo-emu: added " << m_congestionControl
-                  << " to net.ipv4.tcp_allowed_congestion_control (was \"" << *allowed
-                  << "\"), so that network namespaces may use it; this host-wide setting stays\n";
+            m_err << "hilo-emu: added " << m_congestionControl << " to "
+                  << m_allowedCongestion.name() << " (was \"" << *allowed
+                  << "\"), so that network namespaces may use it; restored when the run ends\n";
         }
         HILO_RETURN_IF_ERROR(NewNamespace(m_plan.core_netns));
         HILO_RETURN_IF_ERROR(WriteSysctls(m_plan.core_netns, no_ipv6));
@@ -264,6 +285,23 @@ class Ns3Network : public NodeNetwork
             HILO_RETURN_IF_ERROR(WriteSysctls(host.netns, settings));
         }
         return hilo::Status::Ok();
+    }
+
+    // Puts back the host-wide settings runs changed, unless another run is alive (host-setting-
+    // guard.h); says so on stderr. `why` ends the message.
+    void RestoreHostSettings(const std::string& why)
+    {
+        auto restored = m_allowedCongestion.RestoreIfNoRunAlive();
+        if (!restored.ok())
+        {
+            m_err << "hilo-emu: warning: cannot restore " << m_allowedCongestion.name() << ": "
+                  << restored.status().message() << "\n";
+        }
+        else if (!restored->empty())
+        {
+            m_err << "hilo-emu: restored " << m_allowedCongestion.name() << " to \"" << *restored
+                  << "\"" << why << "\n";
+        }
     }
 
     hilo::Status NewNamespace(const std::string& name)
@@ -371,6 +409,7 @@ class Ns3Network : public NodeNetwork
                     in >> m_health.lag_mean_s >> m_health.lag_p99_s >> m_health.lag_max_s >>
                         m_health.lag_samples >> m_health.carried_peak_bps;
                     m_lagReported = !in.fail();
+                    in >> m_corrupted;
                 }
                 if (*line == "done")
                     break;
@@ -400,6 +439,7 @@ class Ns3Network : public NodeNetwork
     std::string m_tcpRmem{"4096 131072 6291456"}; // Linux's defaults
     std::string m_tcpWmem{"4096 16384 4194304"};
     NetworkPlan m_plan;
+    HostSettingGuard m_allowedCongestion;
     std::unique_ptr<RunLock> m_lock;
     std::string m_ceilingWarning;
 
@@ -408,6 +448,7 @@ class Ns3Network : public NodeNetwork
     std::unique_ptr<ChildProcess> m_netem;
     EmulationHealth m_health;
     bool m_lagReported{false};
+    uint64_t m_corrupted{0}; // TCP segments the arm's corrupt faults damaged (hilo-netem)
 };
 
 } // namespace

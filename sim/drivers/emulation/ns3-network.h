@@ -16,8 +16,10 @@
 // a point-to-point link carries no ARP; the routes of ns-3's global routing). A fresh set of
 // namespaces per arm: no arm inherits another's TCP metrics cache.
 // FinishArm stops hilo-netem (its lag statistics go into the arm's EmulationHealth) and deletes
-// the namespaces; the destructor finishes a running arm and releases the lock, so every exit path
-// of hilo-emu that unwinds cleans up, and a SIGKILLed hilo-emu's leftovers go at the next run.
+// the namespaces; the destructor finishes a running arm, puts back the host-wide
+// net.ipv4.tcp_allowed_congestion_control it extended (unless another run is alive:
+// host-setting-guard.h) and releases the lock, so every exit path of hilo-emu that unwinds cleans
+// up, and a SIGKILLed hilo-emu's leftovers (that setting too) go at the next run.
 #ifndef HILOSIM_DRIVERS_EMULATION_NS3_NETWORK_H
 #define HILOSIM_DRIVERS_EMULATION_NS3_NETWORK_H
 

@@ -1,5 +1,7 @@
 #include "sim/drivers/process/child-process.h"
 
+#include "sim/drivers/process/spawn.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -30,40 +32,14 @@ ChildProcess::Start(const std::vector<std::string>& argv, const std::string& std
     {
         return hilo::Status::Internal("cannot open " + stderr_path + ": " + std::strerror(errno));
     }
-    std::vector<char*> args;
-    for (const std::string& a : argv)
+    auto spawned = SpawnChild(argv, in[0], out[1], err, "hilo-emu");
+    if (!spawned.ok())
     {
-        args.push_back(const_cast<char*>(a.c_str()));
+        for (int fd : {in[0], in[1], out[0], out[1], err})
+            close(fd);
+        return spawned.status();
     }
-    args.push_back(nullptr);
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
-    if (pid < 0)
-    {
-        close(err);
-        return hilo::Status::Internal("fork: " + std::string(std::strerror(errno)));
-    }
-    if (pid == 0)
-    {
-        // Child: only async-signal-safe calls until exec.
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, nullptr); // hilo-emu blocks the signals it waits for
-        signal(SIGPIPE, SIG_DFL);                 // and ignores SIGPIPE (an ignored one survives
-                                                  // exec)
-        if (getppid() != parent)
-        {
-            _exit(127); // the parent died before the prctl took effect
-        }
-        dup2(in[0], STDIN_FILENO);
-        dup2(out[1], STDOUT_FILENO);
-        dup2(err, STDERR_FILENO);
-        execv(args[0], args.data());
-        const char msg[] = "hilo-emu: exec of the node binary failed\n";
-        (void) !write(STDERR_FILENO, msg, sizeof(msg) - 1);
-        _exit(127);
-    }
+    const pid_t pid = *spawned;
     close(in[0]);
     close(out[1]);
     close(err);

@@ -1,6 +1,5 @@
 #include "sim/drivers/process/emu-runner.h"
 
-#include "sim/cli/run-command.h"
 #include "sim/drivers/process/arm-gather.h"
 #include "sim/drivers/process/child-process.h"
 #include "sim/drivers/process/event-log.h"
@@ -8,6 +7,8 @@
 #include "sim/drivers/process/peer-auth.h"
 #include "sim/drivers/process/process-faults.h"
 #include "sim/drivers/process/process-port.h"
+#include "sim/drivers/process/process-support.h"
+#include "sim/run/arm-check.h"
 #include "sim/run/arm-context-builder.h"
 #include "sim/run/arm-summary.h"
 #include "sim/run/output-writer.h"
@@ -146,6 +147,15 @@ class ArmEmulation
       , m_faults(m_sc)
       , m_records(m_faults.Records())
     {
+        for (const RelayKill& k : options.relay_kills)
+        {
+            m_relayActions.push_back({k.at_s, FaultAction::kKill, false, k.relay, 0});
+            m_relayActions.push_back(
+                {k.at_s + k.restart_s, FaultAction::kStart, false, k.relay, 0});
+        }
+        std::stable_sort(m_relayActions.begin(), m_relayActions.end(),
+                         [](const FaultAction& a, const FaultAction& b)
+                         { return a.at_s < b.at_s; });
     }
 
     /// Builds the arm's network and runs its processes to the end. On failure every child is
@@ -290,18 +300,27 @@ class ArmEmulation
 
     bool RunChildren(ArmFailure* failure)
     {
-        ChildProcess* learner = nullptr;
+        m_learnerArgs = NodeArgs("learner", 0, m_dir + "/learner.events");
+        if (m_faults.learner_restarts())
         {
-            auto args = NodeArgs("learner", 0, m_dir + "/learner.events");
+            m_learnerArgs.push_back("--checkpoint");
+            m_learnerArgs.push_back(m_dir + "/learner.ckpt");
+        }
+        {
+            auto args = m_learnerArgs;
             args.push_back("--sync-start");
             args.push_back("--listen");
             args.push_back(m_network->ListenAddress(NodeRole::kLearner, 0));
-            learner = Spawn(NodeRole::kLearner, 0, args, "learner", "learner", failure);
+            m_learner = Spawn(NodeRole::kLearner, 0, args, "learner", "learner", failure);
         }
         uint16_t learner_port = 0;
-        if (!learner || !AwaitReady(learner, &learner_port, failure))
+        if (!m_learner || !AwaitReady(m_learner, &learner_port, failure))
             return false;
         const std::string port = ":" + std::to_string(learner_port);
+        // A restarted learner listens where the first one did: its peers dial that address.
+        const std::string listen = m_network->ListenAddress(NodeRole::kLearner, 0);
+        m_learnerArgs.push_back("--listen");
+        m_learnerArgs.push_back(listen.substr(0, listen.rfind(':')) + port);
 
         std::vector<std::string> relay_ports;
         const bool relayed = m_sc.network.topology == TopologyKind::kRelay;
@@ -310,17 +329,24 @@ class ArmEmulation
             for (uint32_t r = 0; r < m_sc.network.regions.size(); ++r)
             {
                 auto args = NodeArgs("relay", r, /*events=*/"");
-                args.push_back("--sync-start");
-                args.push_back("--listen");
-                args.push_back(m_network->ListenAddress(NodeRole::kRelay, r));
                 args.push_back("--connect");
                 args.push_back(m_network->LearnerHostForRelay(r) + port);
-                ChildProcess* c = Spawn(NodeRole::kRelay, r, args, "relay-" + std::to_string(r),
+                auto first = args;
+                first.push_back("--sync-start");
+                first.push_back("--listen");
+                first.push_back(m_network->ListenAddress(NodeRole::kRelay, r));
+                ChildProcess* c = Spawn(NodeRole::kRelay, r, first, "relay-" + std::to_string(r),
                                         "relay " + std::to_string(r), failure);
                 uint16_t relay_port = 0;
                 if (!c || !AwaitReady(c, &relay_port, failure))
                     return false;
                 relay_ports.push_back(":" + std::to_string(relay_port));
+                // A restarted relay listens where the first one did: its workers dial that.
+                const std::string listen = m_network->ListenAddress(NodeRole::kRelay, r);
+                args.push_back("--listen");
+                args.push_back(listen.substr(0, listen.rfind(':')) + relay_ports.back());
+                m_relayArgs.push_back(args);
+                m_relay.push_back(c);
             }
         }
         const std::vector<uint32_t> order = TopologyWorkerOrder(m_sc);
@@ -368,7 +394,13 @@ class ArmEmulation
                 return false;
             }
         }
-        return Supervise(learner, failure);
+        hilo::Status timed = m_network->SetEpoch(m_epochNs);
+        if (!timed.ok())
+        {
+            failure->message = "the " + m_network->Name() + " network: " + timed.message();
+            return false;
+        }
+        return Supervise(failure);
     }
 
     /// Modelled seconds since the run's epoch.
@@ -380,17 +412,42 @@ class ArmEmulation
         const double now = Now();
         for (size_t i = 0; i < m_sc.faults.size(); ++i)
         {
-            if (m_sc.faults[i].kind == FaultKind::kReplayDivergence && !m_records[i].injected &&
-                now >= m_sc.faults[i].at.GetSeconds())
+            const ResolvedFault& f = m_sc.faults[i];
+            FaultRecord& r = m_records[i];
+            const bool link = f.kind == FaultKind::kLinkDown || f.kind == FaultKind::kLossBurst ||
+                              f.kind == FaultKind::kCorrupt;
+            if ((f.kind == FaultKind::kReplayDivergence || link) && !r.injected &&
+                now >= f.at.GetSeconds())
             {
-                m_records[i].injected = true; // the worker's own timer perturbs its next replay
+                // The worker's own timer perturbs its next replay; hilo-netem starts a link fault
+                // on the same clock.
+                r.injected = true;
+                r.start_s = f.at.GetSeconds();
             }
+            if (link && r.injected && r.end_s < 0 && f.duration &&
+                now >= f.at.GetSeconds() + f.duration->GetSeconds())
+            {
+                r.end_s = f.at.GetSeconds() + f.duration->GetSeconds();
+            }
+        }
+        for (; m_nextRelayAction < m_relayActions.size() &&
+               m_relayActions[m_nextRelayAction].at_s <= now;
+             ++m_nextRelayAction)
+        {
+            if (!RestartRelay(m_relayActions[m_nextRelayAction], now, failure))
+                return false;
         }
         const std::vector<FaultAction>& actions = m_faults.actions();
         for (; m_nextAction < actions.size() && actions[m_nextAction].at_s <= now; ++m_nextAction)
         {
             const FaultAction& a = actions[m_nextAction];
             FaultRecord& r = m_records[a.fault];
+            if (a.learner)
+            {
+                if (!RestartLearner(a, now, &r, failure))
+                    return false;
+                continue;
+            }
             const std::string name = "worker " + std::to_string(a.worker);
             if (a.kind == FaultAction::kKill)
             {
@@ -427,7 +484,67 @@ class ArmEmulation
         return true;
     }
 
-    bool Supervise(ChildProcess* learner, ArmFailure* failure)
+    /// learner_restart: SIGKILL the learner; at restart_after, a new learner on the same port from
+    /// its checkpoint, on the run's clock. False when the new process cannot start.
+    bool RestartLearner(const FaultAction& a, double now, FaultRecord* r, ArmFailure* failure)
+    {
+        if (a.kind == FaultAction::kKill)
+        {
+            if (m_learner)
+            {
+                m_learner->Signal(SIGKILL);
+                m_killed.insert(m_learner);
+            }
+            m_learner = nullptr;
+            r->injected = true;
+            r->start_s = now;
+            m_err << "hilo-emu: " << r->kind << ": killed the learner at " << now << " s\n";
+            return true;
+        }
+        auto args = m_learnerArgs;
+        args.push_back("--restore");
+        args.push_back("--epoch-ns");
+        args.push_back(std::to_string(m_epochNs));
+        m_learner = Spawn(NodeRole::kLearner, 0, args, "learner", "learner", failure);
+        if (!m_learner)
+            return false;
+        r->end_s = now;
+        m_err << "hilo-emu: " << r->kind << ": started the learner again at " << now << " s\n";
+        return true;
+    }
+
+    /// Chaos: SIGKILL a relay, or start it again on the same port (it rejoins: every worker that
+    /// connects is sent the latest update). False when the new process cannot start.
+    bool RestartRelay(const FaultAction& a, double now, ArmFailure* failure)
+    {
+        const std::string name = "relay " + std::to_string(a.worker);
+        if (a.worker >= m_relay.size())
+            return true; // not a relay topology: checked before the run
+        if (a.kind == FaultAction::kKill)
+        {
+            if (m_relay[a.worker])
+            {
+                m_relay[a.worker]->Signal(SIGKILL);
+                m_killed.insert(m_relay[a.worker]);
+            }
+            m_relay[a.worker] = nullptr;
+            m_err << "hilo-emu: chaos: killed " << name << " at " << now << " s\n";
+            return true;
+        }
+        auto args = m_relayArgs[a.worker];
+        args.push_back("--rejoin");
+        args.push_back("--epoch-ns");
+        args.push_back(std::to_string(m_epochNs));
+        ChildProcess* c = Spawn(NodeRole::kRelay, a.worker, args,
+                                "relay-" + std::to_string(a.worker), name, failure);
+        if (!c)
+            return false;
+        m_relay[a.worker] = c;
+        m_err << "hilo-emu: chaos: started " << name << " again at " << now << " s\n";
+        return true;
+    }
+
+    bool Supervise(ArmFailure* failure)
     {
         const auto start = std::chrono::steady_clock::now();
         size_t shown = 0;
@@ -438,18 +555,18 @@ class ArmEmulation
                 return false;
             for (auto& c : m_children)
             {
-                if (c.get() != learner && m_killed.count(c.get()) == 0 && c->Poll() &&
+                if (c.get() != m_learner && m_killed.count(c.get()) == 0 && c->Poll() &&
                     c->exit_code() != kExitOk)
                 {
                     ChildFailed(c.get(), failure);
                     return false;
                 }
             }
-            if (learner->Poll())
+            if (m_learner && m_learner->Poll())
             {
-                if (learner->exit_code() != kExitOk)
+                if (m_learner->exit_code() != kExitOk)
                 {
-                    ChildFailed(learner, failure);
+                    ChildFailed(m_learner, failure);
                     return false;
                 }
                 break;
@@ -518,6 +635,12 @@ class ArmEmulation
     double m_wall{0};
     ProcessFaults m_faults;
     std::vector<FaultRecord> m_records;
+    std::vector<std::string> m_learnerArgs;            // a restarted learner's, less --restore
+    std::vector<std::vector<std::string>> m_relayArgs; // by region: a restarted relay's
+    std::vector<ChildProcess*> m_relay;                // by region: its running process
+    std::vector<FaultAction> m_relayActions;           // chaos kills and restarts, in time order
+    size_t m_nextRelayAction{0};
+    ChildProcess* m_learner{nullptr};                   // the learner's running process
     std::vector<std::vector<std::string>> m_workerArgs; // by worker, without --sync-start
     std::vector<ChildProcess*> m_worker;                // by worker: its running process
     std::set<ChildProcess*> m_killed;                   // killed on purpose
@@ -536,6 +659,37 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
     if (!checked.ok())
     {
         err << "hilo-emu run: " << checked.message() << "\n";
+        return kExitBadInput;
+    }
+    for (const RelayKill& k : options.relay_kills)
+    {
+        if (sc.network.topology != TopologyKind::kRelay || k.relay >= sc.network.regions.size())
+        {
+            err << "hilo-emu run: --kill-relay " << k.relay << ": the scenario has "
+                << (sc.network.topology == TopologyKind::kRelay ? sc.network.regions.size() : 0)
+                << " relays (network.topology \"" << TopologyKindName(sc.network.topology)
+                << "\")\n";
+            return kExitBadInput;
+        }
+    }
+    for (const RelayKill& k : options.relay_kills)
+    {
+        for (const RelayKill& other : options.relay_kills)
+        {
+            if (&other != &k && other.relay == k.relay && other.at_s >= k.at_s &&
+                other.at_s <= k.at_s + k.restart_s)
+            {
+                err << "hilo-emu run: --kill-relay " << k.relay << " at " << other.at_s
+                    << " s: relay " << k.relay << " is down then (killed at " << k.at_s
+                    << " s, restarted " << k.restart_s << " s later)\n";
+                return kExitBadInput;
+            }
+        }
+    }
+    const std::string relay = UnsupportedRelayForwarding(sc);
+    if (!relay.empty())
+    {
+        err << "hilo-emu run: " << loaded.path << ": " << relay << "\n";
         return kExitBadInput;
     }
     const std::string unsupported = ProcessFaults(sc).Unsupported(network.Name());

@@ -5,11 +5,14 @@
 // files as `hilo-sim run` (sim/run/output-writer.h) with "mode": "emulation-<network>" in
 // summary.json, a `pid` column in workers.csv and the compute-overrun columns in steps.csv.
 //
-// The scenario's worker faults happen to the processes (process-faults.h): a crash is a SIGKILL,
-// a restart or a late join a new process that rejoins, a replay divergence a perturbed replay;
+// The scenario's faults happen to the processes (process-faults.h): a worker crash is a SIGKILL,
+// a restart or a late join a new process that rejoins, a replay divergence a perturbed replay, a
+// learner restart a SIGKILL of the learner and a new one from its checkpoint on the same port;
+// link faults happen in hilo-netem's links (--network ns3), timed from the run's epoch.
 // summary.json then reports faults_injected, versions_lost, workers_alive, workers_at_final_hash
-// and recovery_s measured from the processes' event logs (arm-gather.h). Faults processes cannot
-// take (link faults under --network direct, ...) are refused with exit 2 before anything starts.
+// and recovery_s measured from the processes' event logs (arm-gather.h). What processes cannot
+// take (link faults under --network direct, a streaming relay: process-support.h) is refused with
+// exit 2, naming the field, before anything starts.
 // Every run has a fresh random key (a 0600 file in a private temporary folder, removed on every
 // return path): the nodes authenticate one another with it (sim/drivers/process/peer-auth.h).
 // A child that dies is named, with its stderr tail; the others are stopped and the run exits 1.
@@ -28,6 +31,14 @@
 namespace hilosim
 {
 
+/// A relay process killed and started again (chaos runs: relays are no scenario fault target).
+struct RelayKill
+{
+    uint32_t relay{0};   // region index
+    double at_s{0};      // modelled seconds after the run's epoch
+    double restart_s{0}; // started again this long after the kill
+};
+
 struct EmuOptions
 {
     std::string out_dir;                // results folder (the CLI defaults it)
@@ -38,6 +49,7 @@ struct EmuOptions
     std::vector<std::string> overrides; // the `--set` assignments, passed to every node
     std::string key_file;               // set by RunEmulation: the run's fresh key, passed to
                                         // every node (--key-file)
+    std::vector<RelayKill> relay_kills; // in any order
 };
 
 /// Runs every arm of `scenario` as processes in `network`; returns the exit code (0 ok, 1 runtime

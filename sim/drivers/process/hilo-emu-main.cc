@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 
@@ -58,6 +59,7 @@ main(int argc, char** argv)
     std::string command, scenario, network, sustained;
     std::vector<std::string> overrides;
     std::vector<std::string> sysctls;
+    std::vector<std::string> relay_kills;
     po::options_description desc("hilo-emu run options");
     desc.add_options()("help,h",
                        "this text")("set", po::value(&overrides)->composing(),
@@ -78,6 +80,9 @@ main(int argc, char** argv)
         "scenarios whose links can carry more get a warning (README, \"Emulated links\")")(
         "stall-timeout", po::value(&options.stall_timeout_s)->default_value(300),
         "seconds a node waits without progress before it gives up")(
+        "kill-relay", po::value(&relay_kills)->composing(),
+        "chaos: R:AT:AFTER SIGKILLs relay R (its region's index) AT seconds after the run's "
+        "start and starts it again AFTER seconds later, on the same port (repeatable)")(
         "node", po::value(&options.node_binary),
         "the hilo-node binary (default: next to hilo-emu)")("command", po::value(&command), "")(
         "scenario", po::value(&scenario), "");
@@ -127,6 +132,20 @@ main(int argc, char** argv)
             return 2;
         }
         ns3.sysctls.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    for (const std::string& k : relay_kills)
+    {
+        unsigned relay = 0;
+        double at = 0, after = 0;
+        char end = 0;
+        if (std::sscanf(k.c_str(), "%u:%lf:%lf%c", &relay, &at, &after, &end) != 3 || !(at >= 0) ||
+            !(after >= 0) || k.find('-') != std::string::npos)
+        {
+            std::cerr << "hilo-emu: --kill-relay " << k
+                      << ": expected R:AT:AFTER (relay index, seconds >= 0, seconds >= 0)\n";
+            return 2;
+        }
+        options.relay_kills.push_back({relay, at, after});
     }
     if (command != "run" || scenario.empty())
     {

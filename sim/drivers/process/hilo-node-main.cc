@@ -1,6 +1,7 @@
 // hilo-node: one learner, worker or relay of a scenario's arm as a real process over kernel TCP
 // (sim/drivers/process/node-runner.h). hilo-emu starts these; across real machines, start them by
 // hand (README.md, "Running across real machines").
+#include "sim/cli/catalog.h"
 #include "sim/drivers/process/node-runner.h"
 
 #include <boost/program_options.hpp>
@@ -55,9 +56,14 @@ main(int argc, char** argv)
         "seconds without progress before giving up")(
         "rejoin", po::bool_switch(&o.rejoin),
         "worker: a restarted or late process (waits for the learner's welcome, then catches up "
-        "from a snapshot)")("diverge-at", po::value(&o.diverge_at_s)->composing(),
-                            "worker, fault injection: the next replay after this modelled time "
-                            "diverges from the learner's (repeatable)")(
+        "from a snapshot); relay: a restarted one (sends each worker that connects the latest "
+        "update)")("diverge-at", po::value(&o.diverge_at_s)->composing(),
+                   "worker, fault injection: the next replay after this modelled time "
+                   "diverges from the learner's (repeatable)")(
+        "checkpoint", po::value(&o.checkpoint),
+        "learner: write the learner's checkpoint to this file after every version")(
+        "restore", po::bool_switch(&o.restore),
+        "learner: start from the --checkpoint file (a restarted learner)")(
         "key-file", po::value(&o.key_file),
         "shared key of the run's nodes (>= 16 bytes, mode 0600): peers prove it with "
         "HMAC-SHA-256 challenge-response")(
@@ -94,5 +100,5 @@ main(int argc, char** argv)
                                         : o.role + "-" + std::to_string(o.index)) +
                    ".events";
     }
-    return hilosim::RunNode(o, std::cerr);
+    return hilosim::RunNode(o, hilosim::CurrentCatalog(), std::cerr);
 }

@@ -56,6 +56,14 @@ class NodeNetwork
     virtual std::vector<std::string> Command(NodeRole role, uint32_t index,
                                              std::vector<std::string> argv) const = 0;
 
+    /// Every node is set up and starts at `epoch_ns` (steady clock): the network times the
+    /// scenario's link faults from it (ns3). An error when the network cannot be told.
+    virtual hilo::Status SetEpoch(int64_t epoch_ns)
+    {
+        (void) epoch_ns;
+        return hilo::Status::Ok();
+    }
+
     /// Polled while the arm runs: an error when the network itself has failed (the message names
     /// what, with its log).
     virtual hilo::Status Check() = 0;

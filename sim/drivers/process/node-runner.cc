@@ -1,11 +1,11 @@
 #include "sim/drivers/process/node-runner.h"
 
-#include "sim/cli/catalog.h"
 #include "sim/drivers/process/arm-frame-limit.h"
 #include "sim/drivers/process/event-log.h"
 #include "sim/drivers/process/peer-auth.h"
 #include "sim/drivers/process/process-faults.h"
 #include "sim/drivers/process/process-port.h"
+#include "sim/drivers/process/process-support.h"
 #include "sim/drivers/process/tcp-transport.h"
 #include "sim/roles/learner-role.h"
 #include "sim/roles/peer-ids.h"
@@ -333,9 +333,9 @@ BaseTransportOptions(uint32_t id, const std::string& name, NodeLoop& loop, const
 }
 
 int
-LoadArm(const NodeOptions& o, std::ostream& err, ArmSetup* setup)
+LoadArm(const NodeOptions& o, const ScenarioCatalog& catalog, std::ostream& err, ArmSetup* setup)
 {
-    auto loaded = LoadScenarioFile(o.scenario, o.overrides, CurrentCatalog());
+    auto loaded = LoadScenarioFile(o.scenario, o.overrides, catalog);
     if (!loaded.ok())
     {
         err << loaded.status().message() << "\nhilo-node: " << o.scenario
@@ -456,6 +456,11 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     }
     if (!ListenIsSafe("learner", host, o, setup, err))
         return kExitBadInput;
+    if (o.restore && o.checkpoint.empty())
+    {
+        err << "hilo-node learner: --restore needs --checkpoint FILE (the file to start from)\n";
+        return kExitBadInput;
+    }
     bool ok = true;
     auto events = OpenEvents(o, err, &ok);
     if (!ok)
@@ -539,6 +544,8 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
             initial.push_back(WorkerPeerId(w)); // a late joiner is waited for once it connects
     }
     lopt.members = initial;
+    lopt.checkpoint_path = o.checkpoint;
+    lopt.restore = o.restore;
     role = std::make_unique<LearnerRole>(setup.context, &port, update_peers,
                                          hilo::PublisherOptions{}, std::move(hooks), lopt);
     router.SetHandlers({[&]() { return role->started(); },
@@ -565,7 +572,8 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
             role->Start();
             if (role->started())
                 router.RoleStarted();
-        });
+        },
+        /*late_is_expected=*/o.restore);
     const int code = loop.Run(
         [&]()
         {
@@ -775,6 +783,12 @@ RunRelay(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
             << sc.network.regions.size() << " regions\n";
         return kExitBadInput;
     }
+    const std::string forwarding = UnsupportedRelayForwarding(sc);
+    if (!forwarding.empty())
+    {
+        err << "hilo-node relay: " << o.scenario << ": " << forwarding << "\n";
+        return kExitBadInput;
+    }
     std::string host, learner_host;
     uint16_t listen_port = 0, learner_port = 0;
     if (!SplitHostPort(o.listen, &host, &listen_port) ||
@@ -802,10 +816,34 @@ RunRelay(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     TcpTransport* transport_ptr = nullptr;
     EventRouter router(&loop, &transport_ptr);
     tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
-    tcb.connected = [&](uint32_t peer) { router.OnConnected(peer); };
+    // The run is over once the learner is gone and so are the region's workers (they leave when
+    // the learner closes at the end). A learner that is gone while workers stay (killed, about to
+    // be restarted) is dialled again after the role's backoff.
+    bool learner_seen = false; // a dial that never connected is no sign of the end
+    bool learner_gone = false;
+    auto run_over = [&]()
+    {
+        for (uint32_t w : region_workers)
+        {
+            if (transport_ptr->IsConnected(w))
+                return false;
+        }
+        return learner_gone;
+    };
+    tcb.connected = [&](uint32_t peer)
+    {
+        if (peer == kLearnerPeerId)
+        {
+            learner_seen = true;
+            learner_gone = false;
+        }
+        router.OnConnected(peer);
+    };
     tcb.closed = [&](uint32_t peer, bool error, const std::string&)
     {
-        if (peer == kLearnerPeerId && !error)
+        if (peer == kLearnerPeerId)
+            learner_gone = learner_seen;
+        if (run_over())
         {
             loop.Finish(kExitOk, "");
             return;
@@ -821,8 +859,9 @@ RunRelay(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
                      [&]() { loop.Finish(kExitRuntime, "relay failed"); });
     RelayRoleOptions ropt;
     ropt.learner_peer = kLearnerPeerId; // updates come from the learner only
+    ropt.restarted = o.rejoin;
     role = std::make_unique<RelayRole>(&port, region_workers, RelayHooks{},
-                                       RelayForwarding::kStream, ropt);
+                                       RelayForwarding::kStoreAndForward, ropt);
     // The role hears every connection and close: a worker that reconnects gets the latest update,
     // and the learner is dialled again after the role's backoff.
     router.SetHandlers({[]() { return true; },
@@ -874,7 +913,7 @@ SplitHostPort(const std::string& text, std::string* host, uint16_t* port)
 }
 
 int
-RunNode(const NodeOptions& o, std::ostream& err)
+RunNode(const NodeOptions& o, const ScenarioCatalog& catalog, std::ostream& err)
 {
     if (o.role != "learner" && o.role != "worker" && o.role != "relay")
     {
@@ -887,7 +926,7 @@ RunNode(const NodeOptions& o, std::ostream& err)
         return kExitBadInput;
     }
     ArmSetup setup;
-    const int loaded = LoadArm(o, err, &setup);
+    const int loaded = LoadArm(o, catalog, err, &setup);
     if (loaded != kExitOk)
     {
         return loaded;

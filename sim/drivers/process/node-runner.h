@@ -5,13 +5,17 @@
 // - learner: listens; exits 0 once every worker has announced the last version with the
 //   learner's state hash, 1 if one announced another hash. With scenario faults (process-faults.h)
 //   a worker that joins late is not waited for before it connects, and one that crashes for good
-//   is not waited for at the end.
+//   is not waited for at the end. With --checkpoint it writes its checkpoint (publisher and
+//   members) after every version; with --restore it continues from that file (a learner killed
+//   and started again: the workers and relays reconnect and are welcomed).
 // - worker: connects to the learner (and to its region's relay in a relay topology), re-dialling
 //   with backoff whenever a connection ends; a restarted worker is welcomed by the learner and
 //   catches up. Exits 0 when it holds the last version, has announced it, and the learner has
 //   closed the connection.
-// - relay: listens for its region's workers, connects to the learner, forwards updates; exits 0
-//   when the learner closes the connection cleanly.
+// - relay: listens for its region's workers, connects to the learner, stores and forwards updates
+//   (network.relay_forwarding must be "store_and_forward"); when the learner's connection ends it
+//   dials again after the role's backoff, and exits 0 once the learner is gone and none of its
+//   region's workers is connected any more (the run is over).
 // With a key file every connection is authenticated (sim/drivers/process/peer-auth.h) and a
 // worker or relay whose learner does not prove the same key exits 1 ("authentication failed").
 // A node accepts only the scenario's ids (the learner: its workers and relays; a relay: its
@@ -22,6 +26,8 @@
 // SIGTERM). Exit 2: bad input (scenario, arm, index, addresses).
 #ifndef HILOSIM_DRIVERS_PROCESS_NODE_RUNNER_H
 #define HILOSIM_DRIVERS_PROCESS_NODE_RUNNER_H
+
+#include "sim/scenario/scenario-validator.h"
 
 #include <cstdint>
 #include <ostream>
@@ -48,15 +54,20 @@ struct NodeOptions
                                         // run's epoch (steady-clock ns) from stdin (hilo-emu)
     double stall_timeout_s{300};        // bounded waits: give up after this long without progress
     bool rejoin{false};                 // worker: a restarted or late process; waits for the
-                                        // learner's welcome and catches up from a snapshot
+                                        // learner's welcome and catches up from a snapshot.
+                                        // relay: a restarted one; a worker that connects is
+                                        // sent the latest update
     std::vector<double> diverge_at_s;   // worker (fault injection): the next replay after each of
                                         // these modelled times diverges from the learner's
+    std::string checkpoint;             // learner: write its checkpoint here after every version
+    bool restore{false};                // learner: start from `checkpoint` (a restarted learner)
     std::string key_file;               // shared key of the run's nodes (peer-auth.h); "": none
     bool insecure{false};               // listen beyond loopback without a key
 };
 
-/// Runs the node; returns the process exit code. Errors go to `err`.
-int RunNode(const NodeOptions& options, std::ostream& err);
+/// Runs the node; `catalog` names the GPUs, workloads and profiles its scenario may use (the
+/// executable passes sim/cli/catalog.h's). Returns the process exit code. Errors go to `err`.
+int RunNode(const NodeOptions& options, const ScenarioCatalog& catalog, std::ostream& err);
 
 /// "HOST:PORT" -> host and port; false when malformed.
 bool SplitHostPort(const std::string& text, std::string* host, uint16_t* port);

@@ -20,6 +20,15 @@ ProcessFaults::ProcessFaults(const ResolvedScenario& scenario)
     for (size_t i = 0; i < scenario.faults.size(); ++i)
     {
         const ResolvedFault& f = scenario.faults[i];
+        if (f.kind == FaultKind::kLearnerRestart)
+        {
+            const double at = f.at.GetSeconds();
+            m_learnerRestarts = true;
+            m_actions.push_back({at, FaultAction::kKill, true, 0, i});
+            m_actions.push_back(
+                {at + f.restart_after->GetSeconds(), FaultAction::kStart, true, 0, i});
+            continue;
+        }
         if (f.target != FaultTargetKind::kWorker)
         {
             continue;
@@ -29,16 +38,16 @@ ProcessFaults::ProcessFaults(const ResolvedScenario& scenario)
         switch (f.kind)
         {
             case FaultKind::kWorkerCrash:
-                m_actions.push_back({at, FaultAction::kKill, w, i});
+                m_actions.push_back({at, FaultAction::kKill, false, w, i});
                 if (f.restart_after)
                     m_actions.push_back(
-                        {at + f.restart_after->GetSeconds(), FaultAction::kStart, w, i});
+                        {at + f.restart_after->GetSeconds(), FaultAction::kStart, false, w, i});
                 else
                     m_gone.insert(w);
                 break;
             case FaultKind::kWorkerJoin:
                 m_late.insert(w);
-                m_actions.push_back({at, FaultAction::kStart, w, i});
+                m_actions.push_back({at, FaultAction::kStart, false, w, i});
                 break;
             case FaultKind::kReplayDivergence:
                 m_diverge[w].push_back(at);
@@ -65,14 +74,10 @@ ProcessFaults::Unsupported(const std::string& network) const
             case FaultKind::kLinkDown:
             case FaultKind::kLossBurst:
             case FaultKind::kCorrupt:
-                if (network == "direct")
+                if (network != "ns3")
                     return what + ": a link fault needs emulated links; run it with "
                                   "--network ns3, or under hilo-sim";
-                return what + ": hilo-emu does not inject link faults into emulated links yet; "
-                              "run it under hilo-sim";
-            case FaultKind::kLearnerRestart:
-                return what + ": hilo-emu does not restart the learner process yet; run it "
-                              "under hilo-sim";
+                break;
             default:
                 break;
         }

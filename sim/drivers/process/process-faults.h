@@ -6,8 +6,10 @@
 // As processes: worker_crash = SIGKILL of that worker's hilo-node; restart_after = a new process,
 // which rejoins (welcome, then a snapshot + ring catch-up); worker_join = the worker's process is
 // started at the fault's time; replay_divergence = the worker's next replay after that time is
-// perturbed (hilo-node --diverge-at). Link faults need emulated links, and learner_restart is not
-// injected into processes (Unsupported names why).
+// perturbed (hilo-node --diverge-at); learner_restart = SIGKILL of the learner's hilo-node and,
+// restart_after later, a new one on the same port from the checkpoint the learner writes after
+// every version (hilo-node --checkpoint, --restore). Link faults need emulated links (Unsupported
+// names why under --network direct); under --network ns3 hilo-netem injects them into its links.
 #ifndef HILOSIM_DRIVERS_PROCESS_PROCESS_FAULTS_H
 #define HILOSIM_DRIVERS_PROCESS_PROCESS_FAULTS_H
 
@@ -22,18 +24,19 @@
 namespace hilosim
 {
 
-/// One thing hilo-emu does to a worker process during an arm.
+/// One thing hilo-emu does to a node process during an arm.
 struct FaultAction
 {
     enum Kind
     {
-        kKill,  // SIGKILL the worker's process
-        kStart, // start a (new) process for the worker, rejoining
+        kKill,  // SIGKILL the node's process
+        kStart, // start a (new) process for the node: a worker rejoins, the learner restores
     };
     double at_s{0}; // modelled seconds after the run's epoch
     Kind kind{kKill};
-    uint32_t worker{0}; // topology order
-    size_t fault{0};    // index in the scenario's faults
+    bool learner{false}; // the learner's process; otherwise worker `worker`'s
+    uint32_t worker{0};  // topology order
+    size_t fault{0};     // index in the scenario's faults
 };
 
 class ProcessFaults
@@ -47,6 +50,8 @@ class ProcessFaults
     const std::set<uint32_t>& gone() const { return m_gone; }
     /// Worker -> the times (modelled s) after which its next replay diverges.
     const std::vector<std::vector<double>>& divergences() const { return m_diverge; }
+    /// True when the learner is restarted (it must write checkpoints).
+    bool learner_restarts() const { return m_learnerRestarts; }
     /// Every kill and start, in time order (faults in scenario order at equal times).
     const std::vector<FaultAction>& actions() const { return m_actions; }
 
@@ -64,6 +69,7 @@ class ProcessFaults
     std::set<uint32_t> m_gone;
     std::vector<std::vector<double>> m_diverge;
     std::vector<FaultAction> m_actions;
+    bool m_learnerRestarts{false};
 };
 
 } // namespace hilosim

@@ -1,15 +1,15 @@
-#include "sim/run/arm-runner.h"
+#include "sim/drivers/ns3/arm-runner.h"
 
+#include "sim/drivers/ns3/fault-injector.h"
 #include "sim/drivers/ns3/learner-app.h"
 #include "sim/drivers/ns3/relay-app.h"
 #include "sim/drivers/ns3/worker-app.h"
+#include "sim/net/flow/flow-transport-helper.h"
 #include "sim/net/link-monitor.h"
 #include "sim/net/link-pcap.h"
-#include "sim/net/flow/flow-transport-helper.h"
 #include "sim/net/topology-builder.h"
 #include "sim/net/transport-helper.h"
 #include "sim/run/arm-context-builder.h"
-#include "sim/run/fault-injector.h"
 
 #include "ns3/boolean.h"
 #include "ns3/global-value.h"
@@ -218,19 +218,6 @@ FormatSeconds(double s)
 }
 
 } // namespace
-
-hilo::Status
-CheckArm(const ResolvedScenario& sc, size_t arm_index)
-{
-    const ResolvedArm& arm = sc.arms.at(arm_index);
-    auto context = BuildArmContext(sc, arm);
-    if (!context.ok())
-    {
-        return hilo::Status(context.status().code(),
-                            "arm '" + arm.name + "': " + context.status().message());
-    }
-    return hilo::Status::Ok();
-}
 
 hilo::StatusOr<ArmResult>
 RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,

@@ -6,8 +6,8 @@
 //
 // Worker numbers: scenario faults name workers in group order; the records, like workers.csv, use
 // the topology's numbering (region by region), which the runner's order map translates.
-#ifndef HILOSIM_RUN_FAULT_INJECTOR_H
-#define HILOSIM_RUN_FAULT_INJECTOR_H
+#ifndef HILOSIM_DRIVERS_NS3_FAULT_INJECTOR_H
+#define HILOSIM_DRIVERS_NS3_FAULT_INJECTOR_H
 
 #include "sim/drivers/ns3/learner-app.h"
 #include "sim/drivers/ns3/worker-app.h"
@@ -77,4 +77,4 @@ class FaultInjector
 
 } // namespace hilosim
 
-#endif // HILOSIM_RUN_FAULT_INJECTOR_H
+#endif // HILOSIM_DRIVERS_NS3_FAULT_INJECTOR_H

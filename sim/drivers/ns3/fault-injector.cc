@@ -1,4 +1,4 @@
-#include "sim/run/fault-injector.h"
+#include "sim/drivers/ns3/fault-injector.h"
 
 #include "ns3/abort.h"
 #include "ns3/simulator.h"

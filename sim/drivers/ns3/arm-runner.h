@@ -1,8 +1,8 @@
 // Runs one arm of a scenario in its own ns-3 simulation: builds the topology and transport,
 // installs learner, worker (and relay) applications over a shared ArmContext, subscribes to their
 // trace sources, runs until every worker holds the last version, and destroys the simulation.
-#ifndef HILOSIM_RUN_ARM_RUNNER_H
-#define HILOSIM_RUN_ARM_RUNNER_H
+#ifndef HILOSIM_DRIVERS_NS3_ARM_RUNNER_H
+#define HILOSIM_DRIVERS_NS3_ARM_RUNNER_H
 
 #include "sim/run/arm-result.h"
 #include "sim/scenario/resolved-scenario.h"
@@ -28,12 +28,6 @@ struct ArmRunOptions
 /// Window of the peak link utilisation in ArmResult::links.
 constexpr double kLinkPeakWindowS = 0.1;
 
-/// Checks what only the real adapter can tell, without simulating: a budget below the smallest
-/// payload of the arm's compressor, compressor options the adapter's shapes reject, a modelled
-/// model that does not fit a modelled GPU. Errors name the arm. Run by `hilo-sim validate` and
-/// by `run` for every arm before the first one starts.
-hilo::Status CheckArm(const ResolvedScenario& scenario, size_t arm_index);
-
 /// Runs arm `arm_index` of `scenario`. Setup errors (a budget below the smallest payload, an
 /// adapter that does not fit the modelled GPU...) come back as kInvalidArgument-like statuses
 /// naming the arm; runtime failures are in ArmResult::failure.
@@ -42,4 +36,4 @@ hilo::StatusOr<ArmResult> RunArm(const ResolvedScenario& scenario, size_t arm_in
 
 } // namespace hilosim
 
-#endif // HILOSIM_RUN_ARM_RUNNER_H
+#endif // HILOSIM_DRIVERS_NS3_ARM_RUNNER_H

@@ -1,7 +1,7 @@
 // RunScenario: the `hilo-sim run` engine. Runs every arm on identical seeds, shows progress on
 // stderr, writes the output files and prints the arms side by side.
 #include "sim/cli/run-command.h"
-#include "sim/run/arm-runner.h"
+#include "sim/drivers/ns3/arm-runner.h"
 #include "sim/run/output-writer.h"
 
 #include <chrono>
@@ -28,21 +28,6 @@ FormatDuration(double s)
 }
 
 } // namespace
-
-hilo::Status
-CheckScenarioArms(const LoadedScenario& loaded)
-{
-    for (size_t i = 0; i < loaded.resolved.arms.size(); ++i)
-    {
-        hilo::Status s = CheckArm(loaded.resolved, i);
-        if (!s.ok())
-        {
-            return hilo::Status(s.code(),
-                                loaded.path + ": arms[" + std::to_string(i) + "] " + s.message());
-        }
-    }
-    return hilo::Status::Ok();
-}
 
 int
 RunScenario(const LoadedScenario& loaded, const RunOptions& options)
