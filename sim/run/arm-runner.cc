@@ -3,9 +3,9 @@
 #include "sim/drivers/ns3/learner-app.h"
 #include "sim/drivers/ns3/relay-app.h"
 #include "sim/drivers/ns3/worker-app.h"
+#include "sim/net/flow/flow-transport-helper.h"
 #include "sim/net/link-monitor.h"
 #include "sim/net/link-pcap.h"
-#include "sim/net/flow/flow-transport-helper.h"
 #include "sim/net/topology-builder.h"
 #include "sim/net/transport-helper.h"
 #include "sim/run/arm-context-builder.h"
@@ -248,6 +248,16 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     if (options.batched_rollouts)
     {
         context->rollout_cache = std::make_shared<RolloutCache>(context->workers);
+    }
+    if (options.shared_replicas)
+    {
+        auto group = hilo::ReplicaGroup::Create(context->sync, context->workload->layout(),
+                                                context->optimizer, context->initial);
+        if (!group.ok())
+        {
+            return fail(group.status());
+        }
+        context->replica_group = std::move(*group);
     }
     ArmResult result = NewArmResult(sc, arm, *context);
 
