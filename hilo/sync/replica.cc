@@ -22,7 +22,7 @@ Hex(uint64_t v)
 } // namespace
 
 Replica::Replica(const AdapterLayout& layout, const OptimizerConfig& optimizer,
-                 std::unique_ptr<SyncStrategy> strategy, ReplicaOptions options)
+                 std::shared_ptr<SyncStrategy> strategy, ReplicaOptions options)
   : m_layout(layout)
   , m_optimizer(optimizer)
   , m_strategy(std::move(strategy))
@@ -47,11 +47,24 @@ Replica::Create(const SyncSpec& spec, const AdapterLayout& layout, const Optimiz
     }
     std::unique_ptr<Replica> r(new Replica(layout, optimizer, std::move(*strategy), options));
     r->m_config_hash = r->m_strategy->ConfigHash(optimizer);
-    r->m_state.adapter = initial;
+    auto state = std::make_shared<ReplicatedState>();
+    state->adapter = initial;
     if (r->m_strategy->ReplicasKeepOptimizer())
     {
-        r->m_state.optimizer = NewOptimizerState(optimizer, layout.numel());
+        state->optimizer = NewOptimizerState(optimizer, layout.numel());
     }
+    r->m_state = std::move(state);
+    return r;
+}
+
+std::unique_ptr<Replica>
+Replica::Create(std::shared_ptr<ReplicaGroup> group, ReplicaOptions options)
+{
+    std::unique_ptr<Replica> r(
+        new Replica(group->layout(), group->optimizer(), group->strategy(), options));
+    r->m_config_hash = group->config_hash();
+    r->m_state = group->Initial();
+    r->m_group = std::move(group);
     return r;
 }
 
@@ -109,29 +122,49 @@ Replica::ApplyChecked(std::string_view frame)
         return Status::Gap("update applies to version " + std::to_string(u.base_version()) +
                            " but the replica holds version " + std::to_string(current));
     }
-    HILO_RETURN_IF_ERROR(m_strategy->ReplicaApply(u.payload(), m_state, &m_next));
-    if (static_cast<int64_t>(m_next.adapter.theta.size()) != m_layout.numel())
+    // A byte-identical frame applied to this very state by another replica of the group made a
+    // state that passed the same checks; replay is deterministic, so it is this replay's result.
+    // A replica told to diverge replays on its own.
+    if (m_group && !m_diverge_next)
+    {
+        std::shared_ptr<const ReplicatedState> made = m_group->Find(m_state, frame);
+        if (made)
+        {
+            m_state = std::move(made);
+            return Status::Ok();
+        }
+    }
+    auto next = std::make_shared<ReplicatedState>();
+    HILO_RETURN_IF_ERROR(m_strategy->ReplicaApply(u.payload(), *m_state, next.get()));
+    if (static_cast<int64_t>(next->adapter.theta.size()) != m_layout.numel())
     {
         return Status::Corruption("decoded state has the wrong size");
     }
-    if (m_diverge_next && !m_next.adapter.theta.empty())
+    bool perturbed = false;
+    if (m_diverge_next && !next->adapter.theta.empty())
     {
         m_diverge_next = false;
-        float& value = m_next.adapter.theta[m_next.adapter.theta.size() / 2];
+        perturbed = true;
+        float& value = next->adapter.theta[next->adapter.theta.size() / 2];
         uint32_t bits = 0;
         std::memcpy(&bits, &value, sizeof(bits));
         bits ^= 1u;
         std::memcpy(&value, &bits, sizeof(bits));
     }
-    const uint64_t hash = m_next.adapter.Hash();
+    const uint64_t hash = next->adapter.Hash();
     if (hash != u.state_hash())
     {
         return Status::HashMismatch("state after applying version " + std::to_string(u.version()) +
                                     " hashes to " + Hex(hash) + "; the learner's is " +
                                     Hex(u.state_hash()));
     }
-    m_next.adapter.version = u.version();
-    std::swap(m_state, m_next);
+    next->adapter.version = u.version();
+    std::shared_ptr<const ReplicatedState> made = std::move(next);
+    if (m_group && !perturbed)
+    {
+        m_group->Remember(m_state, frame, made);
+    }
+    m_state = std::move(made);
     return Status::Ok();
 }
 
@@ -178,7 +211,7 @@ Replica::RestoreChecked(std::string_view snapshot_frame)
                                   std::string(SyncKindName(m_strategy->kind())) +
                                   " strategy do not keep");
     }
-    m_state = std::move(snap->state);
+    m_state = std::make_shared<ReplicatedState>(std::move(snap->state));
     return Status::Ok();
 }
 

@@ -5,6 +5,7 @@
 #ifndef HILO_SYNC_REPLICA_H
 #define HILO_SYNC_REPLICA_H
 
+#include "hilo/sync/replica-group.h"
 #include "hilo/sync/sync-strategy.h"
 #include "hilo/wire/framing.h"
 
@@ -39,6 +40,10 @@ class Replica
                                                      const OptimizerConfig& optimizer,
                                                      const AdapterState& initial,
                                                      ReplicaOptions options = {});
+    /// A replica of `group` at version 0 (hilo/sync/replica-group.h): its states are shared with
+    /// the group's other replicas wherever they are bit-identical by construction.
+    static std::unique_ptr<Replica> Create(std::shared_ptr<ReplicaGroup> group,
+                                           ReplicaOptions options = {});
 
     /// Applies one framed Update. Errors: kCorruption (frame, CRC, parse, payload), kNotSupported
     /// (format), kConfigMismatch (config hash, strategy, compressor), kStale (version already
@@ -58,25 +63,26 @@ class Replica
     /// learner's would. The check then fails (kHashMismatch) and the state stays as it was.
     void DivergeNextReplay() { m_diverge_next = true; }
 
-    uint64_t version() const { return m_state.adapter.version; }
-    const ReplicatedState& state() const { return m_state; }
+    uint64_t version() const { return m_state->adapter.version; }
+    const ReplicatedState& state() const { return *m_state; }
     uint64_t config_hash() const { return m_config_hash; }
     const ReplicaStats& stats() const { return m_stats; }
     const SyncStrategy& strategy() const { return *m_strategy; }
 
   private:
     Replica(const AdapterLayout& layout, const OptimizerConfig& optimizer,
-            std::unique_ptr<SyncStrategy> strategy, ReplicaOptions options);
+            std::shared_ptr<SyncStrategy> strategy, ReplicaOptions options);
     Status ApplyChecked(std::string_view frame);
     Status RestoreChecked(std::string_view snapshot_frame);
 
     AdapterLayout m_layout;
     OptimizerConfig m_optimizer;
-    std::unique_ptr<SyncStrategy> m_strategy;
+    std::shared_ptr<SyncStrategy> m_strategy; // the group's, if any
     ReplicaOptions m_options;
     uint64_t m_config_hash{0};
-    ReplicatedState m_state;
-    ReplicatedState m_next; // scratch: the candidate next state, swapped in on success
+    // Immutable once made (copy-on-write): an Apply makes a new state and swaps it in on success.
+    std::shared_ptr<const ReplicatedState> m_state;
+    std::shared_ptr<ReplicaGroup> m_group; // null: nothing shared
     ReplicaStats m_stats;
     bool m_diverge_next{false};
 };

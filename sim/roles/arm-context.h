@@ -9,6 +9,7 @@
 #include "hilo/core/adapter-layout.h"
 #include "hilo/core/adapter-state.h"
 #include "hilo/optim/optimizer-config.h"
+#include "hilo/sync/replica-group.h"
 #include "hilo/sync/sync-strategy.h"
 #include "models/compute-model.h"
 #include "models/gpu-node.h"
@@ -32,6 +33,9 @@ struct ArmContext
     // Rollouts batched across the workers that share an adapter version (simulation: every role
     // in one process). Null: every worker samples on its own (a process holds one worker).
     std::shared_ptr<RolloutCache> rollout_cache;
+    // The workers' replicas share the states that are bit-identical by construction
+    // (hilo/sync/replica-group.h; simulation). Null: each replica holds its own.
+    std::shared_ptr<hilo::ReplicaGroup> replica_group;
     hilo::SyncSpec sync;
     hilo::OptimizerConfig optimizer;
     hilo::AdapterState initial; // version 0, identical everywhere

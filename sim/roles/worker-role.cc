@@ -28,14 +28,21 @@ WorkerRole::~WorkerRole() = default;
 void
 WorkerRole::Start()
 {
-    auto replica = hilo::Replica::Create(m_context->sync, m_context->workload->layout(),
-                                         m_context->optimizer, m_context->initial);
-    if (!replica.ok())
+    if (m_context->replica_group)
     {
-        Fail(replica.status());
-        return;
+        m_replica = hilo::Replica::Create(m_context->replica_group);
     }
-    m_replica = std::move(*replica);
+    else
+    {
+        auto replica = hilo::Replica::Create(m_context->sync, m_context->workload->layout(),
+                                             m_context->optimizer, m_context->initial);
+        if (!replica.ok())
+        {
+            Fail(replica.status());
+            return;
+        }
+        m_replica = std::move(*replica);
+    }
     m_needSnapshot = m_options.rejoining;
     m_awaitWelcome = m_options.rejoining; // where the run is, only the learner can say
     NextGpuWork();

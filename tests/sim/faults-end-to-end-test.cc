@@ -72,12 +72,12 @@ Load(const std::string& text, const std::vector<std::string>& overrides = {})
 }
 
 std::vector<ArmResult>
-RunAll(const ResolvedScenario& sc)
+RunAll(const ResolvedScenario& sc, const ArmRunOptions& options = {})
 {
     std::vector<ArmResult> out;
     for (size_t i = 0; i < sc.arms.size(); ++i)
     {
-        auto r = RunArm(sc, i, nullptr);
+        auto r = RunArm(sc, i, nullptr, options);
         EXPECT_TRUE(r.ok()) << r.status().ToString();
         out.push_back(std::move(*r));
     }
@@ -288,6 +288,57 @@ TEST_P(FaultKinds, EveryLiveWorkerEndsAtTheLearnersHash)
 INSTANTIATE_TEST_SUITE_P(Faults, FaultKinds, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<FaultCase>& info)
                          { return std::string(info.param.name); });
+
+// Replicas that share their bit-identical states (hilo/sync/replica-group.h) write the same
+// bytes as replicas that each hold their own, under every fault: a diverged replay still fails
+// its hash check, a restarted or joining worker restores its own state.
+void
+ExpectSharedReplicasChangeNoOutput(const std::string& fault, const std::string& name)
+{
+    LoadedScenario loaded = Load(std::string(kBase) + fault);
+    const std::filesystem::path base =
+        std::filesystem::temp_directory_path() / ("hilo-faults-shared-" + name);
+    std::filesystem::remove_all(base);
+    RunRecord record;
+    record.scenario_name = "faults";
+    record.resolved_text = loaded.resolved_text;
+    ArmRunOptions own;
+    own.shared_replicas = false;
+    ASSERT_TRUE(WriteRunOutputs((base / "shared").string(), record, RunAll(loaded.resolved)).ok());
+    ASSERT_TRUE(
+        WriteRunOutputs((base / "own").string(), record, RunAll(loaded.resolved, own)).ok());
+    for (const char* file : {"steps.csv", "workers.csv", "rollouts.csv", "summary.json"})
+    {
+        std::ifstream a(base / "shared" / file);
+        std::ifstream b(base / "own" / file);
+        std::stringstream sa;
+        std::stringstream sb;
+        sa << a.rdbuf();
+        sb << b.rdbuf();
+        EXPECT_FALSE(sa.str().empty()) << file;
+        EXPECT_EQ(sa.str(), sb.str()) << file;
+    }
+    std::filesystem::remove_all(base);
+}
+
+TEST_P(FaultKinds, SharedReplicasChangeNoOutput)
+{
+    ExpectSharedReplicasChangeNoOutput(GetParam().fault, GetParam().name);
+}
+
+// The workers replay in index order, so worker 0 makes every shared state and the others find
+// it: a later worker told to diverge must still replay on its own.
+TEST(Faults, SharedReplicasStillDivergeWhenTold)
+{
+    for (const char* worker : {"1", "2"})
+    {
+        SCOPED_TRACE(worker);
+        ExpectSharedReplicasChangeNoOutput(
+            std::string(R"(faults { kind: "replay_divergence" at: "0.1s" target: "worker:)") +
+                worker + "\" }",
+            std::string("divergence-") + worker);
+    }
+}
 
 TEST(Faults, WorkersCsvRecordsTheRejectedReplay)
 {

@@ -236,6 +236,16 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     {
         context->rollout_cache = std::make_shared<RolloutCache>(context->workers);
     }
+    if (options.shared_replicas)
+    {
+        auto group = hilo::ReplicaGroup::Create(context->sync, context->workload->layout(),
+                                                context->optimizer, context->initial);
+        if (!group.ok())
+        {
+            return fail(group.status());
+        }
+        context->replica_group = std::move(*group);
+    }
     ArmResult result = NewArmResult(sc, arm, *context);
 
     // The network.

@@ -21,6 +21,8 @@ struct ArmRunOptions
     uint64_t corrupt_version_at_worker0{0}; // fault injection for tests (0: none)
     bool batched_rollouts{true};  // workers with identical adapters share one batched rollout call
                                   // (same samples; false: one call per worker, for tests)
+    bool shared_replicas{true};   // workers' replicas share bit-identical states (same outputs;
+                                  // false: every replica holds its own, for tests)
     std::string pcap_dir;         // non-empty: pcap traces of every link end go to pcap_dir/<arm>/
     uint32_t pcap_snaplen{65535}; // bytes kept of each captured frame
 };

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace hilosim
 {
@@ -82,6 +83,7 @@ FlowNetwork::Open(uint32_t stream)
     if (s.queuedEnd > s.sentBytes)
     {
         s.active = true;
+        m_active.Insert(stream);
         StartRound(s, ns3::Simulator::Now());
         m_dirty = true;
     }
@@ -99,6 +101,7 @@ FlowNetwork::Enqueue(uint32_t stream, Frame frame)
     {
         RestartAfterIdle(s, ns3::Simulator::Now());
         s.active = true;
+        m_active.Insert(stream);
         StartRound(s, ns3::Simulator::Now());
         m_dirty = true;
     }
@@ -232,12 +235,10 @@ FlowNetwork::Update()
     m_updating = true;
     const ns3::Time now = ns3::Simulator::Now();
     Advance(now);
-    for (uint32_t id = 0; id < m_streams.size(); ++id)
+    const std::vector<uint32_t> active = m_active.ids(); // Process may make a stream idle
+    for (uint32_t id : active)
     {
-        if (m_streams[id].active)
-        {
-            Process(id, now);
-        }
+        Process(id, now);
     }
     if (m_dirty)
     {
@@ -264,12 +265,10 @@ FlowNetwork::Advance(ns3::Time now)
     {
         return;
     }
-    for (Stream& s : m_streams)
+    for (uint32_t id : m_active.ids())
     {
-        if (s.active)
-        {
-            s.sentBytes = std::min(s.queuedEnd, s.sentBytes + s.rate * dt);
-        }
+        Stream& s = m_streams[id];
+        s.sentBytes = std::min(s.queuedEnd, s.sentBytes + s.rate * dt);
     }
 }
 
@@ -324,6 +323,8 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         s.prevRoundBytes = 0;
         s.sendEnd = now;
         s.active = false;
+        m_active.Erase(id);
+        m_wentIdle.Insert(id);
         s.roundOn = false;
         s.rate = 0;
         m_dirty = true;
@@ -361,7 +362,14 @@ FlowNetwork::Reallocate(ns3::Time now)
     // Only streams that started, stopped or changed their cap are handed to the allocator, which
     // re-solves just the links they share (incremental-max-min.h): the same rates as a full
     // re-share, without its cost on every event.
-    for (uint32_t id = 0; id < m_streams.size(); ++id)
+    // Streams that are neither active nor just went idle are not in the allocator: visiting the
+    // two sets in ascending id order makes the same calls as visiting every stream.
+    std::vector<uint32_t> visit;
+    visit.reserve(m_active.ids().size() + m_wentIdle.ids().size());
+    std::set_union(m_active.ids().begin(), m_active.ids().end(), m_wentIdle.ids().begin(),
+                   m_wentIdle.ids().end(), std::back_inserter(visit));
+    m_wentIdle.Clear();
+    for (uint32_t id : visit)
     {
         Stream& s = m_streams[id];
         if (!s.active)
@@ -384,10 +392,11 @@ FlowNetwork::Reallocate(ns3::Time now)
     {
         m_streams[id].rate = m_fair.Rate(id);
     }
-    for (Stream& s : m_streams)
+    for (uint32_t id : m_active.ids())
     {
+        Stream& s = m_streams[id];
         const double window = std::min(s.cwnd, s.tcp.window_bytes);
-        if (s.active && !s.roundOn && s.rate * s.tcp.rtt_s >= window * (1 - 1e-9))
+        if (!s.roundOn && s.rate * s.tcp.rtt_s >= window * (1 - 1e-9))
         {
             StartRound(s, now); // the share now covers the window: it binds again
         }
@@ -398,12 +407,9 @@ void
 FlowNetwork::ScheduleNext(ns3::Time now)
 {
     double best = std::numeric_limits<double>::infinity();
-    for (const Stream& s : m_streams)
+    for (uint32_t id : m_active.ids())
     {
-        if (!s.active)
-        {
-            continue;
-        }
+        const Stream& s = m_streams[id];
         if (s.rate > 0)
         {
             best = std::min(best, (s.queue.front().first - s.sentBytes) / s.rate);

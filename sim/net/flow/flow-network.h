@@ -27,6 +27,7 @@
 #define HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 
 #include "sim/net/flow/incremental-max-min.h"
+#include "sim/net/flow/stream-id-set.h"
 #include "sim/net/flow/tcp-flow-model.h"
 #include "sim/net/message.h"
 
@@ -143,6 +144,10 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     std::vector<double> m_capacity;
     IncrementalMaxMinFair m_fair; // the active streams' demands and max-min fair rates
     std::vector<Stream> m_streams;
+    // The per-event loops visit only these (stream-id-set.h): streams with bytes to send, and
+    // those that went idle since the last re-sharing (the allocator must drop them).
+    StreamIdSet m_active;
+    StreamIdSet m_wentIdle;
     ns3::Time m_lastAdvance;
     ns3::EventId m_next;
     bool m_dirty{false};
