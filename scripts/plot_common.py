@@ -590,6 +590,21 @@ def declutter_ticks(fig, pad_pt=2.0):
             axis.set_ticklabels(["" if x in hidden else text[x] for x in locs])
 
 
+def share_axes(ax, handles, ys, goal=True):
+    """A share-of-full-sync panel: the full-sync line at 1, optionally the goal corner (0.98 at
+    1.6% of the bytes), a readable log x axis and a y range padded around `ys`. Adds the lines'
+    handles to `handles` under "_full" and "_goal"."""
+    handles.setdefault("_full", ax.axhline(1.0, color="black", lw=0.8))
+    if goal:
+        handles.setdefault("_goal", ax.plot([1.6, 1.6, 0.3], [min(ys), 0.98, 0.98],
+                                            color="black", ls="--", lw=0.8)[0])
+    ax.set_xscale("log")
+    log_axis(ax.xaxis)
+    lo, hi = min(ys), max(ys)
+    pad = 0.06 * (hi - lo if hi > lo else 1.0)
+    ax.set_ylim(lo - pad, hi + pad)
+
+
 def log_axis(axis, subs=(1.0, 2.0, 5.0)):
     """Readable log-scale ticks: 1, 2, 5, 10, 20, 50 ... labelled as plain numbers."""
     from matplotlib.ticker import LogLocator, NullFormatter

@@ -89,15 +89,7 @@ def main():
                 kw = dict(kw, linestyle="none")
             h = ax.errorbar(xs, ys, yerr=err, capsize=2, elinewidth=0.8, **kw)
             handles.setdefault(scheme, h.lines[0])
-        handles.setdefault("_full", ax.axhline(1.0, color="black", lw=0.8))
-        if args.x == "bytes" and k == "stt_full":
-            handles.setdefault("_goal", ax.plot([1.6, 1.6, 0.3], [min(ys_all), 0.98, 0.98],
-                                                color="black", ls="--", lw=0.8)[0])
-        ax.set_xscale("log")
-        pc.log_axis(ax.xaxis)
-        lo, hi = min(ys_all), max(ys_all)
-        pad = 0.06 * (hi - lo if hi > lo else 1.0)
-        ax.set_ylim(lo - pad, hi + pad)
+        pc.share_axes(ax, handles, ys_all, goal=args.x == "bytes" and k == "stt_full")
         ax.set_xlabel("base model parameters (millions)" if args.x == "params"
                       else "payload per update (% of adapter bf16 bytes)")
         ax.set_ylabel(label)

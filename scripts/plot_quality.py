@@ -67,14 +67,7 @@ def main():
             ax.scatter([float(r["fraction_pct"]) for r in pts],
                        [float(r["share_of_full"]) for r in pts], color=kw["color"], s=5,
                        alpha=0.3, lw=0)
-        handles.setdefault("_full", ax.axhline(1.0, color="black", lw=0.8))
-        handles.setdefault("_goal", ax.plot([1.6, 1.6, 0.3], [min(ys_all), 0.98, 0.98],
-                                            color="black", ls="--", lw=0.8)[0])
-        ax.set_xscale("log")
-        pc.log_axis(ax.xaxis)
-        lo, hi = min(ys_all), max(ys_all)
-        pad = 0.06 * (hi - lo if hi > lo else 1.0)
-        ax.set_ylim(lo - pad, hi + pad)
+        pc.share_axes(ax, handles, ys_all)
         ax.set_xlabel("payload per update (% of adapter bf16 bytes)")
         metric = "reverse KL gap closed" if workload == "distill" else "reward gain"
         ax.set_ylabel(f"final {metric},\nshare of full sync's")

@@ -67,15 +67,21 @@ with open(out, "w") as f:
 '''
 
 
+def stand_in(d, source):
+    """(the stand-in binary's path, its output folder, the protocol command using it) in d."""
+    fake = os.path.join(d, "sync-curves")
+    with open(fake, "w") as f:
+        f.write(source)
+    os.chmod(fake, 0o755)
+    out = os.path.join(d, "out")
+    return fake, out, ["/usr/bin/python3", os.path.join(ROOT, "scripts", "quality_protocol.py"),
+                       "--bin", fake, "--out", out, "--grid", "small", "--workloads",
+                       "randomwalks"]
+
+
 def end_to_end():
     with tempfile.TemporaryDirectory() as d:
-        fake = os.path.join(d, "sync-curves")
-        with open(fake, "w") as f:
-            f.write(FAKE)
-        os.chmod(fake, 0o755)
-        out = os.path.join(d, "out")
-        cmd = ["/usr/bin/python3", os.path.join(ROOT, "scripts", "quality_protocol.py"),
-               "--bin", fake, "--out", out, "--grid", "small", "--workloads", "randomwalks"]
+        fake, out, cmd = stand_in(d, FAKE)
         r = subprocess.run(cmd + ["--refs-only"], capture_output=True, text=True)
         made = sorted(os.listdir(os.path.join(out, "runs", "randomwalks")))
         check(r.returncode == 0 and len(made) == 5 and all(f.startswith("full-") for f in made),
@@ -121,13 +127,7 @@ def infeasible():
                             '    sys.stderr.write("sync-curves: budget_too_small: budget 1.6% is '
                             'below the smallest payload\\n")\n    sys.exit(2)\ntau = 10.0')
     with tempfile.TemporaryDirectory() as d:
-        fake = os.path.join(d, "sync-curves")
-        with open(fake, "w") as f:
-            f.write(fake_src)
-        os.chmod(fake, 0o755)
-        out = os.path.join(d, "out")
-        cmd = ["/usr/bin/python3", os.path.join(ROOT, "scripts", "quality_protocol.py"),
-               "--bin", fake, "--out", out, "--grid", "small", "--workloads", "randomwalks"]
+        fake, out, cmd = stand_in(d, fake_src)
         r = subprocess.run(cmd, capture_output=True, text=True)
         runs = os.path.join(out, "runs", "randomwalks")
         marker = os.path.join(runs, "hilo-spar-1p6pct-s102.infeasible")
