@@ -106,7 +106,10 @@ TEST(NetFaults, DamageBeforeTcpIsRepairedByTcp)
     auto mostly_virtual = RandomPayload(1000, 3);
     ASSERT_TRUE(p.ends.GetLearner()->Send(0, 1, real, 300000).ok());
     ASSERT_TRUE(p.ends.GetLearner()->Send(0, 2, mostly_virtual, 3000000).ok());
-    testing::RunAndDestroy(ns3::Seconds(120));
+    // At 30% segment loss the 3 MB message takes minutes of simulated time (unpaced CUBIC with
+    // HyStart delivered it at 125 s, paced slow start before 120 s): the horizon leaves room, since
+    // what is checked is that TCP repairs every damaged segment, not how fast.
+    testing::RunAndDestroy(ns3::Seconds(600));
     EXPECT_GT(p.to_worker->GetCorrupted(), 50u);
     ASSERT_EQ(p.at_worker.size(), 2u);
     EXPECT_EQ(p.at_worker[0].payload, *real) << "TCP dropped every damaged segment and resent it";
