@@ -1,0 +1,254 @@
+#!/usr/bin/python3
+"""Remakes one results/ folder whose files come from several studies, with one command.
+
+Usage: scripts/remake_results.py FOLDER [--only FILE] [--list] [--dry-run] [--no-build]
+  FOLDER     results/sim, results/validation or results/compressors
+  --only     run only the study that makes FILE (a file name of the folder)
+  --list     print each study: the files it makes, how, and its command
+  --dry-run  print the commands in the order they would run, run nothing
+  --no-build do not build the targets the studies need first
+
+Each study is one shell command run from the repository root (bash, errexit and pipefail on).
+A study's files are either written by the command itself ("command") or written from its output
+("from output": tables and prose assembled from what the command printed, which is kept in
+results/runs/remake/<folder>/<study>.log, ignored by git). Studies run one after the other, in
+the order below; the first that fails stops the remake (exit 1, naming it and its log). Emulation
+studies need root and take the machine-wide lock /tmp/hilo-emu.lock.
+
+Exit codes: 0 all studies ran, 1 a study failed, 2 bad arguments (unknown folder or file).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PY = "/usr/bin/python3"
+RUNS = "results/runs/remake"
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    files: tuple  # file names in the folder this study makes
+    cmd: str  # one bash command, run from the repository root
+    made: str  # "command" or "from output"
+    targets: tuple = ()  # build targets it needs
+    root: bool = False  # needs root (emulation)
+    note: str = ""
+
+
+SIM = "results/sim"
+VAL = "results/validation"
+CMP = "results/compressors"
+OUT_SIM = f"{RUNS}/sim"
+
+_fig1_flow = (
+    f"for ss in true false; do nice -n 10 {PY} scripts/sweep.py scenarios/paper/fig1-speedup.textproto"
+    " --grid network.worker_link.bandwidth=10Mbps,100Mbps,1Gbps,10Gbps --set network.model=flow"
+    f" --set network.slow_start_after_idle=$ss --out {OUT_SIM}/fig1-flow-ss$ss --jobs 1; done;"
+    f" cp {OUT_SIM}/fig1-flow-sstrue/sweep.csv {SIM}/fig1-auto-flow.csv;"
+    f" cp {OUT_SIM}/fig1-flow-ssfalse/sweep.csv {SIM}/fig1-auto-flow-no-restart.csv;"
+    f" nice -n 10 {PY} scripts/sweep.py scenarios/paper/fig1-speedup.textproto"
+    " --grid network.worker_link.bandwidth=1Gbps,10Gbps --set network.model=packet"
+    f" --out {OUT_SIM}/fig1-packet --jobs 1; cp {OUT_SIM}/fig1-packet/sweep.csv {SIM}/fig1-auto-packet.csv"
+)
+
+_quickstart = "build/sim/hilo-sim run scenarios/quickstart.textproto --quiet"
+
+STUDIES = {
+    SIM: (
+        Study("flow-vs-packet", ("flow-vs-packet.md", "flow-vs-packet.csv"),
+              f"rm -f {SIM}/flow-vs-packet.csv; for f in scenarios/validation/*.textproto; do"
+              " case $(basename $f) in emu-*) continue ;; esac;"
+              f" {PY} scripts/compare_models.py $f --out {OUT_SIM}/compare/$(basename $f .textproto)"
+              f" --csv {SIM}/flow-vs-packet.csv; done",
+              "command", ("hilo-sim",), note="the .md is written from the .csv and the log"),
+        Study("flow-vs-packet-idle-restart", ("flow-vs-packet-idle-restart.md",),
+              "for sc in link-100Mbps-40ms link-1Gbps-40ms star-8-shared-uplink gpu-mix-staleness1; do"
+              f" {PY} scripts/compare_models.py scenarios/validation/$sc.textproto"
+              f" --out {OUT_SIM}/idle-restart/$sc; done",
+              "from output", ("hilo-sim",)),
+        Study("single-link-transfer", ("single-link-transfer.md",),
+              "build/tests/sim-single-link-bench", "from output", ("sim-single-link-bench",)),
+        Study("single-link-loss", ("single-link-loss.txt",),
+              "for p in 0.005 0.01 0.02; do echo \"# --loss=$p\"; build/tests/sim-single-link-bench"
+              " --loss=$p --rates=10Mbps,100Mbps --delays=10ms,40ms,100ms --bytes=3000000"
+              " --messages=4; done",
+              "from output", ("sim-single-link-bench",), note="the header lines are kept"),
+        Study("single-link-warm", ("single-link-warm.md",),
+              "build/tests/sim-single-link-bench --warm --rates=10Gbps --delays=100ms --messages=2",
+              "from output", ("sim-single-link-bench",)),
+        Study("transport-cost", ("transport-cost.txt", "transport-cost-flow.txt"),
+              "uptime; build/tests/sim-transport-bench; uptime;"
+              " build/tests/sim-transport-bench --model=flow",
+              "from output", ("sim-transport-bench",), note="the header lines are kept"),
+        Study("flow-model-cost", ("flow-model-cost.md",),
+              f"for m in flow packet; do /usr/bin/time {_quickstart} --set network.model=$m"
+              f" --out {OUT_SIM}/flow-model-cost/$m; done;"
+              f" /usr/bin/time {_quickstart} --set network.model=flow --set workers[0].count=32"
+              " --set workers[1].count=32 --set workload.steps=10"
+              f" --out {OUT_SIM}/flow-model-cost/flow-64;"
+              f" /usr/bin/time {_quickstart} --set network.model=flow --set workers[0].count=512"
+              " --set workers[1].count=512 --set workload.steps=2 --set workload.eval_every=2"
+              f" --out {OUT_SIM}/flow-model-cost/flow-1024",
+              "from output", ("hilo-sim",)),
+        Study("simulator-cost", ("simulator-cost.md",),
+              "for n in 4 16 32; do"
+              f" /usr/bin/time {_quickstart} --set workload.steps=3 --set workers[0].count=$n"
+              " --set workers[1].count=$n --set workload.eval_every=100"
+              " --set 'arms[0].strategy=hilo' --set 'arms[0].compressor=spar'"
+              " --set 'arms[0].budget=1.6%' --set 'arms[0].options.dtype=bf16'"
+              f" --out {OUT_SIM}/simulator-cost/hilo-$n; done;"
+              " for n in 4 16; do"
+              f" /usr/bin/time {_quickstart} --set workload.steps=2 --set workers[0].count=$n"
+              " --set workers[1].count=$n --set workload.eval_every=100"
+              f" --out {OUT_SIM}/simulator-cost/full-$n; done",
+              "from output", ("hilo-sim",)),
+        Study("cost-table", ("cost-table.md", "cost-table.csv"),
+              f"{PY} scripts/cost_table.py --out {SIM}/cost-table", "command", ("hilo-sim",)),
+        Study("fig1-auto", ("fig1-auto-buffers.md", "fig1-auto-flow.csv",
+                            "fig1-auto-flow-no-restart.csv", "fig1-auto-packet.csv"),
+              _fig1_flow, "command", ("hilo-sim",),
+              note="the .md is written from the three .csv files"),
+    ),
+    VAL: (
+        Study("emulation",
+              ("emulation.md", "emulation.csv", "emulation-meta.txt", "emulation-commits.csv",
+               "emulation-notes.md", "emulation-new-rows.md", "emulation-new-rows.csv",
+               "emulation-new-rows-commits.csv"),
+              "flock /tmp/hilo-emu.lock scripts/validate_emulation.sh", "command",
+              ("hilo-sim", "hilo-emu", "hilo-node", "hilo-netem"), root=True,
+              note="emulation-notes.md (why rows miss) is written by hand from emulation.md; "
+              "the emulation-new-rows files hold rows a full run puts into emulation.csv"),
+        Study("emulation-ceiling",
+              ("emulation-ceiling.md", "emulation-ceiling.csv", "emulation-ceiling-meta.txt"),
+              "flock /tmp/hilo-emu.lock scripts/emulation_ceiling.sh", "command",
+              ("hilo-sim", "hilo-emu", "hilo-node", "hilo-netem"), root=True),
+        Study("simulator-rerun", ("simulator-rerun.md",),
+              f"nice -n 10 {PY} scripts/validation_sim_rerun.py --hilo-sim build/sim/hilo-sim",
+              "from output", ("hilo-sim",),
+              note="the table it prints is the newest section of the file"),
+        Study("tiny-modes", ("tiny-modes.md",),
+              f"/usr/bin/time build/sim/hilo-sim run tests/scripts/tiny.textproto --quiet"
+              f" --out {RUNS}/validation/tiny/sim;"
+              " flock /tmp/hilo-emu.lock /usr/bin/time build/sim/hilo-emu run"
+              f" tests/scripts/tiny.textproto --network direct --out {RUNS}/validation/tiny/emu-direct;"
+              " flock /tmp/hilo-emu.lock /usr/bin/time build/sim/hilo-emu run"
+              f" tests/scripts/tiny.textproto --out {RUNS}/validation/tiny/emu-ns3",
+              "from output", ("hilo-sim", "hilo-emu", "hilo-node", "hilo-netem"), root=True),
+    ),
+    CMP: (
+        Study("reconstruction-error", ("reconstruction-error.csv", "reconstruction-error.csv.meta.json"),
+              f"build/tests/hilo-compress-error > {CMP}/reconstruction-error.csv;"
+              f" {PY} scripts/csv_provenance.py {CMP}/reconstruction-error.csv", "command",
+              ("hilo-compress-error",)),
+        Study("reconstruction-error-spectral",
+              ("reconstruction-error-spectral.csv", "reconstruction-error-spectral.csv.meta.json"),
+              "build/tests/hilo-compress-error spar spar-sketch8 powersgd sparq"
+              f" > {CMP}/reconstruction-error-spectral.csv;"
+              f" {PY} scripts/csv_provenance.py {CMP}/reconstruction-error-spectral.csv", "command",
+              ("hilo-compress-error",)),
+        Study("real-gradient-error",
+              ("real-gradient-error.csv", "real-gradient-error.csv.meta.json",
+               "gradient-vs-update-spectra.csv", "gradient-vs-update-spectra.csv.meta.json"),
+              f"build/tests/models-real-gradient-error 10 {CMP}/gradient-vs-update-spectra.csv"
+              f" > {CMP}/real-gradient-error.csv; {PY} scripts/csv_provenance.py"
+              f" {CMP}/real-gradient-error.csv {CMP}/gradient-vs-update-spectra.csv", "command",
+              ("models-real-gradient-error",)),
+        Study("bench-2threads", ("bench-2threads.json", "bench-2threads.txt"),
+              "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-compress-bench"
+              f" --benchmark_out={CMP}/bench-2threads.json --benchmark_out_format=json"
+              f" | tee {CMP}/bench-2threads.txt", "command", ("hilo-compress-bench",)),
+        Study("bench-1thread", ("bench-1thread.json", "bench-1thread.txt"),
+              "HILO_BENCH_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1"
+              " build/tests/hilo-compress-bench"
+              f" --benchmark_out={CMP}/bench-1thread.json --benchmark_out_format=json"
+              f" | tee {CMP}/bench-1thread.txt", "command", ("hilo-compress-bench",)),
+        Study("bench-spectral", ("bench-spectral-2threads.json", "bench-spectral-2threads.txt"),
+              "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-compress-bench --benchmark_filter='Spar|PowerSgd'"
+              f" --benchmark_out={CMP}/bench-spectral-2threads.json --benchmark_out_format=json"
+              f" | tee {CMP}/bench-spectral-2threads.txt", "command", ("hilo-compress-bench",),
+              note="the filter and the before/after binaries are in the .txt header"),
+    ),
+}
+
+
+def studies_for(folder, only):
+    studies = STUDIES[folder]
+    if only is None:
+        return list(studies)
+    picked = [s for s in studies if only in s.files]
+    if not picked:
+        raise KeyError(only)
+    return picked
+
+
+def describe(folder, study):
+    how = "written by the command" if study.made == "command" else "written from its output"
+    lines = [f"{study.name}: {', '.join(study.files)} ({how}{'; root' if study.root else ''})"]
+    if study.note:
+        lines.append(f"  note: {study.note}")
+    lines.append(f"  $ {study.cmd}")
+    return "\n".join(lines)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("folder")
+    ap.add_argument("--only", help="the study that makes this file (a file name of the folder)")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--no-build", action="store_true")
+    args = ap.parse_args(argv)
+    folder = os.path.normpath(args.folder)
+    if folder not in STUDIES:
+        print(f"remake_results.py: unknown folder '{args.folder}' (known: {', '.join(STUDIES)})",
+              file=sys.stderr)
+        return 2
+    try:
+        studies = studies_for(folder, args.only)
+    except KeyError:
+        print(f"remake_results.py: --only '{args.only}': no study of {folder} makes that file",
+              file=sys.stderr)
+        return 2
+    if args.list or args.dry_run:
+        for s in studies:
+            print(describe(folder, s) if args.list else s.cmd)
+        return 0
+    if any(s.root for s in studies) and os.geteuid() != 0:
+        names = ", ".join(s.name for s in studies if s.root)
+        print(f"remake_results.py: {names} need root (emulation); run as root or use --only",
+              file=sys.stderr)
+        return 2
+    targets = sorted({t for s in studies for t in s.targets})
+    if targets and not args.no_build:
+        build = [os.path.join(ROOT, "scripts", "build.sh")]
+        for t in targets:
+            build += ["--target", t]
+        if subprocess.run(build, cwd=ROOT).returncode != 0:
+            print("remake_results.py: the build failed", file=sys.stderr)
+            return 1
+    logs = os.path.join(ROOT, RUNS, os.path.basename(folder))
+    os.makedirs(logs, exist_ok=True)
+    for i, s in enumerate(studies, 1):
+        log = os.path.join(logs, s.name + ".log")
+        print(f"[{i}/{len(studies)}] {s.name}: {', '.join(s.files)} (log {os.path.relpath(log, ROOT)})",
+              flush=True)
+        t0 = time.time()
+        with open(log, "w") as f:
+            rc = subprocess.run(["bash", "-c", "set -euo pipefail; " + s.cmd], cwd=ROOT, stdout=f,
+                                stderr=subprocess.STDOUT).returncode
+        print(f"    {time.time() - t0:.0f} s, exit {rc}", flush=True)
+        if rc != 0:
+            print(f"remake_results.py: study {s.name} failed (exit {rc}); see {log}", file=sys.stderr)
+            return 1
+        if s.made != "command":
+            print(f"    write {', '.join(s.files)} from {os.path.relpath(log, ROOT)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
