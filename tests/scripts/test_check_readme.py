@@ -24,18 +24,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
 CHECK = os.path.join(ROOT, "scripts", "check_readme.py")
-failures = []
-
-
-def check(cond, what, detail=""):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        if detail:
-            print(detail, flush=True)
-        failures.append(what)
+_checks = Checks()
+check = _checks.check
 
 
 def run(args, bins):
@@ -162,11 +158,7 @@ def main():
         r"[^/]*\.walltime|[^/]*\.sweep\.log|\.readme-parts/.*)$", p)]
     check(not generated, "no generated files committed under results/", "\n".join(generated[:10]))
 
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all checks passed")
-    return 0
+    return _checks.finish()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ import runpy
 import sys
 from contextlib import redirect_stdout
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = os.path.join(ROOT, "scripts")
 sys.path.insert(0, SCRIPTS)
@@ -45,15 +48,8 @@ CASES = [
     ("plot_quality.py", [f"{P}/quality/table.csv"], True),
     ("plot_protocol.py", [f"{P}/quality/protocol/protocol-table.csv"], True),
 ]
-failures = []
-
-
-def check(cond, what, detail=""):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        if detail:
-            print(detail, flush=True)
-        failures.append(what)
+_checks = Checks()
+check = _checks.check
 
 
 def render(script, args):
@@ -164,11 +160,7 @@ def main():
     check(shares and max(shares) <= 100.0, "no worker is busy more than 100% of the time",
           printed)
 
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all checks passed")
-    return 0
+    return _checks.finish()
 
 
 if __name__ == "__main__":

@@ -19,16 +19,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-failures = []
-
-
-def check(cond, what, detail=""):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        if detail:
-            print(detail[-3000:], flush=True)
-        failures.append(what)
+_checks = Checks()
+check = _checks.check
 
 
 def readme_commands():
@@ -75,13 +71,9 @@ def main():
         check(rows and all(r["status"] == "ok" and r.get("mode") == "emulation-direct"
                            for r in rows), "the hilo-emu sweep ran real processes on loopback")
     finally:
-        if not failures:
+        if not _checks.failures:
             shutil.rmtree(tmp)
-    if failures:
-        print(f"{len(failures)} check(s) failed; files kept in {tmp}")
-        return 1
-    print("all checks passed")
-    return 0
+    return _checks.finish(f"; files kept in {tmp}")
 
 
 if __name__ == "__main__":

@@ -19,17 +19,13 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "remake_results.py")
-failures = []
-
-
-def check(ok, what, detail=""):
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        failures.append(what)
-        if detail:
-            print("     " + str(detail)[:2000])
+_checks = Checks()
+check = _checks.check
 
 
 def load():
@@ -111,11 +107,7 @@ def main():
           "the failing study's output is in its log")
     shutil.rmtree(scratch, ignore_errors=True)
 
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all checks passed")
-    return 0
+    return _checks.finish()
 
 
 if __name__ == "__main__":

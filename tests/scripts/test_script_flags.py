@@ -14,6 +14,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
 S = os.path.join(ROOT, "scripts")
@@ -29,15 +32,8 @@ SCRIPTS = [
     ([f"{S}/emulation_ceiling.sh"], True, None, None),
     ([f"{S}/reproduce.sh"], False, None, None),
 ]
-failures = []
-
-
-def check(cond, what, detail=""):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        if detail:
-            print(detail[-2000:], flush=True)
-        failures.append(what)
+_checks = Checks()
+check = _checks.check
 
 
 def run(cmd, env=None):
@@ -60,11 +56,7 @@ def main():
                                         else "HILO_UNUSED": missing})
             check(rc == 2 and missing in out,
                   f"{name} takes its binary from ${var} and exits 2 when it is missing", out)
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all checks passed")
-    return 0
+    return _checks.finish()
 
 
 if __name__ == "__main__":

@@ -56,6 +56,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
 SWEEP = os.path.join(ROOT, "scripts", "sweep.py")
@@ -71,15 +74,8 @@ SUMMARY_COLUMNS = [
     "final_quality", "quality_metric", "higher_is_better", "drift_rel_l2_max", "hash_mismatches",
     "resyncs", "steps",
 ]
-failures = []
-
-
-def check(cond, what, detail=""):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        if detail:
-            print(detail, flush=True)
-        failures.append(what)
+_checks = Checks()
+check = _checks.check
 
 
 def run(cmd, cwd=ROOT):
@@ -521,12 +517,10 @@ def main():
                               "--runner", "hilo-emu", "--grid", "seed=7,x", "--out", emu_out])
         check(rc == 2 and "'x'" in log, "hilo-emu sweeps are validated by hilo-sim first", log)
 
-    if failures:
-        print(f"{len(failures)} check(s) failed; files kept in {tmp}")
-        return 1
+    if _checks.failures:
+        return _checks.finish(f"; files kept in {tmp}")
     shutil.rmtree(tmp)
-    print("all checks passed")
-    return 0
+    return _checks.finish()
 
 
 if __name__ == "__main__":
