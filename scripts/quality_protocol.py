@@ -117,7 +117,7 @@ def curve_path(out, workload, scheme, budget, seed):
     return os.path.join(out, "runs", workload, f"{scheme}-{tag(budget)}-s{seed}.csv")
 
 
-def ensure_base(pretrain, workload, ckpt_dir):
+def ensure_base(pretrain, workload, ckpt_dir, nice=10):
     """Makes the text checkpoint a size-trend workload needs when it is not there yet."""
     if workload not in TEXT_SIZES:
         return
@@ -128,7 +128,7 @@ def ensure_base(pretrain, workload, ckpt_dir):
     cmd = [pretrain, "--out", path + ".part", "--spectrum",
            os.path.join(ckpt_dir, workload + "-spectrum.csv")] + PRETRAIN + TEXT_SIZES[workload]
     print(" ".join(cmd), file=sys.stderr, flush=True)
-    subprocess.run(["nice", "-n", "10"] + cmd, check=True)
+    subprocess.run(["nice", "-n", str(nice)] + cmd, check=True)
     os.replace(path + ".part", path)
 
 
@@ -137,7 +137,7 @@ def infeasible_path(curve):
     return curve[:-len(".csv")] + ".infeasible"
 
 
-def run_one(binary, workload, scheme, budget, seed, path, steps, ckpt_dir):
+def run_one(binary, workload, scheme, budget, seed, path, steps, ckpt_dir, nice=10):
     strategy, compressor, options, extra = SCHEMES[scheme]
     cmd = [binary] + [a.replace("{ckpt}", ckpt_dir) for a in WORKLOADS[workload]] + [
         "--steps", str(steps), "--workers", "2", "--eval-every", "5", "--seed", str(seed),
@@ -149,7 +149,7 @@ def run_one(binary, workload, scheme, budget, seed, path, steps, ckpt_dir):
     wall = time.monotonic()
     tmp = path + ".part"
     try:
-        r = subprocess.run(["nice", "-n", "10"] + cmd + ["--out", tmp], stderr=subprocess.PIPE,
+        r = subprocess.run(["nice", "-n", str(nice)] + cmd + ["--out", tmp], stderr=subprocess.PIPE,
                            text=True)
     except BaseException:
         if os.path.exists(tmp):
@@ -284,6 +284,8 @@ def main():
                     help="pretrain-text, for the size grid's bases")
     ap.add_argument("--ckpt-dir", default="results/runs/text-bases",
                     help="where the size grid's bases are made and kept")
+    ap.add_argument("--nice", type=int, default=10, choices=range(0, 20), metavar="0-19",
+                    help="niceness of each run (default 10: the protocol yields to other work)")
     args = ap.parse_args()
     if args.workloads:
         keep = args.workloads.split(",")
@@ -324,20 +326,23 @@ def main():
                 if not os.path.exists(curve_path(args.out, *r))
                 and not os.path.exists(infeasible_path(curve_path(args.out, *r)))
                 and (r[1] == "full" or not args.refs_only)]
+        # References first, then the headline budgets (their ten seeds carry the ranking), so
+        # that a stopped protocol can already be evaluated where it matters most.
+        headline = GRIDS[args.grid]["headline"]
+        todo.sort(key=lambda r: (r[1] != "full", r[2] not in headline))
         if args.no_run:
             break
         if args.dry_run:
             for r in todo:
                 print(*r)
             return
-        # References first, so that a stopped protocol can already be evaluated.
-        todo.sort(key=lambda r: r[1] != "full")
         for (w, scheme, b, seed) in todo:
             p = curve_path(args.out, w, scheme, b, seed)
             os.makedirs(os.path.dirname(p), exist_ok=True)
-            ensure_base(args.pretrain, w, args.ckpt_dir)
+            ensure_base(args.pretrain, w, args.ckpt_dir, args.nice)
             run_one(args.bin, w, scheme, b, seed, p,
-                    GRIDS[args.grid].get("steps", STEPS).get(w, STEPS[w]), args.ckpt_dir)
+                    GRIDS[args.grid].get("steps", STEPS).get(w, STEPS[w]), args.ckpt_dir,
+                    args.nice)
 
     refs, _ = evaluate()
     rows, cost = [], {}
