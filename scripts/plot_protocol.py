@@ -91,10 +91,14 @@ def main():
             handles.setdefault(scheme, h.lines[0])
         pc.share_axes(ax, handles, ys_all, goal=args.x == "bytes" and k == "stt_full")
         ax.set_xlabel("base model parameters (millions)" if args.x == "params"
-                      else "payload per update (% of adapter bf16 bytes)")
+                      else "payload per update\n(% of adapter bf16 bytes)")
         ax.set_ylabel(label)
         note = pc.interval_note(ns, pc.BOOTSTRAP_KIND)
-        title = (workload + ", " if workload else "real-text distillation at 1.6%, ") + note
+        # Two lines: the workload and n, then what the points are (three panels side by side
+        # leave no room for all of it on one).
+        what, _, n = note.rpartition(", ")
+        title = (workload if workload else "real-text distillation at 1.6%") + (
+            f", {n}\n{what}" if n.startswith("n=") else "\n" + note)
         pc.panel_title(ax, "abcdefghijkl"[i], title)
         ax.grid(True, which="major", alpha=0.3)
     order = [s for s in schemes if s in handles] + [k for k in ("_full", "_goal") if k in handles]
