@@ -251,6 +251,47 @@ TEST_F(TcpLinuxCubicTest, SetsSsthreshToCwndAtTheExitPointAndNotBefore)
     EXPECT_EQ(tcb->m_cWnd.Get(), 181u * 1000);
 }
 
+// Congestion avoidance after a loss at 10 segments with a 20 ms RTT, every segment ACKed
+// separately: `rounds` round trips of cwnd ACKs each, spread evenly over the round.
+void
+AckRounds(ns3::Ptr<TcpLinuxCubic> cc, ns3::Ptr<ns3::TcpSocketState> tcb, int rounds)
+{
+    const ns3::Time rtt = ns3::MilliSeconds(20);
+    for (int r = 0; r < rounds; ++r)
+    {
+        const uint32_t acks = tcb->GetCwndInSegments();
+        for (uint32_t i = 1; i <= acks; ++i)
+        {
+            ns3::Simulator::Schedule(rtt * i / acks,
+                                     [cc, tcb, rtt]()
+                                     {
+                                         cc->PktsAcked(tcb, 1, rtt);
+                                         cc->IncreaseWindow(tcb, 1);
+                                     });
+        }
+        ns3::Simulator::Stop(rtt);
+        ns3::Simulator::Run();
+    }
+}
+
+TEST_F(TcpLinuxCubicTest, GrowsAtLeastAsFastAsRenoAfterALossOnASmallWindow)
+{
+    auto cc = ns3::CreateObject<TcpLinuxCubic>();
+    cc->Init(tcb);
+    tcb->m_cWnd = 10 * 1000;
+    tcb->m_ssThresh = cc->GetSsThresh(tcb, tcb->m_cWnd.Get());
+    EXPECT_EQ(tcb->m_ssThresh.Get(), 7u * 1000); // 10 x 717 / 1024
+    tcb->m_cWnd = tcb->m_ssThresh.Get();
+    // The cubic curve alone needs K = cbrt((10 - 7) / 0.4) = 1.96 s to climb back to 10
+    // segments. Linux's TCP-friendly region grows the Reno estimate by one segment per
+    // (15 cwnd) / 8 + 1 ACKs (integer arithmetic), about 8/15 segment per round trip: 37
+    // segments after 60 round trips (1.2 s), as a line-by-line transcription of Linux's
+    // bictcp_update and tcp_cong_avoid_ai (HZ = 1000) gives; cwnd follows the estimate.
+    AckRounds(cc, tcb, 60);
+    EXPECT_EQ(cc->GetCubicWindow().GetRenoCwnd(), 37u);
+    EXPECT_EQ(tcb->m_cWnd.Get(), 37u * 1000);
+}
+
 TEST_F(TcpLinuxCubicTest, ForkedCopiesKeepLinuxHyStartAndNs3sOff)
 {
     auto cc = ns3::CreateObject<TcpLinuxCubic>();
