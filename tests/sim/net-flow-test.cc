@@ -340,6 +340,22 @@ SecondMessageSeconds(const TcpFlowParams& p, double goodput, uint64_t bytes, dou
     return arrivals.at[s].at(1) - second_at;
 }
 
+TEST(FlowNetwork, ASlowStartWindowLeavesAtTheLinkRateNotPaced)
+{
+    // 1 MB/s goodput, 100 ms RTT (BDP 100 kB), 10 kB initial window, no restart after idle. The
+    // first 30 kB take rounds of 10 and 20 kB and leave cwnd at 40 kB. The second 30 kB, a second
+    // later, fit that window and leave at once at the link rate, as Linux's unpaced CUBIC sends
+    // them: 30 ms. Paced at 2 x cwnd / RTT (800 kB/s, ns-3's slow-start pacing) they took 37.5 ms.
+    TcpFlowParams p;
+    p.mss_bytes = 1000;
+    p.rtt_s = 0.1;
+    p.window_bytes = 1e7;
+    p.initial_cwnd_bytes = 10000;
+    p.tail_s = 0;
+    p.restart_after_idle = false;
+    EXPECT_NEAR(SecondMessageSeconds(p, 1e6, 30000, 1.0), 0.030, 1e-6);
+}
+
 TEST(FlowNetwork, WindowRestartsAfterIdleLongerThanLinuxsRto)
 {
     // 10 segments of 1000 B initial window, 100 ms RTT (Linux RTO: 300 ms), 1 MB/s goodput.
@@ -493,8 +509,8 @@ TEST(FlowNetwork, EachVariantKeepsItsOwnShareOfTheWindowAtALoss)
 TEST(FlowNetwork, ClosedFormHandComputed)
 {
     // 10 segments of 1000 B initial window, 100 ms RTT, 1 MB/s goodput (BDP 100 kB), 1 MB
-    // window. Rounds of 10, 20 and 40 kB (each paced at 2 x window / RTT, then waiting for its
-    // ACKs), then one of 80 kB at the link's 1 MB/s (80 kB is still below the BDP); the window
+    // window. Rounds of 10, 20 and 40 kB (each sent at once, then waiting for its ACKs), then
+    // one of 80 kB at the link's 1 MB/s (80 kB is still below the BDP); the window
     // is then 160 kB >= BDP and the remaining 850 kB go at 1 MB/s: 4 x 0.1 + 0.85 = 1.25 s.
     TcpFlowParams p;
     p.mss_bytes = 1000;
@@ -503,14 +519,14 @@ TEST(FlowNetwork, ClosedFormHandComputed)
     p.initial_cwnd_bytes = 10000;
     p.tail_s = 0;
     EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 1e6, p.initial_cwnd_bytes), 1.25, 1e-12);
-    // 25 kB: 10 kB in round one, 15 kB of round two at 2 x 20 kB / 0.1 s = 400 kB/s.
-    EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 25000, p.initial_cwnd_bytes),
-                0.1 + 15000.0 / 400000.0, 1e-12);
-    // Window-limited: a 20 kB window sends 20 kB per 100 ms at most, paced at 400 kB/s.
+    // 25 kB: 10 kB in round one, 15 kB of round two at the link's 1 MB/s (unpaced).
+    EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 25000, p.initial_cwnd_bytes), 0.1 + 15000.0 / 1e6,
+                1e-12);
+    // Window-limited: a 20 kB window sends 20 kB per 100 ms at most, each at the link rate.
     p.window_bytes = 20000;
     p.initial_cwnd_bytes = 20000;
     EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 100000, p.initial_cwnd_bytes),
-                4 * 0.1 + 20000.0 / 400000.0, 1e-12);
+                4 * 0.1 + 20000.0 / 1e6, 1e-12);
 }
 
 TEST(FlowNetwork, LossSettlesAtThePadhyeRate)
