@@ -315,6 +315,20 @@ TEST(FlowNetwork, SingleFlowCompletionTimeEqualsTheClosedForm)
     }
 }
 
+// The small hand-computable stream of the tests below: 1000 B segments, 100 ms RTT, a 10 kB
+// initial window, a send buffer of `windowBytes`, the last byte arriving as it leaves.
+TcpFlowParams
+HandParams(double windowBytes)
+{
+    TcpFlowParams p;
+    p.mss_bytes = 1000;
+    p.rtt_s = 0.1;
+    p.window_bytes = windowBytes;
+    p.initial_cwnd_bytes = 10000;
+    p.tail_s = 0;
+    return p;
+}
+
 // Two messages on one stream, the second `gap` seconds after the first has left; returns the
 // second's transfer time (enqueue to arrival).
 double
@@ -346,12 +360,7 @@ TEST(FlowNetwork, ASlowStartWindowLeavesAtTheLinkRateNotPaced)
     // first 30 kB take rounds of 10 and 20 kB and leave cwnd at 40 kB. The second 30 kB, a second
     // later, fit that window and leave at once at the link rate, as Linux's unpaced CUBIC sends
     // them: 30 ms. Paced at 2 x cwnd / RTT (800 kB/s, ns-3's slow-start pacing) they took 37.5 ms.
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.window_bytes = 1e7;
-    p.initial_cwnd_bytes = 10000;
-    p.tail_s = 0;
+    TcpFlowParams p = HandParams(1e7);
     p.restart_after_idle = false;
     EXPECT_NEAR(SecondMessageSeconds(p, 1e6, 30000, 1.0), 0.030, 1e-6);
 }
@@ -359,12 +368,7 @@ TEST(FlowNetwork, ASlowStartWindowLeavesAtTheLinkRateNotPaced)
 TEST(FlowNetwork, WindowRestartsAfterIdleLongerThanLinuxsRto)
 {
     // 10 segments of 1000 B initial window, 100 ms RTT (Linux RTO: 300 ms), 1 MB/s goodput.
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.window_bytes = 1e7;
-    p.initial_cwnd_bytes = 10000;
-    p.tail_s = 0;
+    TcpFlowParams p = HandParams(1e7);
     const uint64_t bytes = 1000000;
     const double fromInitial = SlowStartTransferSeconds(p, 1e6, bytes, p.initial_cwnd_bytes);
     // A long idle period (a rollout): the second message starts again from the initial window.
@@ -411,11 +415,7 @@ TEST(FlowNetwork, AWindowLimitedStreamRestartsToTheWindowItUsed)
     // 100 ms RTT (Linux RTO 300 ms), 1 MB/s, 50 kB window. Slow start grows cwnd 10, 20, 40,
     // 80 kB; then the 50 kB flights below cwnd let it reach twice the flight, 100 kB, and no
     // further (tcp_is_cwnd_limited). 0.35 s of idle is one RTO and 50 ms: one halving, 50 kB.
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.window_bytes = 50000;
-    p.initial_cwnd_bytes = 10000;
+    TcpFlowParams p = HandParams(50000);
     const auto [before, after] = CwndAroundIdle(p, 0.35);
     EXPECT_EQ(before, 100000);
     EXPECT_EQ(after, 50000);
@@ -448,11 +448,7 @@ TEST(FlowNetwork, ARoundCutShortByTheDataIsStillCwndLimited)
     // segments per segment acknowledged: 80 + 25 = 105 kB in flight at the last send, which
     // filled cwnd, so every ACK still grows it, to 2 x 105 = 210 kB. Counting the fifth round's
     // 50 kB alone as the flight stopped cwnd at 160 kB (more than twice 50 kB: not cwnd-limited).
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.window_bytes = 1e9;
-    p.initial_cwnd_bytes = 10000;
+    TcpFlowParams p = HandParams(1e9);
     p.tail_s = 0.05;
     p.restart_after_idle = false;
     EXPECT_EQ(CwndAfterOneMessage(p, 1e9, 200000), 210000);
@@ -464,11 +460,7 @@ TEST(FlowNetwork, ALossNeverRaisesTheWindow)
 {
     // The Padhye window (0.5 MB/s x 100 ms = 50 kB) is above the 40 kB this window-limited
     // stream's cwnd reaches (twice its 20 kB flights): a loss keeps cwnd, it does not lift it.
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.window_bytes = 20000;
-    p.initial_cwnd_bytes = 10000;
+    TcpFlowParams p = HandParams(20000);
     p.loss = 1e-3;
     p.loss_rate_Bps = 500e3;
     auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
@@ -512,12 +504,7 @@ TEST(FlowNetwork, ClosedFormHandComputed)
     // window. Rounds of 10, 20 and 40 kB (each sent at once, then waiting for its ACKs), then
     // one of 80 kB at the link's 1 MB/s (80 kB is still below the BDP); the window
     // is then 160 kB >= BDP and the remaining 850 kB go at 1 MB/s: 4 x 0.1 + 0.85 = 1.25 s.
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.window_bytes = 1e6;
-    p.initial_cwnd_bytes = 10000;
-    p.tail_s = 0;
+    TcpFlowParams p = HandParams(1e6);
     EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 1e6, p.initial_cwnd_bytes), 1.25, 1e-12);
     // 25 kB: 10 kB in round one, 15 kB of round two at the link's 1 MB/s (unpaced).
     EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 25000, p.initial_cwnd_bytes), 0.1 + 15000.0 / 1e6,
