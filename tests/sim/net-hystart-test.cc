@@ -1,6 +1,7 @@
 // HyStart (sim/net/hystart.h): Linux CUBIC's slow-start exit, fed ACK by ACK with exact times,
 // and TcpLinuxCubic, the CUBIC that applies it, on a bare socket state.
 #include "net-test-util.h"
+#include "net-worker-learner.h"
 
 #include "sim/net/hystart.h"
 #include "sim/net/message-endpoint.h"
@@ -347,21 +348,17 @@ SendSixMegabytes()
 {
     TopologySpec spec;
     spec.worker_links = {testing::Link("100Mbps", "40ms", 1500)};
-    auto topo = TopologyBuilder::Build(spec);
-    EXPECT_TRUE(topo.ok());
-    BufferSizing sizing;
-    sizing.fixed_bytes = 8 << 20;
-    const SocketOptions options =
-        SocketOptions::ForPath(topo->GetLearnerPathTo(0), ns3::TcpCubic::GetTypeId(), sizing);
-    auto learner = ns3::CreateObject<MessageEndpoint>();
-    learner->SetAttribute("LocalId", ns3::UintegerValue(1000));
-    learner->Install(topo->GetLearner());
-    auto worker = ns3::CreateObject<MessageEndpoint>();
-    worker->Install(topo->GetWorker(0));
-    learner->Listen(7000, options);
-    worker->Connect(1000, topo->GetLearnerAddressFor(0), 7000, options);
+    testing::WorkerLearner pair(spec,
+                                [](const PathInfo& path)
+                                {
+                                    BufferSizing sizing;
+                                    sizing.fixed_bytes = 8 << 20;
+                                    return SocketOptions::ForPath(path, ns3::TcpCubic::GetTypeId(),
+                                                                  sizing);
+                                });
     SlowStartExit out;
-    const std::string sockets = "/NodeList/" + std::to_string(topo->GetWorker(0)->GetId()) +
+    const std::string sockets = "/NodeList/" +
+                                std::to_string(pair.GetTopology().GetWorker(0)->GetId()) +
                                 "/$ns3::TcpL4Protocol/SocketList/*/";
     ns3::Config::ConnectWithoutContext(sockets + "SlowStartThreshold",
                                        ns3::MakeBoundCallback(&FirstSsthresh, &out));
@@ -369,16 +366,7 @@ SendSixMegabytes()
                                        ns3::MakeBoundCallback(&TrackCwnd, &out));
     ns3::Config::ConnectWithoutContext(sockets + "CongState",
                                        ns3::MakeBoundCallback(&TrackState, &out));
-    const size_t bytes = 6000000;
-    auto payload = testing::RandomPayload(bytes, 3);
-    learner->SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&>(
-        [&](uint32_t, const Message& m)
-        {
-            if (m.payload == *payload)
-                out.arrival_s = ns3::Simulator::Now().GetSeconds();
-        }));
-    ns3::Simulator::Schedule(ns3::Seconds(1),
-                             [&]() { EXPECT_TRUE(worker->Send(1000, 1, payload, bytes).ok()); });
+    pair.SendAt(1.0, testing::RandomPayload(6000000, 3), &out.arrival_s);
     testing::RunAndDestroy(ns3::Seconds(60));
     return out;
 }
