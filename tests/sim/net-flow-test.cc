@@ -167,16 +167,22 @@ struct Arrivals
     }
 };
 
+// An IdealStream over `links`, watched by `arrivals` and open.
+uint32_t
+OpenIdealStream(FlowNetwork& net, std::vector<uint32_t> links, Arrivals& arrivals)
+{
+    const uint32_t s = net.AddStream(std::move(links), IdealStream(), 0);
+    arrivals.Watch(net, s);
+    net.Open(s);
+    return s;
+}
+
 TEST(FlowNetwork, TwoFlowsOnOneLinkFinishTogether)
 {
     auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
-    const uint32_t a = net->AddStream({0}, IdealStream(), 0);
-    const uint32_t b = net->AddStream({0}, IdealStream(), 0);
     Arrivals arrivals;
-    arrivals.Watch(*net, a);
-    arrivals.Watch(*net, b);
-    net->Open(a);
-    net->Open(b);
+    const uint32_t a = OpenIdealStream(*net, {0}, arrivals);
+    const uint32_t b = OpenIdealStream(*net, {0}, arrivals);
     net->Enqueue(a, FrameOf(1000000));
     net->Enqueue(b, FrameOf(1000000));
     RunAndDestroy();
@@ -188,13 +194,9 @@ TEST(FlowNetwork, TwoFlowsOnOneLinkFinishTogether)
 TEST(FlowNetwork, AFlowJoiningAndLeavingMidTransfer)
 {
     auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
-    const uint32_t a = net->AddStream({0}, IdealStream(), 0);
-    const uint32_t b = net->AddStream({0}, IdealStream(), 0);
     Arrivals arrivals;
-    arrivals.Watch(*net, a);
-    arrivals.Watch(*net, b);
-    net->Open(a);
-    net->Open(b);
+    const uint32_t a = OpenIdealStream(*net, {0}, arrivals);
+    const uint32_t b = OpenIdealStream(*net, {0}, arrivals);
     net->Enqueue(a, FrameOf(3000000));
     ns3::Simulator::Schedule(ns3::Seconds(1), [&]() { net->Enqueue(b, FrameOf(1000000)); });
     std::map<double, std::pair<double, double>> rates;
@@ -223,15 +225,10 @@ TEST(FlowNetwork, ThreeFlowsWithDifferentBottlenecksFinishWhenHandComputed)
     // and 4 MB for B and C: A ends at t = 1; then B and C still share link 1 at 2 each (link 0
     // is no longer B's bottleneck but link 1 is): both end at t = 2.
     auto net = ns3::Create<FlowNetwork>(std::vector<double>{10e6, 4e6});
-    const uint32_t a = net->AddStream({0}, IdealStream(), 0);
-    const uint32_t b = net->AddStream({0, 1}, IdealStream(), 0);
-    const uint32_t c = net->AddStream({1}, IdealStream(), 0);
     Arrivals arrivals;
-    for (uint32_t s : {a, b, c})
-    {
-        arrivals.Watch(*net, s);
-        net->Open(s);
-    }
+    const uint32_t a = OpenIdealStream(*net, {0}, arrivals);
+    const uint32_t b = OpenIdealStream(*net, {0, 1}, arrivals);
+    const uint32_t c = OpenIdealStream(*net, {1}, arrivals);
     net->Enqueue(a, FrameOf(8000000));
     net->Enqueue(b, FrameOf(4000000));
     net->Enqueue(c, FrameOf(4000000));
