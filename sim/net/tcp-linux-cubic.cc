@@ -3,6 +3,8 @@
 #include "ns3/boolean.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace hilosim
 {
 
@@ -29,6 +31,7 @@ TcpLinuxCubic::TcpLinuxCubic() = default;
 TcpLinuxCubic::TcpLinuxCubic(const TcpLinuxCubic& other)
   : ns3::TcpCubic(other)
   , m_hystart(other.m_hystart)
+  , m_window(other.m_window)
   , m_exits(0)
 {
 }
@@ -52,6 +55,39 @@ TcpLinuxCubic::Init(ns3::Ptr<ns3::TcpSocketState> tcb)
 {
     ns3::TcpCubic::Init(tcb);
     m_hystart.Reset(ns3::Simulator::Now(), tcb->m_highTxMark.Get().GetValue());
+}
+
+void
+TcpLinuxCubic::IncreaseWindow(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t segmentsAcked)
+{
+    // cubictcp_cong_avoid (the cwnd-limited check is TcpIdleRestart's, which wraps this).
+    const uint32_t segment = tcb->m_segmentSize;
+    if (tcb->m_cWnd.Get() < tcb->m_ssThresh.Get())
+    {
+        // tcp_slow_start: cwnd = min(cwnd + acked, ssthresh); the rest of the ACK goes on.
+        const uint64_t room = (tcb->m_ssThresh.Get() - tcb->m_cWnd.Get() + segment - 1) / segment;
+        const uint32_t used = static_cast<uint32_t>(std::min<uint64_t>(segmentsAcked, room));
+        tcb->m_cWnd = static_cast<uint32_t>(std::min<uint64_t>(
+            uint64_t{tcb->m_cWnd.Get()} + uint64_t{used} * segment, tcb->m_ssThresh.Get()));
+        segmentsAcked -= used;
+        if (segmentsAcked == 0)
+        {
+            return;
+        }
+    }
+    const uint32_t cwnd = tcb->GetCwndInSegments();
+    const uint32_t grown =
+        m_window.OnAck(ns3::Simulator::Now(), cwnd, segmentsAcked, m_hystart.GetDelayMin());
+    if (grown > cwnd)
+    {
+        tcb->m_cWnd = tcb->m_cWnd.Get() + (grown - cwnd) * segment;
+    }
+}
+
+uint32_t
+TcpLinuxCubic::GetSsThresh(ns3::Ptr<const ns3::TcpSocketState> tcb, uint32_t)
+{
+    return m_window.OnLoss(tcb->GetCwndInSegments()) * tcb->m_segmentSize;
 }
 
 void
@@ -87,6 +123,7 @@ TcpLinuxCubic::CongestionStateSet(ns3::Ptr<ns3::TcpSocketState> tcb,
     ns3::TcpCubic::CongestionStateSet(tcb, newState);
     if (newState == ns3::TcpSocketState::CA_LOSS)
     {
+        m_window.Reset();
         m_hystart.Restart(ns3::Simulator::Now(), tcb->m_highTxMark.Get().GetValue());
     }
 }

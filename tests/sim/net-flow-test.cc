@@ -167,16 +167,22 @@ struct Arrivals
     }
 };
 
+// An IdealStream over `links`, watched by `arrivals` and open.
+uint32_t
+OpenIdealStream(FlowNetwork& net, std::vector<uint32_t> links, Arrivals& arrivals)
+{
+    const uint32_t s = net.AddStream(std::move(links), IdealStream(), 0);
+    arrivals.Watch(net, s);
+    net.Open(s);
+    return s;
+}
+
 TEST(FlowNetwork, TwoFlowsOnOneLinkFinishTogether)
 {
     auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
-    const uint32_t a = net->AddStream({0}, IdealStream(), 0);
-    const uint32_t b = net->AddStream({0}, IdealStream(), 0);
     Arrivals arrivals;
-    arrivals.Watch(*net, a);
-    arrivals.Watch(*net, b);
-    net->Open(a);
-    net->Open(b);
+    const uint32_t a = OpenIdealStream(*net, {0}, arrivals);
+    const uint32_t b = OpenIdealStream(*net, {0}, arrivals);
     net->Enqueue(a, FrameOf(1000000));
     net->Enqueue(b, FrameOf(1000000));
     RunAndDestroy();
@@ -188,13 +194,9 @@ TEST(FlowNetwork, TwoFlowsOnOneLinkFinishTogether)
 TEST(FlowNetwork, AFlowJoiningAndLeavingMidTransfer)
 {
     auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
-    const uint32_t a = net->AddStream({0}, IdealStream(), 0);
-    const uint32_t b = net->AddStream({0}, IdealStream(), 0);
     Arrivals arrivals;
-    arrivals.Watch(*net, a);
-    arrivals.Watch(*net, b);
-    net->Open(a);
-    net->Open(b);
+    const uint32_t a = OpenIdealStream(*net, {0}, arrivals);
+    const uint32_t b = OpenIdealStream(*net, {0}, arrivals);
     net->Enqueue(a, FrameOf(3000000));
     ns3::Simulator::Schedule(ns3::Seconds(1), [&]() { net->Enqueue(b, FrameOf(1000000)); });
     std::map<double, std::pair<double, double>> rates;
@@ -223,15 +225,10 @@ TEST(FlowNetwork, ThreeFlowsWithDifferentBottlenecksFinishWhenHandComputed)
     // and 4 MB for B and C: A ends at t = 1; then B and C still share link 1 at 2 each (link 0
     // is no longer B's bottleneck but link 1 is): both end at t = 2.
     auto net = ns3::Create<FlowNetwork>(std::vector<double>{10e6, 4e6});
-    const uint32_t a = net->AddStream({0}, IdealStream(), 0);
-    const uint32_t b = net->AddStream({0, 1}, IdealStream(), 0);
-    const uint32_t c = net->AddStream({1}, IdealStream(), 0);
     Arrivals arrivals;
-    for (uint32_t s : {a, b, c})
-    {
-        arrivals.Watch(*net, s);
-        net->Open(s);
-    }
+    const uint32_t a = OpenIdealStream(*net, {0}, arrivals);
+    const uint32_t b = OpenIdealStream(*net, {0, 1}, arrivals);
+    const uint32_t c = OpenIdealStream(*net, {1}, arrivals);
     net->Enqueue(a, FrameOf(8000000));
     net->Enqueue(b, FrameOf(4000000));
     net->Enqueue(c, FrameOf(4000000));
@@ -315,6 +312,20 @@ TEST(FlowNetwork, SingleFlowCompletionTimeEqualsTheClosedForm)
     }
 }
 
+// The small hand-computable stream of the tests below: 1000 B segments, 100 ms RTT, a 10 kB
+// initial window, a send buffer of `windowBytes`, the last byte arriving as it leaves.
+TcpFlowParams
+HandParams(double windowBytes)
+{
+    TcpFlowParams p;
+    p.mss_bytes = 1000;
+    p.rtt_s = 0.1;
+    p.window_bytes = windowBytes;
+    p.initial_cwnd_bytes = 10000;
+    p.tail_s = 0;
+    return p;
+}
+
 // Two messages on one stream, the second `gap` seconds after the first has left; returns the
 // second's transfer time (enqueue to arrival).
 double
@@ -340,15 +351,21 @@ SecondMessageSeconds(const TcpFlowParams& p, double goodput, uint64_t bytes, dou
     return arrivals.at[s].at(1) - second_at;
 }
 
+TEST(FlowNetwork, ASlowStartWindowLeavesAtTheLinkRateNotPaced)
+{
+    // 1 MB/s goodput, 100 ms RTT (BDP 100 kB), 10 kB initial window, no restart after idle. The
+    // first 30 kB take rounds of 10 and 20 kB and leave cwnd at 40 kB. The second 30 kB, a second
+    // later, fit that window and leave at once at the link rate, as Linux's unpaced CUBIC sends
+    // them: 30 ms. Paced at 2 x cwnd / RTT (800 kB/s, ns-3's slow-start pacing) they took 37.5 ms.
+    TcpFlowParams p = HandParams(1e7);
+    p.restart_after_idle = false;
+    EXPECT_NEAR(SecondMessageSeconds(p, 1e6, 30000, 1.0), 0.030, 1e-6);
+}
+
 TEST(FlowNetwork, WindowRestartsAfterIdleLongerThanLinuxsRto)
 {
     // 10 segments of 1000 B initial window, 100 ms RTT (Linux RTO: 300 ms), 1 MB/s goodput.
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.window_bytes = 1e7;
-    p.initial_cwnd_bytes = 10000;
-    p.tail_s = 0;
+    TcpFlowParams p = HandParams(1e7);
     const uint64_t bytes = 1000000;
     const double fromInitial = SlowStartTransferSeconds(p, 1e6, bytes, p.initial_cwnd_bytes);
     // A long idle period (a rollout): the second message starts again from the initial window.
@@ -395,11 +412,7 @@ TEST(FlowNetwork, AWindowLimitedStreamRestartsToTheWindowItUsed)
     // 100 ms RTT (Linux RTO 300 ms), 1 MB/s, 50 kB window. Slow start grows cwnd 10, 20, 40,
     // 80 kB; then the 50 kB flights below cwnd let it reach twice the flight, 100 kB, and no
     // further (tcp_is_cwnd_limited). 0.35 s of idle is one RTO and 50 ms: one halving, 50 kB.
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.window_bytes = 50000;
-    p.initial_cwnd_bytes = 10000;
+    TcpFlowParams p = HandParams(50000);
     const auto [before, after] = CwndAroundIdle(p, 0.35);
     EXPECT_EQ(before, 100000);
     EXPECT_EQ(after, 50000);
@@ -432,11 +445,7 @@ TEST(FlowNetwork, ARoundCutShortByTheDataIsStillCwndLimited)
     // segments per segment acknowledged: 80 + 25 = 105 kB in flight at the last send, which
     // filled cwnd, so every ACK still grows it, to 2 x 105 = 210 kB. Counting the fifth round's
     // 50 kB alone as the flight stopped cwnd at 160 kB (more than twice 50 kB: not cwnd-limited).
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.window_bytes = 1e9;
-    p.initial_cwnd_bytes = 10000;
+    TcpFlowParams p = HandParams(1e9);
     p.tail_s = 0.05;
     p.restart_after_idle = false;
     EXPECT_EQ(CwndAfterOneMessage(p, 1e9, 200000), 210000);
@@ -448,11 +457,7 @@ TEST(FlowNetwork, ALossNeverRaisesTheWindow)
 {
     // The Padhye window (0.5 MB/s x 100 ms = 50 kB) is above the 40 kB this window-limited
     // stream's cwnd reaches (twice its 20 kB flights): a loss keeps cwnd, it does not lift it.
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.window_bytes = 20000;
-    p.initial_cwnd_bytes = 10000;
+    TcpFlowParams p = HandParams(20000);
     p.loss = 1e-3;
     p.loss_rate_Bps = 500e3;
     auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
@@ -493,24 +498,19 @@ TEST(FlowNetwork, EachVariantKeepsItsOwnShareOfTheWindowAtALoss)
 TEST(FlowNetwork, ClosedFormHandComputed)
 {
     // 10 segments of 1000 B initial window, 100 ms RTT, 1 MB/s goodput (BDP 100 kB), 1 MB
-    // window. Rounds of 10, 20 and 40 kB (each paced at 2 x window / RTT, then waiting for its
-    // ACKs), then one of 80 kB at the link's 1 MB/s (80 kB is still below the BDP); the window
+    // window. Rounds of 10, 20 and 40 kB (each sent at once, then waiting for its ACKs), then
+    // one of 80 kB at the link's 1 MB/s (80 kB is still below the BDP); the window
     // is then 160 kB >= BDP and the remaining 850 kB go at 1 MB/s: 4 x 0.1 + 0.85 = 1.25 s.
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.window_bytes = 1e6;
-    p.initial_cwnd_bytes = 10000;
-    p.tail_s = 0;
+    TcpFlowParams p = HandParams(1e6);
     EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 1e6, p.initial_cwnd_bytes), 1.25, 1e-12);
-    // 25 kB: 10 kB in round one, 15 kB of round two at 2 x 20 kB / 0.1 s = 400 kB/s.
-    EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 25000, p.initial_cwnd_bytes),
-                0.1 + 15000.0 / 400000.0, 1e-12);
-    // Window-limited: a 20 kB window sends 20 kB per 100 ms at most, paced at 400 kB/s.
+    // 25 kB: 10 kB in round one, 15 kB of round two at the link's 1 MB/s (unpaced).
+    EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 25000, p.initial_cwnd_bytes), 0.1 + 15000.0 / 1e6,
+                1e-12);
+    // Window-limited: a 20 kB window sends 20 kB per 100 ms at most, each at the link rate.
     p.window_bytes = 20000;
     p.initial_cwnd_bytes = 20000;
     EXPECT_NEAR(SlowStartTransferSeconds(p, 1e6, 100000, p.initial_cwnd_bytes),
-                4 * 0.1 + 20000.0 / 400000.0, 1e-12);
+                4 * 0.1 + 20000.0 / 1e6, 1e-12);
 }
 
 TEST(FlowNetwork, LossSettlesAtThePadhyeRate)

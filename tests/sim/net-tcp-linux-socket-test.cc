@@ -3,6 +3,7 @@
 // instead of by a retransmission timeout; a lost segment followed by a few delivered ones is
 // found by RACK's time rule before any timeout.
 #include "net-test-util.h"
+#include "net-worker-learner.h"
 
 #include "sim/net/message-endpoint.h"
 #include "sim/net/socket-options.h"
@@ -60,31 +61,15 @@ SendOne(const std::set<uint32_t>& drop)
 {
     TopologySpec spec;
     spec.worker_links = {Link("100Mbps", "10ms", 1500)};
-    auto topo = TopologyBuilder::Build(spec);
-    EXPECT_TRUE(topo.ok());
+    testing::WorkerLearner pair(spec,
+                                [](const PathInfo& path) {
+                                    return SocketOptions::ForPath(path, ns3::TcpCubic::GetTypeId());
+                                });
     auto model = ns3::CreateObject<DropDataPackets>();
     model->drop = drop;
-    topo->GetWorkerLink(0).device_a->SetReceiveErrorModel(model);
-    const PathInfo& path = topo->GetLearnerPathTo(0);
-    const SocketOptions options = SocketOptions::ForPath(path, ns3::TcpCubic::GetTypeId());
-    auto learner = ns3::CreateObject<MessageEndpoint>();
-    learner->SetAttribute("LocalId", ns3::UintegerValue(1000));
-    learner->Install(topo->GetLearner());
-    auto worker = ns3::CreateObject<MessageEndpoint>();
-    worker->Install(topo->GetWorker(0));
-    learner->Listen(7000, options);
-    worker->Connect(1000, topo->GetLearnerAddressFor(0), 7000, options);
+    pair.GetTopology().GetWorkerLink(0).device_a->SetReceiveErrorModel(model);
     Outcome out;
-    const size_t bytes = 99000; // the last segment carries 568 bytes
-    auto payload = RandomPayload(bytes, 7);
-    learner->SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&>(
-        [&](uint32_t, const Message& m)
-        {
-            if (m.payload == *payload)
-                out.arrival_s = ns3::Simulator::Now().GetSeconds();
-        }));
-    ns3::Simulator::Schedule(ns3::Seconds(1),
-                             [&]() { EXPECT_TRUE(worker->Send(1000, 1, payload, bytes).ok()); });
+    pair.SendAt(1.0, RandomPayload(99000, 7), &out.arrival_s); // the last segment: 568 bytes
     testing::RunAndDestroy(ns3::Seconds(60));
     out.data_packets = model->seen;
     return out;
@@ -153,36 +138,24 @@ TEST(TcpLinuxSocketHost, AWindowLargerThanTheHostsQueueWaitsThereInsteadOfBeingD
     TopologySpec spec;
     spec.worker_links = {Link("1Gbps", "10ms", 1500)};
     spec.worker_links[0].queue_packets = 100;
-    auto topo = TopologyBuilder::Build(spec);
-    ASSERT_TRUE(topo.ok());
-    BufferSizing sizing;
-    sizing.fixed_bytes = 4 << 20;
-    SocketOptions options =
-        SocketOptions::ForPath(topo->GetLearnerPathTo(0), ns3::TcpCubic::GetTypeId(), sizing);
-    options.restart_after_idle = false;
-    auto learner = ns3::CreateObject<MessageEndpoint>();
-    learner->SetAttribute("LocalId", ns3::UintegerValue(1000));
-    learner->Install(topo->GetLearner());
-    auto worker = ns3::CreateObject<MessageEndpoint>();
-    worker->Install(topo->GetWorker(0));
-    learner->Listen(7000, options);
-    worker->Connect(1000, topo->GetLearnerAddressFor(0), 7000, options);
-    auto first = RandomPayload(4000000, 1);
-    auto second = RandomPayload(2000000, 2);
-    double sentAt = 3.0;
+    testing::WorkerLearner pair(spec,
+                                [](const PathInfo& path)
+                                {
+                                    BufferSizing sizing;
+                                    sizing.fixed_bytes = 4 << 20;
+                                    SocketOptions options = SocketOptions::ForPath(
+                                        path, ns3::TcpCubic::GetTypeId(), sizing);
+                                    options.restart_after_idle = false;
+                                    return options;
+                                });
+    double firstArrived = 0;
     double arrived = 0;
-    learner->SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&>(
-        [&](uint32_t, const Message& m)
-        {
-            if (m.payload == *second)
-                arrived = ns3::Simulator::Now().GetSeconds();
-        }));
-    ns3::Simulator::Schedule(ns3::Seconds(1),
-                             [&]() { EXPECT_TRUE(worker->Send(1000, 1, first, 4000000).ok()); });
-    ns3::Simulator::Schedule(ns3::Seconds(sentAt),
-                             [&]() { EXPECT_TRUE(worker->Send(1000, 1, second, 2000000).ok()); });
-    auto disc = topo->GetWorker(0)->GetObject<ns3::TrafficControlLayer>()->GetRootQueueDiscOnDevice(
-        topo->GetWorkerLink(0).device_b);
+    const double sentAt = 3.0;
+    pair.SendAt(1.0, RandomPayload(4000000, 1), &firstArrived);
+    pair.SendAt(sentAt, RandomPayload(2000000, 2), &arrived);
+    auto& topo = pair.GetTopology();
+    auto disc = topo.GetWorker(0)->GetObject<ns3::TrafficControlLayer>()->GetRootQueueDiscOnDevice(
+        topo.GetWorkerLink(0).device_b);
     ASSERT_TRUE(disc);
     ns3::Simulator::Stop(ns3::Seconds(30));
     ns3::Simulator::Run();

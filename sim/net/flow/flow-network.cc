@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 
 namespace hilosim
 {
@@ -151,8 +152,15 @@ FlowNetwork::Cap(const Stream& s) const
     {
         return 0; // waiting for the round's ACKs
     }
-    const double pacing = s.slowStart ? kSlowStartPacing : kCongestionAvoidancePacing;
-    return pacing * std::min(s.cwnd, s.tcp.window_bytes) / s.tcp.rtt_s;
+    const double window = std::min(s.cwnd, s.tcp.window_bytes);
+    if (s.slowStart)
+    {
+        // Unpaced, as Linux's CUBIC without an fq qdisc (and the packet model): the round's
+        // window leaves at the fair share. A stream that crosses no link has no share to stop
+        // it: one window per round trip.
+        return s.links.empty() ? window / s.tcp.rtt_s : std::numeric_limits<double>::infinity();
+    }
+    return kCongestionAvoidancePacing * window / s.tcp.rtt_s;
 }
 
 void

@@ -147,12 +147,11 @@ SlowStartTransferSeconds(const TcpFlowParams& params, double goodputBps, double 
             t += left / goodputBps; // the window covers the path: the link rate from now on
             break;
         }
-        // The round's window leaves paced at kSlowStartPacing x window / RTT, then its ACKs
-        // come back one round trip after the round began.
-        const double rate = std::min(goodputBps, kSlowStartPacing * window / params.rtt_s);
+        // The round's window leaves at once (unpaced), then its ACKs come back one round trip
+        // after the round began.
         if (left <= window)
         {
-            t += left / rate;
+            t += left / goodputBps;
             break;
         }
         left -= window;

@@ -7,8 +7,9 @@
 //     timestamp option 12, point-to-point header 2), so goodput = wire rate * mss / (mss + 54);
 //   - the base round trip is twice the propagation delay plus, per hop, the serialization of a
 //     data segment one way and of an ACK the other;
-//   - the window is min(cwnd, send buffer): at most window / RTT of goodput, sent paced at 2x
-//     (slow start) or 1.2x (after it) window / RTT, as ns-3's pacing ratios;
+//   - the window is min(cwnd, send buffer): at most window / RTT of goodput; in slow start each
+//     round's window leaves at once (Linux's CUBIC does not pace without an fq qdisc, nor does
+//     the packet model), after slow start paced at 1.2x window / RTT (ns-3's PacingCaRatio);
 //   - the congestion window starts at 10 segments and grows in slow start by the bytes acked
 //     (ns-3 counts bytes in slow start, RFC 3465), i.e. doubles every round trip while it binds;
 //   - under random loss p the rate tends to the steady-state throughput of Padhye, Firoiu, Towsley
@@ -47,9 +48,8 @@ constexpr uint32_t kSegmentOverheadBytes = 20 + 20 + 12 + 2;
 constexpr uint32_t kInitialCwndSegments = 10;
 /// ns-3's TcpSocketBase::MinRto default, seconds.
 constexpr double kMinRtoSeconds = 1.0;
-/// ns-3's TcpSocketState PacingSsRatio and PacingCaRatio: pacing rate / (window / RTT) in and
-/// after slow start.
-constexpr double kSlowStartPacing = 2.0;
+/// ns-3's TcpSocketState PacingCaRatio: pacing rate / (window / RTT) after slow start. Slow
+/// start is not paced (Linux's CUBIC without an fq qdisc, as the packet model sends it).
 constexpr double kCongestionAvoidancePacing = 1.2;
 
 struct TcpFlowParams
@@ -88,8 +88,8 @@ double PadhyeThroughputBytesPerSecond(double mssBytes, double rttS, double p, do
 
 /// Closed form of one flow alone on its path from a congestion window of `cwndBytes` in slow
 /// start, no loss, as FlowNetwork models it: while the window W = min(cwnd, send buffer) is below
-/// the path's goodput `goodputBps` (bytes/s) times RTT, round k sends W_k bytes paced at
-/// min(goodput, 2 W_k / RTT) and lasts one RTT, and cwnd_{k+1} = cwnd_k + W_k; once W covers the
+/// the path's goodput `goodputBps` (bytes/s) times RTT, round k sends W_k bytes at the goodput
+/// (unpaced) and lasts one RTT, and cwnd_{k+1} = cwnd_k + W_k; once W covers the
 /// path the rest goes at the goodput; the last round sends only what is left. Returns seconds
 /// from the first byte leaving to the last byte arriving (adds tail_s).
 double SlowStartTransferSeconds(const TcpFlowParams& params, double goodputBps, double bytes,
