@@ -40,6 +40,14 @@ CompressingStrategy::Trainable(const AdapterState& initial) const
 }
 
 void
+CompressingStrategy::InitTrainAndShadow(const AdapterState& initial, LearnerState* s) const
+{
+    s->train = Trainable(initial);
+    s->shadow.adapter = initial;
+    s->shadow.optimizer = OptimizerState();
+}
+
+void
 CompressingStrategy::SetBase(const std::vector<float>* base)
 {
     if (m_base_aware != nullptr)

@@ -32,6 +32,9 @@ class CompressingStrategy : public SyncStrategy
 
     /// `initial` with fresh optimizer buffers: the state the optimizer advances.
     ReplicatedState Trainable(const AdapterState& initial) const;
+    /// train = Trainable(initial); shadow = `initial` with no optimizer state: the learner's copy
+    /// of what the replicas of full and delta hold.
+    void InitTrainAndShadow(const AdapterState& initial, LearnerState* s) const;
     /// Points a base-aware compressor at the parameters its payload will be applied to (no-op
     /// for the others).
     void SetBase(const std::vector<float>* base);

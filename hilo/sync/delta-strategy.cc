@@ -26,9 +26,7 @@ class DeltaStrategy : public CompressingStrategy
 
     void InitLearner(const AdapterState& initial, LearnerState* s) const override
     {
-        s->train = Trainable(initial);
-        s->shadow.adapter = initial;
-        s->shadow.optimizer = OptimizerState();
+        InitTrainAndShadow(initial, s);
     }
 
     const ReplicatedState& ReplicaView(const LearnerState& s) const override { return s.shadow; }

@@ -24,9 +24,7 @@ class FullStrategy : public CompressingStrategy
 
     void InitLearner(const AdapterState& initial, LearnerState* s) const override
     {
-        s->train = Trainable(initial);
-        s->shadow.adapter = initial;
-        s->shadow.optimizer = OptimizerState();
+        InitTrainAndShadow(initial, s);
     }
 
     const ReplicatedState& ReplicaView(const LearnerState& s) const override { return s.shadow; }
