@@ -2,8 +2,8 @@
 // X = (theta_{t+1} - theta_t) + decay * e, with e = X - X_hat (learner-side error feedback).
 // Replicas add X_hat; no optimizer replay, so they drift from the learner. The learner keeps an
 // exact copy of what replicas hold (the shadow) so drift can be measured and hashes checked.
-#include "hilo/compress/base-aware.h"
 #include "hilo/optim/replay.h"
+#include "hilo/sync/compressing-strategy.h"
 #include "hilo/sync/strategies.h"
 #include "hilo/sync/strategy-util.h"
 
@@ -12,30 +12,21 @@ namespace hilo
 namespace
 {
 
-class DeltaStrategy : public SyncStrategy
+class DeltaStrategy : public CompressingStrategy
 {
   public:
     DeltaStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer,
                   int64_t budget_bytes, ErrorFeedbackOptions ef)
-      : m_compressor(std::move(compressor))
-      , m_optimizer(optimizer)
-      , m_budget_bytes(budget_bytes)
-      , m_ef(m_compressor->layout().numel(), ef)
-      , m_base_aware(dynamic_cast<BaseAwareCompressor*>(m_compressor.get()))
+      : CompressingStrategy(std::move(compressor), optimizer, budget_bytes, &ef)
     {
     }
 
     SyncKind kind() const override { return SyncKind::kDelta; }
-    const Compressor& compressor() const override { return *m_compressor; }
     bool ReplicasKeepOptimizer() const override { return false; }
 
     void InitLearner(const AdapterState& initial, LearnerState* s) const override
     {
-        s->train.adapter = initial;
-        s->train.optimizer =
-            NewOptimizerState(m_optimizer, static_cast<int64_t>(initial.theta.size()));
-        s->shadow.adapter = initial;
-        s->shadow.optimizer = OptimizerState();
+        InitTrainAndShadow(initial, s);
     }
 
     const ReplicatedState& ReplicaView(const LearnerState& s) const override { return s.shadow; }
@@ -57,13 +48,9 @@ class DeltaStrategy : public SyncStrategy
         {
             m_delta[i] = after[i] - before[i];
         }
-        m_ef.Accumulate(m_delta, &m_x);
-        if (m_base_aware != nullptr)
-        {
-            m_base_aware->SetBase(&s->shadow.adapter.theta);
-        }
-        StatusOr<Encoded> enc = m_compressor->Encode(m_x, m_budget_bytes);
-        times->encode_s = SecondsSince(t0);
+        m_ef->Accumulate(m_delta, &m_x);
+        SetBase(&s->shadow.adapter.theta);
+        StatusOr<Encoded> enc = Encode(m_x, m_budget_bytes, t0, times);
         if (!enc.ok())
         {
             return enc.status();
@@ -75,7 +62,7 @@ class DeltaStrategy : public SyncStrategy
             return Status::Corruption("delta: the replicas' parameters plus the decoded change "
                                       "are not finite");
         }
-        m_ef.Absorb(m_x, m_decoded);
+        m_ef->Absorb(m_x, m_decoded);
         std::swap(s->shadow.adapter.theta, m_shadow_next);
         times->decode_s = SecondsSince(t0);
         std::swap(s->train.adapter.theta, m_next.adapter.theta);
@@ -83,33 +70,17 @@ class DeltaStrategy : public SyncStrategy
         return enc;
     }
 
-    std::string SaveLearnerLocal() const override
-    {
-        return SaveLearnerLocalState(&m_ef, *m_compressor);
-    }
-    Status RestoreLearnerLocal(std::string_view state) override
-    {
-        return RestoreLearnerLocalState(state, &m_ef, m_compressor.get());
-    }
-
     Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
                         ReplicatedState* out) override
     {
-        return ApplyDecodedDelta(*m_compressor, payload, in, out, &m_decoded);
+        return ApplyDelta(payload, in, out);
     }
 
   private:
-    std::unique_ptr<Compressor> m_compressor;
-    OptimizerConfig m_optimizer;
-    int64_t m_budget_bytes;
-    ErrorFeedback m_ef;
-    BaseAwareCompressor* m_base_aware; // m_compressor when it encodes against the shadow
-    ReplicatedState m_next;            // scratch: the learner's candidate next state
-    std::vector<float> m_delta;        // scratch: theta_{t+1} - theta_t
-    std::vector<float> m_x;            // scratch: delta + e
-    std::vector<float> m_decoded;      // scratch: X_hat
-    std::vector<float>
-        m_shadow_next; // scratch: the replicas' next parameters, swapped in once finite
+    ReplicatedState m_next;           // scratch: the learner's candidate next state
+    std::vector<float> m_delta;       // scratch: theta_{t+1} - theta_t
+    std::vector<float> m_x;           // scratch: delta + e
+    std::vector<float> m_shadow_next; // scratch: the replicas' next parameters, once finite
 };
 
 } // namespace

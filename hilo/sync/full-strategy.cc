@@ -2,6 +2,7 @@
 // bf16). Replicas hold exactly the decoded parameters and no optimizer state; the learner keeps a
 // copy of what they hold (its own parameters rounded through the wire dtype).
 #include "hilo/optim/replay.h"
+#include "hilo/sync/compressing-strategy.h"
 #include "hilo/sync/strategies.h"
 #include "hilo/sync/strategy-util.h"
 
@@ -10,26 +11,20 @@ namespace hilo
 namespace
 {
 
-class FullStrategy : public SyncStrategy
+class FullStrategy : public CompressingStrategy
 {
   public:
     FullStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer)
-      : m_compressor(std::move(compressor))
-      , m_optimizer(optimizer)
+      : CompressingStrategy(std::move(compressor), optimizer, /*budget_bytes=*/0, nullptr)
     {
     }
 
     SyncKind kind() const override { return SyncKind::kFull; }
-    const Compressor& compressor() const override { return *m_compressor; }
     bool ReplicasKeepOptimizer() const override { return false; }
 
     void InitLearner(const AdapterState& initial, LearnerState* s) const override
     {
-        s->train.adapter = initial;
-        s->train.optimizer =
-            NewOptimizerState(m_optimizer, static_cast<int64_t>(initial.theta.size()));
-        s->shadow.adapter = initial;
-        s->shadow.optimizer = OptimizerState();
+        InitTrainAndShadow(initial, s);
     }
 
     const ReplicatedState& ReplicaView(const LearnerState& s) const override { return s.shadow; }
@@ -40,10 +35,8 @@ class FullStrategy : public SyncStrategy
         int64_t t0 = NowNs();
         HILO_RETURN_IF_ERROR(ReplayStep(m_optimizer, s->train, grad, &s->train));
         times->apply_s = SecondsSince(t0);
-        t0 = NowNs();
         StatusOr<Encoded> enc =
-            m_compressor->Encode(s->train.adapter.theta, m_compressor->MinPayloadBytes());
-        times->encode_s = SecondsSince(t0);
+            Encode(s->train.adapter.theta, m_compressor->MinPayloadBytes(), NowNs(), times);
         if (!enc.ok())
         {
             return enc.status();
@@ -54,15 +47,6 @@ class FullStrategy : public SyncStrategy
         return enc;
     }
 
-    std::string SaveLearnerLocal() const override
-    {
-        return SaveLearnerLocalState(nullptr, *m_compressor);
-    }
-    Status RestoreLearnerLocal(std::string_view state) override
-    {
-        return RestoreLearnerLocalState(state, nullptr, m_compressor.get());
-    }
-
     Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
                         ReplicatedState* out) override
     {
@@ -71,10 +55,6 @@ class FullStrategy : public SyncStrategy
         out->optimizer = OptimizerState();
         return Status::Ok();
     }
-
-  private:
-    std::unique_ptr<Compressor> m_compressor;
-    OptimizerConfig m_optimizer;
 };
 
 } // namespace

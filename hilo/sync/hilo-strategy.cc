@@ -3,6 +3,7 @@
 // G_hat, and applies G_hat (never G) so that learner and replicas run the same replay on the same
 // bits.
 #include "hilo/optim/replay.h"
+#include "hilo/sync/compressing-strategy.h"
 #include "hilo/sync/strategies.h"
 #include "hilo/sync/strategy-util.h"
 
@@ -11,27 +12,21 @@ namespace hilo
 namespace
 {
 
-class HiloStrategy : public SyncStrategy
+class HiloStrategy : public CompressingStrategy
 {
   public:
     HiloStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer,
                  int64_t budget_bytes, ErrorFeedbackOptions ef)
-      : m_compressor(std::move(compressor))
-      , m_optimizer(optimizer)
-      , m_budget_bytes(budget_bytes)
-      , m_ef(m_compressor->layout().numel(), ef)
+      : CompressingStrategy(std::move(compressor), optimizer, budget_bytes, &ef)
     {
     }
 
     SyncKind kind() const override { return SyncKind::kHilo; }
-    const Compressor& compressor() const override { return *m_compressor; }
     bool ReplicasKeepOptimizer() const override { return true; }
 
     void InitLearner(const AdapterState& initial, LearnerState* s) const override
     {
-        s->train.adapter = initial;
-        s->train.optimizer =
-            NewOptimizerState(m_optimizer, static_cast<int64_t>(initial.theta.size()));
+        s->train = Trainable(initial);
         s->shadow = ReplicatedState();
     }
 
@@ -41,30 +36,20 @@ class HiloStrategy : public SyncStrategy
                                   LearnerStepTimes* times) override
     {
         int64_t t0 = NowNs();
-        m_ef.Accumulate(grad, &m_x);
-        StatusOr<Encoded> enc = m_compressor->Encode(m_x, m_budget_bytes);
-        times->encode_s = SecondsSince(t0);
+        m_ef->Accumulate(grad, &m_x);
+        StatusOr<Encoded> enc = Encode(m_x, m_budget_bytes, t0, times);
         if (!enc.ok())
         {
             return enc.status();
         }
         t0 = NowNs();
         HILO_RETURN_IF_ERROR(m_compressor->Decode(enc->payload, &m_decoded));
-        m_ef.Absorb(m_x, m_decoded);
+        m_ef->Absorb(m_x, m_decoded);
         times->decode_s = SecondsSince(t0);
         t0 = NowNs();
         HILO_RETURN_IF_ERROR(ReplayStep(m_optimizer, s->train, m_decoded, &s->train));
         times->apply_s = SecondsSince(t0);
         return enc;
-    }
-
-    std::string SaveLearnerLocal() const override
-    {
-        return SaveLearnerLocalState(&m_ef, *m_compressor);
-    }
-    Status RestoreLearnerLocal(std::string_view state) override
-    {
-        return RestoreLearnerLocalState(state, &m_ef, m_compressor.get());
     }
 
     Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
@@ -75,12 +60,7 @@ class HiloStrategy : public SyncStrategy
     }
 
   private:
-    std::unique_ptr<Compressor> m_compressor;
-    OptimizerConfig m_optimizer;
-    int64_t m_budget_bytes;
-    ErrorFeedback m_ef;
-    std::vector<float> m_x;       // scratch: G + e
-    std::vector<float> m_decoded; // scratch: G_hat
+    std::vector<float> m_x; // scratch: G + e
 };
 
 } // namespace

@@ -14,8 +14,8 @@
 // the lagging w gives, so a long lag overshoots; beta < 1 pulls the master back towards w each
 // step, which bounds the lag at the price of dropping part of the unsent error. Without error
 // feedback X = u_t (every unsent part is lost).
-#include "hilo/compress/base-aware.h"
 #include "hilo/optim/replay.h"
+#include "hilo/sync/compressing-strategy.h"
 #include "hilo/sync/strategies.h"
 #include "hilo/sync/strategy-util.h"
 
@@ -24,21 +24,19 @@ namespace hilo
 namespace
 {
 
-class PrimalStrategy : public SyncStrategy
+// The master copy and its optimizer live in LearnerState (checkpointed with it), and the unsent
+// error is the gap x - w, not a residual: no learner-side error feedback of its own.
+class PrimalStrategy : public CompressingStrategy
 {
   public:
     PrimalStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer,
                    int64_t budget_bytes, ErrorFeedbackOptions ef)
-      : m_compressor(std::move(compressor))
-      , m_optimizer(optimizer)
-      , m_budget_bytes(budget_bytes)
+      : CompressingStrategy(std::move(compressor), optimizer, budget_bytes, nullptr)
       , m_beta(ef.enabled ? ef.decay : 0.0f)
-      , m_base_aware(dynamic_cast<BaseAwareCompressor*>(m_compressor.get()))
     {
     }
 
     SyncKind kind() const override { return SyncKind::kPrimal; }
-    const Compressor& compressor() const override { return *m_compressor; }
     bool ReplicasKeepOptimizer() const override { return false; }
 
     void InitLearner(const AdapterState& initial, LearnerState* s) const override
@@ -46,9 +44,7 @@ class PrimalStrategy : public SyncStrategy
         s->train.adapter = initial;
         s->train.optimizer = OptimizerState();
         s->shadow = ReplicatedState();
-        s->master.adapter = initial;
-        s->master.optimizer =
-            NewOptimizerState(m_optimizer, static_cast<int64_t>(initial.theta.size()));
+        s->master = Trainable(initial);
     }
 
     const ReplicatedState& ReplicaView(const LearnerState& s) const override { return s.train; }
@@ -82,12 +78,8 @@ class PrimalStrategy : public SyncStrategy
                 m_x[i] = (after[i] - before[i]) + m_beta * (before[i] - shared[i]);
             }
         }
-        if (m_base_aware != nullptr)
-        {
-            m_base_aware->SetBase(&shared);
-        }
-        StatusOr<Encoded> enc = m_compressor->Encode(m_x, m_budget_bytes);
-        times->encode_s = SecondsSince(t0);
+        SetBase(&shared);
+        StatusOr<Encoded> enc = Encode(m_x, m_budget_bytes, t0, times);
         if (!enc.ok())
         {
             return enc.status();
@@ -117,30 +109,14 @@ class PrimalStrategy : public SyncStrategy
     Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
                         ReplicatedState* out) override
     {
-        return ApplyDecodedDelta(*m_compressor, payload, in, out, &m_decoded);
-    }
-
-    // The master copy and its optimizer live in LearnerState (checkpointed with it); what is
-    // left is the compressor's own state. The unsent error is the gap x - w, not a residual.
-    std::string SaveLearnerLocal() const override
-    {
-        return SaveLearnerLocalState(nullptr, *m_compressor);
-    }
-    Status RestoreLearnerLocal(std::string_view state) override
-    {
-        return RestoreLearnerLocalState(state, nullptr, m_compressor.get());
+        return ApplyDelta(payload, in, out);
     }
 
   private:
-    std::unique_ptr<Compressor> m_compressor;
-    OptimizerConfig m_optimizer;
-    int64_t m_budget_bytes;
-    float m_beta;                      // weight of the carried gap x - w in X (0: no feedback)
-    BaseAwareCompressor* m_base_aware; // m_compressor when it encodes against w, else null
-    ReplicatedState m_next;            // scratch: the master's candidate next state
-    std::vector<float> m_x;            // scratch: X
-    std::vector<float> m_decoded;      // scratch: C(X) as decoded
-    std::vector<float> m_shared_next;  // scratch: w_{t+1}, swapped in once it is finite
+    float m_beta;                     // weight of the carried gap x - w in X (0: no feedback)
+    ReplicatedState m_next;           // scratch: the master's candidate next state
+    std::vector<float> m_x;           // scratch: X
+    std::vector<float> m_shared_next; // scratch: w_{t+1}, swapped in once it is finite
 };
 
 } // namespace

@@ -120,6 +120,7 @@ ReportArms()
         {"quant", "scheme=int8", "quant-int8"},
         {"spar", "dtype=bf16;sketch=8", "spar-sketch8"},
         {"sparq", "bits=4", "sparq"},
+        {"spar", "dtype=bf16;sketch=16", "spar-sketch16"},
     };
     return arms;
 }
