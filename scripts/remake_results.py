@@ -151,6 +151,12 @@ STUDIES = {
               f" > {CMP}/reconstruction-error-spectral.csv;"
               f" {PY} scripts/csv_provenance.py {CMP}/reconstruction-error-spectral.csv", "command",
               ("hilo-compress-error",)),
+        Study("reconstruction-error-sketch",
+              ("reconstruction-error-sketch.csv", "reconstruction-error-sketch.csv.meta.json"),
+              "build/tests/hilo-compress-error spar-sketch16 spar-sketch8"
+              f" > {CMP}/reconstruction-error-sketch.csv;"
+              f" {PY} scripts/csv_provenance.py {CMP}/reconstruction-error-sketch.csv", "command",
+              ("hilo-compress-error",)),
         Study("real-gradient-error",
               ("real-gradient-error.csv", "real-gradient-error.csv.meta.json",
                "gradient-vs-update-spectra.csv", "gradient-vs-update-spectra.csv.meta.json"),
@@ -167,6 +173,12 @@ STUDIES = {
               " build/tests/hilo-compress-bench"
               f" --benchmark_out={CMP}/bench-1thread.json --benchmark_out_format=json"
               f" | tee {CMP}/bench-1thread.txt", "command", ("hilo-compress-bench",)),
+        Study("bench-steady-2threads", ("bench-steady-2threads.json", "bench-steady-2threads.txt"),
+              "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-compress-bench"
+              " --benchmark_filter='BM_Encode/(0|3|9|11)/(16|50)/'"
+              f" --benchmark_out={CMP}/bench-steady-2threads.json --benchmark_out_format=json"
+              f" | tee {CMP}/bench-steady-2threads.txt", "command", ("hilo-compress-bench",),
+              note="the .txt's first line (command, commit, load) is written by hand"),
         Study("bench-spectral", ("bench-spectral-2threads.json", "bench-spectral-2threads.txt"),
               "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-compress-bench --benchmark_filter='Spar|PowerSgd'"
               f" --benchmark_out={CMP}/bench-spectral-2threads.json --benchmark_out_format=json"

@@ -1,6 +1,6 @@
 // Reconstruction error of every compressor at 1.6%, 5% and 10% of the adapter's bytes on the
 // 7B-rank-64-shaped synthetic gradient (hilo-compress-fixture.h). Writes CSV to stdout:
-//   build-compress/tests/hilo-compress-error > results/compressors/reconstruction-error.csv
+//   build/tests/hilo-compress-error > results/compressors/reconstruction-error.csv
 // Arguments, optional: labels of the arms to run (default: all of them).
 // Single-shot timings are included for orientation only; hilo-compress-bench measures them.
 #include "hilo/compress/compressor-factory.h"
@@ -33,7 +33,7 @@ main(int argc, char** argv)
     std::fprintf(stderr, "layout: %zu matrices, %lld params; generating gradient...\n",
                  layout.size(), static_cast<long long>(layout.numel()));
     const std::vector<float> x = bench::SyntheticLoraGradient(layout, 2024);
-    std::printf("# command: build-compress/tests/hilo-compress-error (2 threads); gradient: "
+    std::printf("# command: build/tests/hilo-compress-error (2 threads); gradient: "
                 "tests/bench/hilo-compress-fixture.h seed 2024\n");
     std::printf("label,kind,options,budget_fraction,budget_bytes,payload_bytes,payload_fraction,"
                 "rel_error,mean_kept,encode_s,decode_s,status\n");
