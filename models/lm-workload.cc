@@ -3,6 +3,7 @@
 #include "models/cpu-timer.h"
 #include "models/seeded-rng.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace models
@@ -195,8 +196,34 @@ LmWorkload::Gradient(const std::vector<float>& theta, const std::vector<std::str
     m.rewards = at::from_blob(rewards.data(), {n}, at::kFloat).clone();
 
     at::Tensor lora = m_student.LoraTensor(theta).requires_grad_(true);
-    at::Tensor loss = Loss(lora, m);
-    loss.backward();
+    const int64_t per_pass = m_config.micro_batch_sequences > 0
+                                 ? std::min<int64_t>(m_config.micro_batch_sequences, n)
+                                 : n;
+    double loss_value = 0.0;
+    if (per_pass == n)
+    {
+        at::Tensor loss = Loss(lora, m);
+        loss.backward();
+        loss_value = loss.item<double>();
+    }
+    else
+    {
+        // Passes of whole groups (per_pass is a multiple of group_size, and so is n): each
+        // loss is a mean over its rows, so weighting it by rows / n makes the accumulated
+        // gradient that of the mean over all rows; only one pass's graph is alive at a time.
+        for (int64_t start = 0; start < n; start += per_pass)
+        {
+            const int64_t rows = std::min(per_pass, n - start);
+            MergedBatch part = m;
+            part.tokens = m.tokens.narrow(0, start, rows);
+            part.behaviour_logp = m.behaviour_logp.narrow(0, start, rows);
+            part.rewards = m.rewards.narrow(0, start, rows);
+            const double weight = static_cast<double>(rows) / static_cast<double>(n);
+            at::Tensor loss = Loss(lora, part);
+            (loss * weight).backward();
+            loss_value += weight * loss.item<double>();
+        }
+    }
     at::Tensor grad_t = lora.grad().contiguous();
     const float* gp = grad_t.data_ptr<float>();
     std::vector<float> grad(gp, gp + numel);
@@ -218,9 +245,11 @@ LmWorkload::Gradient(const std::vector<float>& theta, const std::vector<std::str
     }
     if (info != nullptr)
     {
-        info->loss = loss.item<double>();
+        info->loss = loss_value;
         info->grad_norm = norm;
         info->tokens = n * m.gen_len;
+        info->passes = (n + per_pass - 1) / per_pass;
+        info->max_pass_sequences = per_pass;
         info->cpu_s = timer.Seconds();
     }
     return grad;

@@ -100,6 +100,14 @@ WorkloadConfig::Validate() const
     {
         return Bad("eval_prompts", "must be >= 1");
     }
+    if (micro_batch_sequences < 0 ||
+        (micro_batch_sequences > 0 && micro_batch_sequences % group_size != 0))
+    {
+        return Bad("micro_batch_sequences",
+                   "must be 0 (one pass) or a positive multiple of group_size (" +
+                       std::to_string(group_size) + "), got " +
+                       std::to_string(micro_batch_sequences));
+    }
     return hilo::Status::Ok();
 }
 

@@ -108,6 +108,12 @@ struct WorkloadConfig
     // Learner and evaluation.
     double grad_clip_norm{1.0}; // global L2 norm of the returned gradient; <= 0 disables
     int64_t eval_prompts{128};  // held-out prompts (one sample each, fixed sampling seed)
+    // Most sequences one forward/backward pass of Gradient holds; more are split into passes of
+    // whole groups whose gradients accumulate (the loss weighted by each pass's share of the
+    // sequences), so the autograd graph stops growing with the batch. 0: one pass over every
+    // sequence (the summation order of every result made before the limit existed); > 0: a
+    // multiple of group_size. Changes the float summation order, so not byte-identical to 0.
+    int64_t micro_batch_sequences{0};
 
     /// Checks every field; messages name the field and what is allowed.
     hilo::Status Validate() const;
@@ -131,7 +137,9 @@ struct GradientInfo
     double loss{0};      // mean loss over the merged batches (before clipping)
     double grad_norm{0}; // global L2 norm before clipping
     int64_t tokens{0};   // generated tokens the loss was averaged over
-    double cpu_s{0};     // process CPU seconds spent in Gradient
+    int64_t passes{0};   // forward/backward passes (1 unless micro_batch_sequences split them)
+    int64_t max_pass_sequences{0}; // the most sequences one pass held (its autograd graph)
+    double cpu_s{0};               // process CPU seconds spent in Gradient
 };
 
 /// Quality plus any secondary metrics (name, value), e.g. distillation's gap_closed.

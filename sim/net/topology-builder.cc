@@ -11,7 +11,7 @@ namespace hilosim
 {
 
 hilo::StatusOr<Topology>
-TopologyBuilder::Build(const TopologySpec& spec)
+TopologyBuilder::Build(const TopologySpec& spec, bool ip_routing)
 {
     HILO_RETURN_IF_ERROR(spec.Validate());
 
@@ -109,7 +109,10 @@ TopologyBuilder::Build(const TopologySpec& spec)
         }
     }
 
-    ns3::Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    if (ip_routing)
+    {
+        ns3::Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    }
     return topo;
 }
 

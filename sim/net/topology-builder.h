@@ -28,10 +28,13 @@ class TopologyBuilder
 {
   public:
     /// Validates `spec` (InvalidArgument naming the field otherwise), then creates the nodes and
-    /// links and populates the routing tables of every node in the simulation.
+    /// links and, with `ip_routing`, populates the routing tables of every node in the
+    /// simulation. Only packets need them: the flow model follows each worker's learnerRoute /
+    /// relayRoute, and global routing costs O(nodes^2) (most of the setup of a 4,096-worker
+    /// star).
     /// REQUIRES: one topology per simulation run (between Simulator::Destroy calls): global
     /// routing and the address allocator are simulation-wide.
-    static hilo::StatusOr<Topology> Build(const TopologySpec& spec);
+    static hilo::StatusOr<Topology> Build(const TopologySpec& spec, bool ip_routing = true);
 };
 
 } // namespace hilosim

@@ -154,6 +154,7 @@ ToWorkloadConfig(const ResolvedScenario& sc, uint32_t rank)
     }
     c.eval_prompts = w.eval_prompts;
     c.grad_clip_norm = w.clip_norm;
+    c.micro_batch_sequences = sc.learner_micro_batch_sequences;
     return c;
 }
 

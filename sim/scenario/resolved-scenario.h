@@ -174,8 +174,9 @@ struct ResolvedScenario
     std::string learner_gpu;
     uint32_t learner_gpus{1};
     std::string learner_parallel{"tp"};
-    bool llm_lora_experts{false};        // the modelled adapter covers the routed experts
-    std::vector<ResolvedWorker> workers; // at least one
+    uint32_t learner_micro_batch_sequences{0}; // 0: one gradient pass over all sequences
+    bool llm_lora_experts{false};              // the modelled adapter covers the routed experts
+    std::vector<ResolvedWorker> workers;       // at least one
     ResolvedNetwork network;
     uint32_t max_staleness{0};         // 0 = synchronous on-policy
     ns3::Time max_sim_time;            // bound on each arm's simulated time (> 0)

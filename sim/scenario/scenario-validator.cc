@@ -346,6 +346,18 @@ Checker::Run(const Scenario& s, ResolvedScenario* out)
     Choice(learner, "parallel", s.learner().parallel(), models::NodeParallelNames(),
            "parallel mode");
     out->learner_parallel = s.learner().parallel();
+    const int32_t micro = s.learner().micro_batch_sequences();
+    if (s.learner().has_micro_batch_sequences() &&
+        IntIn(learner, "micro_batch_sequences", micro, 1, 1 << 20))
+    {
+        const uint32_t group = std::max<uint32_t>(1, out->workload.group_size);
+        if (static_cast<uint32_t>(micro) % group != 0)
+            Error(learner, "micro_batch_sequences",
+                  "must be a multiple of workload.group_size (" + std::to_string(group) +
+                      "): a gradient pass holds whole groups, got " + std::to_string(micro));
+        else
+            out->learner_micro_batch_sequences = static_cast<uint32_t>(micro);
+    }
     out->llm_lora_experts = s.llm_lora_experts();
 
     CheckNetwork(root.Child("network"), s.network(), &out->network);

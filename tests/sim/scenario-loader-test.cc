@@ -87,6 +87,8 @@ const BadCase kBadCases[] = {
     {"bad-node-parallel.textproto", "\"pp\"", 1, "workers[0].parallel",
      "unknown parallel mode \"pp\"; allowed: tp, dp"},
     {"bad-node-gpus.textproto", "gpus: 0", 1, "learner.gpus", "must be in [1, 64], got 0"},
+    {"bad-micro-batch.textproto", "micro_batch_sequences", 1, "learner.micro_batch_sequences",
+     "must be a multiple of workload.group_size (4): a gradient pass holds whole groups, got 6"},
     {"bad-node-memory.textproto", "workers {", 1, "workers[0].gpus",
      "Qwen2.5-72B does not fit a node of 1 x A10G for rollouts: each A10G needs"},
     {"bad-lora-experts-dense.textproto", "llm_lora_experts", 1, "llm_lora_experts",

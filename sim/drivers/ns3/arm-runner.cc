@@ -252,7 +252,8 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     ns3::RngSeedManager::SetSeed(static_cast<uint32_t>(sc.seed % 0xfffffffeu) + 1);
     ns3::RngSeedManager::SetRun(1);
     hilosim::TopologySpec tspec = ScenarioTopologySpec(sc);
-    auto topology = hilosim::TopologyBuilder::Build(tspec);
+    auto topology = hilosim::TopologyBuilder::Build(tspec, /*ip_routing=*/sc.network.model !=
+                                                               NetworkModel::kFlow);
     if (!topology.ok())
     {
         ns3::Simulator::Destroy();
