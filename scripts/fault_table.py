@@ -15,7 +15,10 @@ failed run's log kept and its end printed). The base scenario is
 scenarios/teaching/05-faults.textproto with its own faults removed; every fault starts at 1 s and
 lasts 0.5 s. With --runner hilo-emu the same runs are made on real processes over loopback
 (hilo-emu --network direct) and written to OUT/faults-emulation.{csv,md}; the faults that
---network direct cannot inject (link faults) are skipped and said so.
+--network direct cannot inject (link faults) are skipped and said so. With --network ns3 (root:
+network namespaces, hilo-netem) only the link faults are run, over emulated links, and written to
+OUT/faults-emulation-ns3.{csv,md}. An emulation table shows the simulator's recovery p50 next to
+its own where OUT/faults.csv (the simulator's table) is there.
 """
 
 import argparse
@@ -86,9 +89,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     engine.add_binary_args(parser, "hilo-sim", "hilo-emu")
     parser.add_argument("--runner", choices=("hilo-sim", "hilo-emu"), default="hilo-sim",
-                        help="hilo-emu: real processes over loopback (--network direct), written "
-                             "to faults-emulation.{csv,md}; link faults and learner_restart are "
-                             "skipped")
+                        help="hilo-emu: real processes (--network, default direct: loopback), "
+                             "written to faults-emulation[-ns3].{csv,md}")
+    parser.add_argument("--network", choices=("direct", "ns3"), default="direct",
+                        help="with --runner hilo-emu: direct (loopback; every fault but the link "
+                             "faults) or ns3 (emulated links, root; the link faults only)")
     parser.add_argument("--scenario", default="scenarios/teaching/05-faults.textproto")
     parser.add_argument("--out", default=engine.default_out("fault-table"),
                         help="where faults.csv and faults.md go (default "
@@ -97,8 +102,12 @@ def main():
     parser.add_argument("--jobs", type=int, default=1, help="runs in parallel (default 1)")
     args = parser.parse_args()
     emu = args.runner == "hilo-emu"
-    binary, extra = (args.hilo_emu, ["--network", "direct"]) if emu else (args.hilo_sim, [])
-    stem = "faults-emulation" if emu else "faults"
+    if args.network != "direct" and not emu:
+        print("fault_table.py: --network is for --runner hilo-emu", file=sys.stderr)
+        return 2
+    ns3 = args.network == "ns3"
+    binary, extra = (args.hilo_emu, ["--network", args.network]) if emu else (args.hilo_sim, [])
+    stem = ("faults-emulation-ns3" if ns3 else "faults-emulation") if emu else "faults"
     try:
         engine.check_binary(binary, args.runner)
     except engine.BadInput as e:
@@ -106,13 +115,15 @@ def main():
         return 2
     runs_root = args.runs or os.path.join(args.out, "runs")
     if emu:
-        runs_root = os.path.join(runs_root, "emu")
+        runs_root = os.path.join(runs_root, "emu-ns3" if ns3 else "emu")
 
     base = base_scenario(args.scenario)
     tasks = [make_task(binary, base, "no fault", runs_root, extra)]
     for name, fault in FAULTS:
-        if emu and name.split()[0].split("+")[0] in EMU_SKIPS:
-            print(f"{name}: skipped (hilo-emu --network direct does not inject it)",
+        link = name.split()[0].split("+")[0] in EMU_SKIPS
+        if emu and link != ns3:
+            print(f"{name}: skipped (" + ("run with --network direct" if ns3 else
+                                         "hilo-emu --network direct does not inject it") + ")",
                   file=sys.stderr)
             continue
         tasks.append(make_task(binary, base + "\nfaults { " + fault + " }\n", name, runs_root,
@@ -151,6 +162,15 @@ def main():
                 "workers_at_final_hash": a["workers_at_final_hash"],
             })
 
+    # The simulator's recovery p50 by (fault, arm), from its table in OUT, when it is there.
+    sim_p50 = {}
+    sim_csv = os.path.join(args.out, "faults.csv")
+    if emu and os.path.exists(sim_csv):
+        with open(sim_csv) as f:
+            for r in csv.DictReader(f):
+                if int(r["recoveries"]):
+                    sim_p50[(r["fault"], r["arm"])] = float(r["recovery_p50_s"])
+
     command = engine.command_line()
     commit = engine.git_commit()
     date = time.strftime("%Y-%m-%d", time.gmtime())
@@ -169,18 +189,25 @@ def main():
     with open(os.path.join(args.out, stem + ".md"), "w") as f:
         f.write("Made by `" + command + "` at commit " + commit + " on " + date + " from `" + args.scenario +
                 "` (its own faults removed; every fault starts at 1 s of " +
-                ("modelled time, on real processes (hilo-emu --network direct)" if emu
+                (f"modelled time, on real processes (hilo-emu --network {args.network})" if emu
                  else "simulated time") + " and lasts 0.5 s where it has a duration). Recovery: from the end of the fault to the "
                 "affected worker holding the learner's version again (-: no worker to recover, or "
                 "the run ended first). Update latency: mean and max over every applied (version, "
                 "worker) of the run; compare with the `no fault` rows. Extra sim time: against "
-                "the fault-free run.\n\n")
-        f.write("| fault | arm | resyncs | recovery p50 / max (s) | update latency mean / max (s) "
-                "| extra sim time (s) | versions lost | at final hash / alive |\n")
-        f.write("|---|---|---:|---:|---:|---:|---:|---:|\n")
+                "the fault-free run." + (" Sim recovery p50: the simulator's, from "
+                                         "faults.csv next to this file." if sim_p50 else "") +
+                "\n\n")
+        sim_head, sim_rule = (" sim recovery p50 (s) |", "---:|") if sim_p50 else ("", "")
+        f.write("| fault | arm | resyncs | recovery p50 / max (s) |" + sim_head +
+                " update latency mean / max (s) | extra sim time (s) | versions lost "
+                "| at final hash / alive |\n")
+        f.write("|---|---|---:|---:|" + sim_rule + "---:|---:|---:|---:|\n")
         for r in rows:
             recovery = (f"{r['recovery_p50_s']:.3g} / {r['recovery_max_s']:.3g}"
                         if r["recoveries"] else "-")
+            if sim_p50:
+                p50 = sim_p50.get((r["fault"], r["arm"]))
+                recovery += " | " + (f"{p50:.3g}" if p50 is not None else "-")
             f.write(f"| {r['fault']} | {r['arm']} | {r['resyncs']} | {recovery} | "
                     f"{r['latency_mean_s']:.3g} / {r['latency_max_s']:.3g} | "
                     f"{r['extra_sim_time_s']:.3g} | {r['versions_lost']} | "

@@ -1,5 +1,6 @@
 #include "sim/roles/learner-role.h"
 
+#include "sim/roles/publish-record.h"
 #include "sim/roles/role-messages.h"
 #include "sim/roles/wall-timer.h"
 
@@ -51,6 +52,11 @@ LearnerRole::Start()
         {
             Fail(hilo::Status(s.code(), "learner restart from " + m_roleOptions.checkpoint_path +
                                             ": " + s.message()));
+            return;
+        }
+        if (m_hooks.restored)
+        {
+            m_hooks.restored(m_pending);
         }
         return;
     }
@@ -65,11 +71,12 @@ LearnerRole::Start()
     Evaluate(); // version 0
 }
 
-// The checkpoint file: u32 magic "HLLR", u32 n, n x u32 members, u32 CRC-32C of those bytes, then
-// the publisher's checkpoint (which has its own CRC).
+// The checkpoint file: u32 magic "HLL2", u32 n, n x u32 members, the publish record of its
+// version (publish-record.h), u32 CRC-32C of those bytes, then the publisher's checkpoint (which
+// has its own CRC).
 namespace
 {
-constexpr uint32_t kLearnerCheckpointMagic = 0x524C4C48;
+constexpr uint32_t kLearnerCheckpointMagic = 0x324C4C48;
 } // namespace
 
 hilo::Status
@@ -83,6 +90,7 @@ LearnerRole::WriteCheckpoint() const
     {
         w.PutU32(member);
     }
+    PutPublishEvent(&w, m_pending);
     w.PutU32(hilo::Crc32c(bytes.data(), bytes.size()));
     bytes += m_publisher->Checkpoint();
     const std::string& path = m_roleOptions.checkpoint_path;
@@ -133,7 +141,9 @@ LearnerRole::ReadCheckpoint()
         }
         members.insert(member);
     }
-    const size_t head = 8 + 4 * static_cast<size_t>(n);
+    PublishEvent published;
+    HILO_RETURN_IF_ERROR(GetPublishEvent(&r, &published));
+    const size_t head = bytes.size() - r.remaining();
     uint32_t crc = 0;
     if (!r.GetU32(&crc) || crc != hilo::Crc32c(bytes.data(), head))
     {
@@ -146,8 +156,15 @@ LearnerRole::ReadCheckpoint()
     {
         return publisher.status();
     }
+    if (published.version != (*publisher)->version())
+    {
+        return hilo::Status::Corruption(
+            "learner checkpoint holds version " + std::to_string((*publisher)->version()) +
+            " but the publish record of version " + std::to_string(published.version));
+    }
     m_publisher = std::move(*publisher);
     m_members = std::move(members);
+    m_pending = std::move(published);
     return hilo::Status::Ok();
 }
 
@@ -541,8 +558,15 @@ LearnerRole::FinishTraining()
 void
 LearnerRole::Broadcast()
 {
-    // On disk before it leaves: a restarted learner never has less than any worker saw, and
-    // never a version no worker could have seen (a crash during encode loses that step).
+    // On disk before it leaves, with its publish record: a restarted learner never has less than
+    // any worker saw, never a version no worker could have seen (a crash during encode loses
+    // that step), and can report the publish of the version it holds.
+    m_pending.published_s = m_port->Now();
+    m_pending.copies = 0;
+    for (uint32_t peer : m_updatePeers)
+    {
+        m_pending.copies += IsWorker(peer) && m_members.count(peer) == 0 ? 0 : 1;
+    }
     if (!m_roleOptions.checkpoint_path.empty())
     {
         hilo::Status written = WriteCheckpoint();
@@ -552,8 +576,6 @@ LearnerRole::Broadcast()
             return;
         }
     }
-    m_pending.published_s = m_port->Now();
-    m_pending.copies = 0;
     for (uint32_t peer : m_updatePeers)
     {
         if (IsWorker(peer) && m_members.count(peer) == 0)
@@ -566,7 +588,6 @@ LearnerRole::Broadcast()
             Fail(s);
             return;
         }
-        ++m_pending.copies;
     }
     m_lastBroadcast = m_frame;
     m_lastBroadcastWire = m_pending.wire_bytes;
@@ -574,13 +595,19 @@ LearnerRole::Broadcast()
     {
         m_hooks.published(m_pending);
     }
-    const uint64_t v = m_pending.version;
-    if (v == m_context->steps || (m_context->eval_every > 0 && v % m_context->eval_every == 0))
+    if (EvaluatesAt(m_pending.version))
     {
         Evaluate();
     }
     m_busy = false;
     MaybeTrain();
+}
+
+bool
+LearnerRole::EvaluatesAt(uint64_t version) const
+{
+    return version == m_context->steps ||
+           (m_context->eval_every > 0 && version % m_context->eval_every == 0);
 }
 
 void

@@ -11,9 +11,10 @@
 // joiner) becomes one. A relay that reconnects is sent the latest update again, so that workers
 // behind it that missed versions see the gap and catch up.
 //
-// Restart: with a checkpoint path the learner writes its publisher (hilo Publisher::Checkpoint)
-// and its members to that file as it publishes each version, before the update leaves; a learner
-// started with `restore` continues from the file, bit-identically, and welcomes every worker that
+// Restart: with a checkpoint path the learner writes its publisher (hilo Publisher::Checkpoint),
+// its members and the version's publish record to that file as it publishes each version, before
+// the update leaves; a learner started with `restore` continues from the file, bit-identically,
+// reports the restored version's publish (hooks.restored) and welcomes every worker that
 // reconnects. A step that was trained but not yet published when the learner stopped is lost and
 // trained again from new batches: no worker can have seen it.
 #ifndef HILOSIM_ROLES_LEARNER_ROLE_H
@@ -45,6 +46,10 @@ struct LearnerHooks
     std::function<void(uint32_t worker, uint64_t from_version)> resync_served;
     /// A worker announced it holds the last version (kDone), with its state hash.
     std::function<void(uint32_t worker, uint64_t version, uint64_t state_hash)> worker_done;
+    /// Start restored the checkpoint: the publish of the version it holds, as `published`
+    /// reported it before the learner stopped (a driver whose log may have lost that report, the
+    /// learner having stopped between writing the checkpoint and reporting, records it now).
+    std::function<void(const PublishEvent&)> restored;
 };
 
 struct LearnerRoleOptions
@@ -101,12 +106,16 @@ class LearnerRole
     const std::set<uint32_t>& members() const { return m_members; }
     /// The members whose batch for the next round has not arrived (empty when training or done).
     std::vector<uint32_t> MissingBatches() const;
+    /// Whether the learner evaluates right after publishing `version` (the last one, and every
+    /// eval_every).
+    bool EvaluatesAt(uint64_t version) const;
+    /// Evaluates the replica view now and reports it (hooks.evaluated). REQUIRES: started().
+    void Evaluate();
 
   private:
     void MaybeTrain();
     void FinishTraining();
     void Broadcast();
-    void Evaluate();
     /// The oldest round the learner still needs from `worker`.
     uint64_t NextRoundFor(uint32_t worker) const;
     hilo::Status WriteCheckpoint() const;

@@ -2,6 +2,8 @@
 
 #include "sim/roles/role-messages.h"
 
+#include "hilo/wire/messages.h"
+
 #include <algorithm>
 
 namespace hilosim
@@ -21,6 +23,7 @@ RelayRole::RelayRole(RolePort* port, std::vector<uint32_t> worker_peers, RelayHo
   , m_hooks(std::move(hooks))
   , m_learner(options.learner_peer)
   , m_absent(options.late_workers.begin(), options.late_workers.end())
+  , m_lastVersion(options.last_version)
 {
     if (options.restarted)
     {
@@ -112,6 +115,16 @@ RelayRole::HandleMessage(uint32_t peer, const RoleMessage& message)
     }
     m_latest = bytes;
     m_latestWire = message.wire_bytes;
+    if (m_lastVersion != 0)
+    {
+        // The learner's frames only (checked above); one that does not parse is the workers' to
+        // refuse, and leaves the version known as it was.
+        auto update = hilo::DecodeUpdateFrame(*bytes);
+        if (update.ok())
+        {
+            m_latestVersion = std::max(m_latestVersion, update->version());
+        }
+    }
     if (m_hooks.forwarded)
     {
         m_hooks.forwarded(message.type, message.wire_bytes, static_cast<uint32_t>(present.size()));

@@ -48,6 +48,9 @@ struct RelayRoleOptions
     /// A relay started again mid-run (its process was killed): every worker that connects is one
     /// connecting again and is sent the latest update once there is one.
     bool restarted{false};
+    /// The run's last version (its steps): the relay reads the version of each update it
+    /// forwards, so that it knows whether it holds the last one (HoldsLastVersion); 0: not read.
+    uint64_t last_version{0};
 };
 
 struct RelayHooks
@@ -79,6 +82,13 @@ class RelayRole
     /// `peer`'s connection ended: the learner is dialled again after a backoff.
     void HandlePeerClosed(uint32_t peer, bool error);
 
+    /// The version of the latest update forwarded (0: none yet, or versions not read).
+    uint64_t latest_version() const { return m_latestVersion; }
+    /// True once the update of options' last_version went through: a learner gone after it has
+    /// ended the run; one gone before it is only away (killed, to be restarted) and is waited
+    /// for, whether or not any worker is connected.
+    bool HoldsLastVersion() const { return m_lastVersion != 0 && m_latestVersion >= m_lastVersion; }
+
   private:
     std::vector<uint32_t> PresentWorkers() const;
     /// Ok when `peer` may send updates: the learner, or anyone when options name no learner.
@@ -94,6 +104,8 @@ class RelayRole
     std::set<uint32_t> m_absent; // late joiners not connected yet
     std::shared_ptr<const std::string> m_latest;
     uint64_t m_latestWire{0};
+    uint64_t m_latestVersion{0};
+    uint64_t m_lastVersion{0};
     ReconnectBackoff m_backoff;
 };
 

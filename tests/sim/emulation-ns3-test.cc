@@ -7,6 +7,7 @@
 #include "sim/drivers/emulation/resource-names.h"
 #include "sim/drivers/process/child-process.h"
 
+#include "tests/sim/process-test-util.h"
 #include "tests/sim/scenario-test-util.h"
 
 #include <grp.h>
@@ -35,6 +36,8 @@ namespace fs = std::filesystem;
 
 const std::string kBin = std::string(HILO_BINARY_DIR) + "/sim/";
 
+using test::JsonValues;
+
 bool
 CanEmulate(std::string* why)
 {
@@ -59,33 +62,12 @@ CanEmulate(std::string* why)
             GTEST_SKIP() << why; \
     } while (0)
 
-// A fresh folder holding a copy of the scenario: the copy's path marks this test's processes.
-struct Sandbox
+// A sandbox of this file's tests (test::ProcessSandbox).
+struct Sandbox : test::ProcessSandbox
 {
-    fs::path dir;
-    std::string scenario;
-
     Sandbox(const std::string& name, const std::string& source)
+      : ProcessSandbox("hilo-emu-test-" + name, source)
     {
-        dir = fs::temp_directory_path() / ("hilo-emu-test-" + name);
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-        fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                 fs::perms::others_read | fs::perms::others_exec);
-        scenario = (dir / "scenario.textproto").string();
-        fs::copy_file(source, scenario);
-    }
-    ~Sandbox() { fs::remove_all(dir); }
-
-    /// Processes whose command line names this sandbox (hilo-node, hilo-netem; the bracket keeps
-    /// the shell that runs pgrep from matching itself).
-    int LiveProcesses() const
-    {
-        std::string pattern = dir.string() + "/";
-        const size_t h = pattern.find("hilo-emu-test");
-        pattern.replace(h, 1, "[h]");
-        auto r = test::RunCommand("pgrep -f -c -- '" + pattern + "' || true");
-        return std::atoi(r.output.c_str());
     }
 };
 
@@ -199,20 +181,6 @@ TEST(EmulatedLinks, TwoWorkersEndAtTheLearnersHashAndEveryTransferTakesAtLeastBy
     EXPECT_EQ(Leftovers(sweep.tags), std::vector<std::string>());
 }
 
-/// The value of `"key": VALUE` in every arm of a summary.json, in order.
-std::vector<std::string>
-JsonValues(const std::string& json, const std::string& key)
-{
-    std::vector<std::string> values;
-    const std::string needle = "\"" + key + "\": ";
-    for (size_t p = json.find(needle); p != std::string::npos; p = json.find(needle, p + 1))
-    {
-        const size_t from = p + needle.size();
-        values.push_back(json.substr(from, json.find_first_of(",\n}", from) - from));
-    }
-    return values;
-}
-
 // The teaching fault scenario with all its faults on processes over emulated links: worker 1
 // SIGKILLed and restarted, worker 2's link down for 3 s inside hilo-netem (real kernel TCP meets
 // the outage), worker 0's replay diverged. Nothing is lost, every worker ends at the learner's
@@ -221,14 +189,7 @@ TEST(EmulatedLinks, TheTeachingFaultsRunWithTheirLinkOutageAndNothingIsLost)
 {
     REQUIRE_EMULATION();
     Sandbox box("faults", std::string(HILO_SOURCE_DIR) + "/scenarios/teaching/05-faults.textproto");
-    std::string text = test::ReadFile(box.scenario);
-    const size_t full = text.find("arms {\n  name: \"full\"");
-    ASSERT_NE(full, std::string::npos); // one arm is enough here: both run the same faults
-    text.erase(full, text.find("\n}\n", full) + 3 - full);
-    {
-        std::ofstream f(box.scenario, std::ios::trunc);
-        f << text;
-    }
+    ASSERT_TRUE(box.Erase(test::kFullArmOf05, "\n}\n")); // both arms run the same faults
     NamespaceSweep sweep;
     const std::string emu = (box.dir / "emu").string();
     const std::string sim = (box.dir / "sim").string();

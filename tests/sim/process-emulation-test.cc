@@ -11,6 +11,7 @@
 #include "hilo/core/coding.h"
 #include "hilo/core/crc32c.h"
 
+#include "tests/sim/process-test-util.h"
 #include "tests/sim/scenario-test-util.h"
 
 #include <boost/asio/io_context.hpp>
@@ -41,35 +42,18 @@ namespace fs = std::filesystem;
 
 const std::string kBin = std::string(HILO_BINARY_DIR) + "/sim/";
 
-// A fresh folder holding a copy of the scenario: the copy's path marks this test's processes.
-struct Sandbox
+// A sandbox of this file's tests (test::ProcessSandbox).
+struct Sandbox : test::ProcessSandbox
 {
-    fs::path dir;
-    std::string scenario;
-
     Sandbox(const std::string& name, const std::string& source)
+      : ProcessSandbox("hilo-proc-test-" + name, source)
     {
-        dir = fs::temp_directory_path() / ("hilo-proc-test-" + name);
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-        scenario = (dir / "scenario.textproto").string();
-        fs::copy_file(source, scenario);
-    }
-    ~Sandbox() { fs::remove_all(dir); }
-
-    /// Processes whose command line names this sandbox (the bracket keeps the shell that runs
-    /// pgrep from matching its own command line).
-    int LiveProcesses() const
-    {
-        std::string pattern = dir.string() + "/";
-        const size_t h = pattern.find("hilo-proc-test");
-        pattern.replace(h, 1, "[h]");
-        auto r = test::RunCommand("pgrep -f -c -- '" + pattern + "' || true");
-        return std::atoi(r.output.c_str());
     }
 };
 
 using test::Column;
+using test::CountLines;
+using test::JsonValues;
 using test::ReadCsv;
 
 TEST(HiloEmu, TinyScenarioRunsAsProcessesAndLearnsExactlyAsSimulated)
@@ -174,6 +158,23 @@ struct ManualRun
         return std::move(*c);
     }
 
+    /// The learner and workers 0 and 1; worker `w` is SIGKILLed (and reaped) once it applied
+    /// `applies` versions.
+    void StartThenKillWorker(int w, int applies)
+    {
+        ASSERT_NO_FATAL_FAILURE(StartLearner());
+        workers.push_back(StartWorker(0));
+        workers.push_back(StartWorker(1));
+        const fs::path events = box.dir / ("worker-" + std::to_string(w) + ".events");
+        for (int i = 0; i < 600 && CountLines(events, "apply ") < applies; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        ASSERT_GE(CountLines(events, "apply "), applies) << learner->StderrTail(20);
+        workers[w]->Signal(SIGKILL);
+        while (!workers[w]->Poll())
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        EXPECT_EQ(workers[w]->exit_code(), 128 + SIGKILL);
+    }
+
     int WaitLearner(double timeout_s)
     {
         const auto deadline =
@@ -198,32 +199,12 @@ struct ManualRun
     }
 };
 
-int
-CountLines(const fs::path& path, const std::string& prefix)
-{
-    std::ifstream in(path);
-    std::string line;
-    int n = 0;
-    while (std::getline(in, line))
-        n += line.rfind(prefix, 0) == 0 ? 1 : 0;
-    return n;
-}
-
 TEST(HiloNode, AWorkerKilledMidRunRejoinsCatchesUpAndEndsAtTheLearnersHash)
 {
     Sandbox box("restart", test::DataPath("emu-slow.textproto"));
     ManualRun run(box);
-    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
-    run.workers.push_back(run.StartWorker(0));
-    run.workers.push_back(run.StartWorker(1));
+    ASSERT_NO_FATAL_FAILURE(run.StartThenKillWorker(1, 3));
     const fs::path w1 = box.dir / "worker-1.events";
-    for (int i = 0; i < 600 && CountLines(w1, "apply ") < 3; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_GE(CountLines(w1, "apply "), 3) << run.learner->StderrTail(20);
-    run.workers[1]->Signal(SIGKILL);
-    while (!run.workers[1]->Poll())
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    EXPECT_EQ(run.workers[1]->exit_code(), 128 + SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(800)); // the run stalls meanwhile
     run.workers[1] = run.StartWorker(1);
 
@@ -271,16 +252,8 @@ TEST(HiloNode, ARestartedWorkerWithRejoinRollsOutOnlyAfterCatchingUp)
 {
     Sandbox box("rejoin", test::DataPath("emu-slow.textproto"));
     ManualRun run(box);
-    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
-    run.workers.push_back(run.StartWorker(0));
-    run.workers.push_back(run.StartWorker(1));
+    ASSERT_NO_FATAL_FAILURE(run.StartThenKillWorker(1, 3));
     const fs::path w1 = box.dir / "worker-1.events";
-    for (int i = 0; i < 600 && CountLines(w1, "apply ") < 3; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_GE(CountLines(w1, "apply "), 3) << run.learner->StderrTail(20);
-    run.workers[1]->Signal(SIGKILL);
-    while (!run.workers[1]->Poll())
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     run.extra = {"--rejoin"};
     run.workers[1] = run.StartWorker(1);
     ASSERT_EQ(run.WaitLearner(120), 0) << run.learner->StderrTail(20);
@@ -546,37 +519,14 @@ TEST(HiloEmu, ANodeGoneBeforeTheEpochIsReportedNotFatal)
     EXPECT_EQ(box.LiveProcesses(), 0);
 }
 
-/// The value of `"key": VALUE` in every arm of a summary.json, in order.
-std::vector<std::string>
-JsonValues(const std::string& json, const std::string& key)
-{
-    std::vector<std::string> values;
-    const std::string needle = "\"" + key + "\": ";
-    for (size_t p = json.find(needle); p != std::string::npos; p = json.find(needle, p + 1))
-    {
-        const size_t from = p + needle.size();
-        values.push_back(json.substr(from, json.find_first_of(",\n}", from) - from));
-    }
-    return values;
-}
-
 // The teaching fault scenario on real processes (--network direct, so without its link fault):
 // worker 1 is SIGKILLed at 1 s and started again 2 s later, worker 0's replay diverges. Nothing is
 // lost, every worker ends at the learner's hash, and the same faults are injected as in hilo-sim.
 TEST(HiloEmu, TheTeachingFaultsRunOnProcessesWithNothingLost)
 {
     Sandbox box("faults", std::string(HILO_SOURCE_DIR) + "/scenarios/teaching/05-faults.textproto");
-    std::string text = test::ReadFile(box.scenario);
-    const size_t link = text.find("faults { kind: \"link_down\"");
-    ASSERT_NE(link, std::string::npos);
-    text.erase(link, text.find('\n', link) + 1 - link);
-    const size_t full = text.find("arms {\n  name: \"full\"");
-    ASSERT_NE(full, std::string::npos); // one arm is enough here: both run the same faults
-    text.erase(full, text.find("\n}\n", full) + 3 - full);
-    {
-        std::ofstream f(box.scenario, std::ios::trunc);
-        f << text;
-    }
+    ASSERT_TRUE(box.Erase("faults { kind: \"link_down\""));
+    ASSERT_TRUE(box.Erase(test::kFullArmOf05, "\n}\n")); // both arms run the same faults
     const std::string emu = (box.dir / "emu").string();
     const std::string sim = (box.dir / "sim").string();
     auto e =
@@ -653,6 +603,32 @@ TEST(HiloEmu, RelaysDialALearnerRestartedFromItsCheckpointAgain)
     ASSERT_EQ(e.exit_code, 0) << e.output;
     const std::string es = test::ReadFile(emu + "/summary.json");
     EXPECT_EQ(JsonValues(es, "faults_injected"), std::vector<std::string>{"1"}) << es;
+    EXPECT_EQ(JsonValues(es, "versions_lost"), std::vector<std::string>{"0"}) << es;
+    EXPECT_EQ(JsonValues(es, "workers_at_final_hash"), std::vector<std::string>{"4"}) << es;
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+// The same while none of relay 0's workers is connected (both crashed at 1 s, back at 3.5 s): the
+// relay does not take the learner's end for the run's (it has not forwarded the last version),
+// dials the restarted learner again and serves its workers when they return. Nothing is lost.
+TEST(HiloEmu, AnIdleRelayWaitsForALearnerRestartedFromItsCheckpoint)
+{
+    Sandbox box("idle-relay-learner-restart",
+                std::string(HILO_SOURCE_DIR) + "/scripts/chaos-relay.textproto");
+    std::string faults;
+    for (int w = 0; w < 2; ++w)
+        faults += " --set 'faults[" + std::to_string(w) +
+                  "]=kind: \"worker_crash\" at: \"1s\" target: \"worker:" + std::to_string(w) +
+                  "\" restart_after: \"2.5s\"'";
+    faults += " --set 'faults[2]=kind: \"learner_restart\" at: \"1.5s\" target: \"learner\" "
+              "restart_after: \"1s\"'";
+    const std::string emu = (box.dir / "emu").string();
+    auto e =
+        test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                         " --network direct --quiet --stall-timeout 30" + faults + " --out " + emu);
+    ASSERT_EQ(e.exit_code, 0) << e.output;
+    const std::string es = test::ReadFile(emu + "/summary.json");
+    EXPECT_EQ(JsonValues(es, "faults_injected"), std::vector<std::string>{"3"}) << es;
     EXPECT_EQ(JsonValues(es, "versions_lost"), std::vector<std::string>{"0"}) << es;
     EXPECT_EQ(JsonValues(es, "workers_at_final_hash"), std::vector<std::string>{"4"}) << es;
     EXPECT_EQ(box.LiveProcesses(), 0);
@@ -750,7 +726,7 @@ TEST(HiloEmu, SigtermStopsEveryChild)
                                    (box.dir / "emu.stderr").string(), "hilo-emu");
     ASSERT_TRUE(emu.ok());
     const fs::path events = box.dir / "out" / "nodes" / "hilo-spar" / "worker-0.events";
-    for (int i = 0; i < 600 && CountLines(events, "apply ") < 1; ++i)
+    for (int i = 0; i < 3000 && CountLines(events, "apply ") < 1; ++i) // 60 s on a loaded host
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     ASSERT_GE(CountLines(events, "apply "), 1) << (*emu)->StderrTail(20);
     EXPECT_GE(box.LiveProcesses(), 3); // learner + 2 workers

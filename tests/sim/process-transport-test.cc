@@ -576,6 +576,64 @@ TEST(ProcessEventLog, RoundTripsEveryEventExactlyAndSkipsACutLastLine)
     std::filesystem::remove(path);
 }
 
+// A learner restored from its checkpoint reports the publish the checkpoint holds: logged when the
+// first learner was killed before logging it (between writing the checkpoint and the log line),
+// not again when the log has it; and whether the version's eval is logged.
+TEST(ProcessEventLog, ARestoredPublishIsLoggedOnceAndItsEvalLooked)
+{
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "hilo-event-log-restored.events").string();
+    std::filesystem::remove(path);
+    PublishEvent p;
+    p.version = 1;
+    p.published_s = 0.5;
+    p.kept_per_matrix = {3};
+    {
+        auto w = EventLogWriter::Open(path);
+        ASSERT_TRUE(w.ok());
+        (*w)->Process("learner", 0, 1);
+        (*w)->Publish(p);
+        EvalEvent e;
+        e.version = 1;
+        (*w)->Eval(e);
+    }
+    auto w = EventLogWriter::Open(path); // the restored learner's
+    ASSERT_TRUE(w.ok());
+    (*w)->Process("learner", 0, 2);
+    p.version = 2; // checkpointed, then killed before the log line
+    p.published_s = 1.25;
+    auto evaluated = (*w)->Restored(p);
+    ASSERT_TRUE(evaluated.ok()) << evaluated.status().ToString();
+    EXPECT_FALSE(*evaluated);
+    evaluated = (*w)->Restored(p); // a second restart at the same version
+    ASSERT_TRUE(evaluated.ok());
+    EXPECT_FALSE(*evaluated);
+    EvalEvent e;
+    e.version = 2;
+    (*w)->Eval(e);
+    evaluated = (*w)->Restored(p);
+    ASSERT_TRUE(evaluated.ok());
+    EXPECT_TRUE(*evaluated);
+    p.version = 1; // killed after logging: nothing written again
+    evaluated = (*w)->Restored(p);
+    ASSERT_TRUE(evaluated.ok());
+    EXPECT_TRUE(*evaluated);
+    EventRecord r;
+    ASSERT_TRUE(ReadEventLog(path, &r).ok());
+    ASSERT_EQ(r.publishes.size(), 2u);
+    EXPECT_EQ(r.publishes[0].version, 1u);
+    EXPECT_EQ(r.publishes[1].version, 2u);
+    EXPECT_EQ(r.publishes[1].published_s, 1.25);
+    EXPECT_EQ(r.publishes[1].kept_per_matrix, std::vector<int64_t>{3});
+
+    std::FILE* f = std::fopen(path.c_str(), "a");
+    std::fputs("publish 3 x\n", f);
+    std::fclose(f);
+    p.version = 3;
+    EXPECT_EQ((*w)->Restored(p).status().code(), hilo::StatusCode::kCorruption);
+    std::filesystem::remove(path);
+}
+
 // versions_lost of an emulation is measured from the workers' own logs: a version a live worker
 // neither applied nor skipped through a snapshot counts, a dead worker's do not.
 TEST(ProcessGather, VersionsLostAreMeasuredFromTheWorkersLogs)

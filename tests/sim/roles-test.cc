@@ -11,10 +11,16 @@
 #include "sim/run/arm-context-builder.h"
 #include "sim/scenario/scenario-loader.h"
 
+#include "hilo/wire/messages.h"
+
+#include "tests/sim/scenario-test-util.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -210,17 +216,16 @@ struct Cluster
     std::vector<ApplyEvent> applied;
     std::map<uint32_t, std::vector<uint64_t>> rounds; // rounds rolled out, by worker process
 
-    Cluster()
+    explicit Cluster(LearnerRoleOptions options = {})
     {
         LearnerHooks hooks;
         hooks.published = [this](const PublishEvent& e) { published.push_back(e); };
         learner = std::make_unique<LearnerRole>(context, &learner_port, std::vector<uint32_t>{0, 1},
-                                                hilo::PublisherOptions{}, hooks);
+                                                hilo::PublisherOptions{}, hooks, options);
         world.inbox[kLearnerPeerId] = [this](uint32_t from, const RoleMessage& m)
         { ASSERT_TRUE(learner->HandleMessage(from, m).ok()); };
         for (uint32_t w = 0; w < 2; ++w)
         {
-            worker_ports.push_back(std::make_unique<FakePort>(&world, w));
             StartWorker(w);
         }
         learner->Start();
@@ -228,21 +233,32 @@ struct Cluster
         learner->HandlePeerConnected(1);
     }
 
+    /// Starts worker `w`'s process (again: the old one is gone), recording its applies and rounds.
     void StartWorker(uint32_t w)
     {
-        if (w < worker_ports.size() && workers.size() > w)
-        {
-            worker_ports[w]->Kill(); // the old process is gone
-            worker_ports[w] = std::make_unique<FakePort>(&world, w);
-        }
         WorkerHooks hooks;
         hooks.applied = [this](const ApplyEvent& e) { applied.push_back(e); };
         rounds[w].clear();
         hooks.rollout_done = [this](const RolloutEvent& e) { rounds[e.worker].push_back(e.round); };
+        StartWorkerOn(w, std::make_unique<FakePort>(&world, w), hooks);
+    }
+
+    /// Starts worker `w`'s process on `port` with `hooks` (the old process, if any, is gone).
+    WorkerRole* StartWorkerOn(uint32_t w, std::unique_ptr<FakePort> port, WorkerHooks hooks)
+    {
+        if (w < worker_ports.size())
+        {
+            worker_ports[w]->Kill();
+            worker_ports[w] = std::move(port);
+        }
+        else
+        {
+            worker_ports.push_back(std::move(port));
+        }
         WorkerRoleOptions options;
         options.announce_done = true;
         auto role = std::make_unique<WorkerRole>(context, worker_ports[w].get(), w, kLearnerPeerId,
-                                                 options, hooks);
+                                                 options, std::move(hooks));
         WorkerRole* raw = role.get();
         world.inbox[w] = [raw](uint32_t from, const RoleMessage& m)
         { ASSERT_TRUE(raw->HandleMessage(from, m).ok()); };
@@ -251,6 +267,7 @@ struct Cluster
         else
             workers.push_back(std::move(role));
         raw->Start();
+        return raw;
     }
 };
 
@@ -492,6 +509,112 @@ TEST(Roles, ARelayForwardsOnlyTheLearnersUpdatesAndResendsTheLatestToAReturningW
     EXPECT_EQ(world.sent.back(), std::make_pair(1u, static_cast<uint32_t>(kUpdate)));
 }
 
+// A framed update of `version` (nothing else in it): what a relay reads the version from.
+std::string
+UpdateFrame(uint64_t version)
+{
+    hilo::wire::Update u;
+    u.set_format_version(hilo::kFormatVersion);
+    u.set_version(version);
+    u.set_base_version(version - 1);
+    auto frame = hilo::EncodeUpdateFrame(u);
+    EXPECT_TRUE(frame.ok()) << frame.status().ToString();
+    return *frame;
+}
+
+// A relay that knows the run's last version reads each update's: it holds the last version only
+// once that update went through (before, a learner that goes away is only away, and is waited
+// for even when none of the relay's workers is connected). An update that does not parse is
+// forwarded (the workers refuse it) and leaves the version as it was.
+TEST(Roles, ARelayKnowsWhetherItHoldsTheLastVersion)
+{
+    FakeWorld world;
+    FakePort port(&world, RelayPeerId(0));
+    RelayRoleOptions options;
+    options.learner_peer = kLearnerPeerId;
+    options.last_version = 3;
+    RelayRole relay(&port, {0, 1}, RelayHooks{}, RelayForwarding::kStoreAndForward, options);
+    RoleMessage update;
+    update.type = kUpdate;
+    std::map<uint64_t, std::string> frames{
+        {1, UpdateFrame(1)}, {2, UpdateFrame(2)}, {3, UpdateFrame(3)}}; // the payload is a view
+    for (uint64_t v = 1; v <= 2; ++v)
+    {
+        update.payload = frames[v];
+        ASSERT_TRUE(relay.HandleMessage(kLearnerPeerId, update).ok());
+        EXPECT_EQ(relay.latest_version(), v);
+        EXPECT_FALSE(relay.HoldsLastVersion());
+    }
+    update.payload = "not a frame";
+    ASSERT_TRUE(relay.HandleMessage(kLearnerPeerId, update).ok());
+    EXPECT_EQ(relay.latest_version(), 2u);
+    EXPECT_FALSE(relay.HoldsLastVersion());
+    update.payload = frames[3];
+    ASSERT_TRUE(relay.HandleMessage(kLearnerPeerId, update).ok());
+    EXPECT_TRUE(relay.HoldsLastVersion());
+
+    RelayRole unknowing(&port, {0, 1}, RelayHooks{}, RelayForwarding::kStoreAndForward,
+                        RelayRoleOptions{});
+    ASSERT_TRUE(unknowing.HandleMessage(kLearnerPeerId, update).ok());
+    EXPECT_FALSE(unknowing.HoldsLastVersion()); // no last version given: versions are not read
+}
+
+// The learner's checkpoint holds the publish record of its version: a learner restored from it
+// reports that publish exactly as the first learner reported it (so that a driver whose log lost
+// it, the learner killed between writing the checkpoint and logging, records it then); a
+// checkpoint whose record is damaged is refused.
+TEST(Roles, ARestoredLearnerReportsThePublishItsCheckpointHolds)
+{
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "hilo-roles-learner.checkpoint").string();
+    std::filesystem::remove(path);
+    LearnerRoleOptions options;
+    options.checkpoint_path = path;
+    Cluster c(options);
+    for (double t = 0.001; c.published.size() < 2 && t < 100; t += 0.001)
+        c.world.Run(t);
+    ASSERT_GE(c.published.size(), 2u);
+    ASSERT_LT(c.published.size(), 5u);             // mid-run
+    const PublishEvent& last = c.published.back(); // the checkpoint is of this version
+    c.learner_port.Kill();
+
+    options.restore = true;
+    FakePort port(&c.world, kLearnerPeerId);
+    std::vector<PublishEvent> restored;
+    LearnerHooks hooks;
+    hooks.restored = [&](const PublishEvent& e) { restored.push_back(e); };
+    LearnerRole learner(c.context, &port, {0, 1}, hilo::PublisherOptions{}, hooks, options);
+    learner.Start();
+    ASSERT_TRUE(learner.failure().ok()) << learner.failure().ToString();
+    ASSERT_EQ(restored.size(), 1u);
+    const PublishEvent& r = restored[0];
+    EXPECT_EQ(r.version, last.version);
+    EXPECT_EQ(learner.publisher().version(), last.version);
+    EXPECT_EQ(r.published_s, last.published_s);
+    EXPECT_EQ(r.grad_ready_s, last.grad_ready_s);
+    EXPECT_EQ(r.loss, last.loss);
+    EXPECT_EQ(r.state_hash, last.state_hash);
+    EXPECT_EQ(r.wire_bytes, last.wire_bytes);
+    EXPECT_EQ(r.copies, last.copies);
+    EXPECT_EQ(r.copies, 2u);
+    EXPECT_EQ(r.kept_per_matrix, last.kept_per_matrix);
+    EXPECT_EQ(r.drift_rel_l2, last.drift_rel_l2);
+
+    std::string bytes = test::ReadFile(path);
+    bytes[4 + 4 + 2 * 4 + 8 + 3] ^= 0x10; // inside the record (its grad_ready_s)
+    {
+        std::ofstream f(path, std::ios::binary | std::ios::trunc);
+        f << bytes;
+    }
+    FakePort port2(&c.world, kLearnerPeerId);
+    LearnerRole damaged(c.context, &port2, {0, 1}, hilo::PublisherOptions{}, hooks, options);
+    damaged.Start();
+    EXPECT_EQ(damaged.failure().code(), hilo::StatusCode::kCorruption)
+        << damaged.failure().ToString();
+    EXPECT_EQ(restored.size(), 1u);
+    std::filesystem::remove(path);
+}
+
 // A relay started again mid-run (its process was killed) has seen none of its workers connect, yet
 // each of them is one coming back: the first time a worker connects, it is sent the latest update
 // the relay holds (the learner's resend, which arrived while the worker was still away).
@@ -525,18 +648,10 @@ TEST(Roles, AWorkerInRealTimeRunsTheRealApplyInsideTheModelledTime)
     Cluster c;
     auto port = std::make_unique<RealTimeFakePort>(&c.world, 0u);
     RealTimeFakePort* rt = port.get();
-    c.worker_ports[0]->Kill();
-    c.worker_ports[0] = std::move(port);
     WorkerHooks hooks;
     std::vector<ApplyEvent> applied;
     hooks.applied = [&](const ApplyEvent& e) { applied.push_back(e); };
-    WorkerRoleOptions options;
-    options.announce_done = true;
-    c.workers[0] = std::make_unique<WorkerRole>(c.context, rt, 0, kLearnerPeerId, options, hooks);
-    WorkerRole* raw = c.workers[0].get();
-    c.world.inbox[0] = [raw](uint32_t from, const RoleMessage& m)
-    { ASSERT_TRUE(raw->HandleMessage(from, m).ok()); };
-    raw->Start();
+    WorkerRole* raw = c.StartWorkerOn(0, std::move(port), hooks);
     c.world.Run();
     ASSERT_EQ(c.published.size(), 5u);
     std::vector<RealTimeFakePort::Phase> applies;
@@ -565,18 +680,10 @@ TEST(Roles, ARolloutStartsBeforeItsRealSampling)
     Cluster c;
     auto port = std::make_unique<WallClockPort>(&c.world, 0u);
     WallClockPort* rt = port.get();
-    c.worker_ports[0]->Kill();
-    c.worker_ports[0] = std::move(port);
     WorkerHooks hooks;
     std::vector<RolloutEvent> rollouts;
     hooks.rollout_done = [&](const RolloutEvent& e) { rollouts.push_back(e); };
-    WorkerRoleOptions options;
-    options.announce_done = true;
-    c.workers[0] = std::make_unique<WorkerRole>(c.context, rt, 0, kLearnerPeerId, options, hooks);
-    WorkerRole* raw = c.workers[0].get();
-    c.world.inbox[0] = [raw](uint32_t from, const RoleMessage& m)
-    { ASSERT_TRUE(raw->HandleMessage(from, m).ok()); };
-    raw->Start();
+    c.StartWorkerOn(0, std::move(port), hooks);
     c.world.Run();
     ASSERT_EQ(c.published.size(), 5u);
     std::vector<std::pair<double, double>> handovers; // (clock at hand-over, real time spent)

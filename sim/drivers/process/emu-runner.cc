@@ -451,25 +451,16 @@ class ArmEmulation
             const std::string name = "worker " + std::to_string(a.worker);
             if (a.kind == FaultAction::kKill)
             {
-                ChildProcess* c = m_worker[a.worker];
-                if (c)
-                {
-                    c->Signal(SIGKILL);
-                    m_killed.insert(c);
-                }
-                m_worker[a.worker] = nullptr;
+                Kill(&m_worker[a.worker]);
                 r.injected = true;
                 r.start_s = now;
                 m_err << "hilo-emu: " << r.kind << ": killed " << name << " at " << now << " s\n";
                 continue;
             }
             // A new process for the worker: it rejoins the run, on the run's clock.
-            auto args = m_workerArgs[a.worker];
-            args.push_back("--rejoin");
-            args.push_back("--epoch-ns");
-            args.push_back(std::to_string(m_epochNs));
-            ChildProcess* c = Spawn(NodeRole::kWorker, a.worker, args,
-                                    "worker-" + std::to_string(a.worker), name, failure);
+            ChildProcess* c =
+                Respawn(NodeRole::kWorker, a.worker, m_workerArgs[a.worker], "--rejoin",
+                        "worker-" + std::to_string(a.worker), name, failure);
             if (!c)
                 return false;
             m_worker[a.worker] = c;
@@ -484,28 +475,44 @@ class ArmEmulation
         return true;
     }
 
+    /// SIGKILLs the node in `slot` (when there is one; it is reaped with the others) and empties
+    /// the slot.
+    void Kill(ChildProcess** slot)
+    {
+        if (*slot)
+        {
+            (*slot)->Signal(SIGKILL);
+            m_killed.insert(*slot);
+        }
+        *slot = nullptr;
+    }
+
+    /// A node started again mid-run: its first arguments, `flag` (--rejoin, --restore) and the
+    /// run's clock. Null when it cannot start (`failure` says why).
+    ChildProcess* Respawn(NodeRole role, uint32_t index, std::vector<std::string> args,
+                          const char* flag, const std::string& file, const std::string& name,
+                          ArmFailure* failure)
+    {
+        args.push_back(flag);
+        args.push_back("--epoch-ns");
+        args.push_back(std::to_string(m_epochNs));
+        return Spawn(role, index, std::move(args), file, name, failure);
+    }
+
     /// learner_restart: SIGKILL the learner; at restart_after, a new learner on the same port from
     /// its checkpoint, on the run's clock. False when the new process cannot start.
     bool RestartLearner(const FaultAction& a, double now, FaultRecord* r, ArmFailure* failure)
     {
         if (a.kind == FaultAction::kKill)
         {
-            if (m_learner)
-            {
-                m_learner->Signal(SIGKILL);
-                m_killed.insert(m_learner);
-            }
-            m_learner = nullptr;
+            Kill(&m_learner);
             r->injected = true;
             r->start_s = now;
             m_err << "hilo-emu: " << r->kind << ": killed the learner at " << now << " s\n";
             return true;
         }
-        auto args = m_learnerArgs;
-        args.push_back("--restore");
-        args.push_back("--epoch-ns");
-        args.push_back(std::to_string(m_epochNs));
-        m_learner = Spawn(NodeRole::kLearner, 0, args, "learner", "learner", failure);
+        m_learner = Respawn(NodeRole::kLearner, 0, m_learnerArgs, "--restore", "learner", "learner",
+                            failure);
         if (!m_learner)
             return false;
         r->end_s = now;
@@ -522,21 +529,12 @@ class ArmEmulation
             return true; // not a relay topology: checked before the run
         if (a.kind == FaultAction::kKill)
         {
-            if (m_relay[a.worker])
-            {
-                m_relay[a.worker]->Signal(SIGKILL);
-                m_killed.insert(m_relay[a.worker]);
-            }
-            m_relay[a.worker] = nullptr;
+            Kill(&m_relay[a.worker]);
             m_err << "hilo-emu: chaos: killed " << name << " at " << now << " s\n";
             return true;
         }
-        auto args = m_relayArgs[a.worker];
-        args.push_back("--rejoin");
-        args.push_back("--epoch-ns");
-        args.push_back(std::to_string(m_epochNs));
-        ChildProcess* c = Spawn(NodeRole::kRelay, a.worker, args,
-                                "relay-" + std::to_string(a.worker), name, failure);
+        ChildProcess* c = Respawn(NodeRole::kRelay, a.worker, m_relayArgs[a.worker], "--rejoin",
+                                  "relay-" + std::to_string(a.worker), name, failure);
         if (!c)
             return false;
         m_relay[a.worker] = c;

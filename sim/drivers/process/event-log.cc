@@ -1,5 +1,6 @@
 #include "sim/drivers/process/event-log.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -36,11 +37,12 @@ EventLogWriter::Open(const std::string& path)
     {
         return hilo::Status::InvalidArgument("cannot open event log " + path + " for appending");
     }
-    return std::unique_ptr<EventLogWriter>(new EventLogWriter(f));
+    return std::unique_ptr<EventLogWriter>(new EventLogWriter(f, path));
 }
 
-EventLogWriter::EventLogWriter(std::FILE* file)
+EventLogWriter::EventLogWriter(std::FILE* file, std::string path)
   : m_file(file)
+  , m_path(std::move(path))
 {
 }
 
@@ -55,6 +57,20 @@ EventLogWriter::Line(const std::string& line)
     std::fputs(line.c_str(), m_file);
     std::fputc('\n', m_file);
     std::fflush(m_file);
+}
+
+hilo::StatusOr<bool>
+EventLogWriter::Restored(const PublishEvent& e)
+{
+    std::fflush(m_file);
+    EventRecord logged;
+    HILO_RETURN_IF_ERROR(ReadEventLog(m_path, &logged));
+    const auto same = [&e](const auto& event) { return event.version == e.version; };
+    if (std::none_of(logged.publishes.begin(), logged.publishes.end(), same))
+    {
+        Publish(e);
+    }
+    return std::any_of(logged.evals.begin(), logged.evals.end(), same);
 }
 
 void

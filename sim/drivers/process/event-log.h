@@ -47,11 +47,18 @@ class EventLogWriter
     void Resync(uint32_t worker, uint64_t from_version);
     void CatchUp(const CatchUpEvent& e);
     void Done(uint32_t worker, uint64_t version, uint64_t state_hash, bool match);
+    /// A learner restored from its checkpoint reports the publish of the version it holds (`e`):
+    /// written unless the log already has a publish line of that version, so that a learner killed
+    /// between writing its checkpoint and logging the publish leaves every version it holds
+    /// logged once. Returns whether the log has an eval line of that version (the caller
+    /// evaluates again when one is due and missing); Corruption when the log cannot be read.
+    hilo::StatusOr<bool> Restored(const PublishEvent& e);
 
   private:
-    explicit EventLogWriter(std::FILE* file);
+    EventLogWriter(std::FILE* file, std::string path);
     void Line(const std::string& line);
     std::FILE* m_file;
+    std::string m_path;
 };
 
 /// Everything read back from one or more event logs.

@@ -444,6 +444,126 @@ ListIds(const std::vector<uint32_t>& ids)
     return s.empty() ? "none" : s;
 }
 
+// What every node's set-up shares: the loop, the transport with its callbacks routed to the role
+// (through the router, which keeps what arrives before the role starts), the port, and the end.
+// A node adds its own peers (options().accept_peer) and its own reactions to connections and
+// closes before Open(), then hands the role over with Route().
+class NodeHost
+{
+  public:
+    NodeHost(const std::string& label, uint32_t id, const NodeOptions& o, const ArmSetup& setup,
+             std::ostream& err)
+      : m_loop(label, err, o.epoch_ns, o.stall_timeout_s)
+      , m_options(BaseTransportOptions(id, label, m_loop, setup))
+      , m_router(&m_loop, &m_transportPtr)
+    {
+    }
+
+    NodeLoop& loop() { return m_loop; }
+    TcpTransportOptions& options() { return m_options; }
+    TcpTransport& transport() { return *m_transport; }
+    ProcessPort& port() { return *m_port; }
+
+    /// Called on every connection before the role hears of it.
+    std::function<void(uint32_t peer)> on_connected;
+    /// Called on every close before the role hears of it; true: handled, the role is not told.
+    std::function<bool(uint32_t peer, bool error)> on_closed;
+    /// A peer this node dials failed to authenticate (empty: the transport logs it).
+    std::function<void(uint32_t peer, const std::string& why)> on_authentication_failed;
+
+    /// Makes the transport and the port; `failure` is the port's stop message.
+    void Open(std::function<std::string()> failure)
+    {
+        TcpTransportCallbacks tcb;
+        tcb.log = [this](const std::string& line) { m_loop.LogRaw(line); };
+        tcb.connected = [this](uint32_t peer)
+        {
+            if (on_connected)
+                on_connected(peer);
+            m_router.OnConnected(peer);
+        };
+        tcb.closed = [this](uint32_t peer, bool error, const std::string&)
+        {
+            if (!on_closed || !on_closed(peer, error))
+                m_router.OnClosed(peer, error);
+        };
+        tcb.message = [this](uint32_t peer, const RoleMessage& m) { m_router.OnMessage(peer, m); };
+        tcb.authentication_failed = on_authentication_failed;
+        m_transport = std::make_unique<TcpTransport>(m_loop.io(), m_options, tcb);
+        m_transportPtr = m_transport.get();
+        m_port = std::make_unique<ProcessPort>(m_loop.io(), m_transport.get(), m_loop.epoch(),
+                                               [this, failure = std::move(failure)]()
+                                               { m_loop.Finish(kExitRuntime, failure()); });
+    }
+
+    /// Hands the transport's events to `role` (kept until `started` says it runs).
+    template<typename Role>
+    void Route(Role* role, std::function<bool()> started)
+    {
+        m_router.SetHandlers(
+            {std::move(started),
+             [role](uint32_t peer, const RoleMessage& m) { return role->HandleMessage(peer, m); },
+             [role](uint32_t peer) { role->HandlePeerConnected(peer); },
+             [role](uint32_t peer, bool error) { role->HandlePeerClosed(peer, error); }});
+    }
+
+    /// Listens on host:port and writes the bound port to `port_file` (when given). kExitOk, or
+    /// the exit code, the error said: bad input when it cannot listen, runtime when the file
+    /// cannot be written.
+    int Listen(const std::string& who, const std::string& host, uint16_t port,
+               const std::string& port_file, std::ostream& err, uint16_t* bound)
+    {
+        auto listening = m_transport->Listen(host, port);
+        if (!listening.ok())
+        {
+            err << who << ": " << listening.status().message() << "\n";
+            return kExitBadInput;
+        }
+        *bound = *listening;
+        return WritePortFile(port_file, *bound, err) ? kExitOk : kExitRuntime;
+    }
+
+    /// Set-up is done: tells hilo-emu and takes the run's epoch (NodeLoop::Ready).
+    bool Ready(bool sync, uint16_t port)
+    {
+        if (!m_loop.Ready(sync, port))
+            return false;
+        m_port->SetEpoch(m_loop.epoch());
+        return true;
+    }
+
+    /// Starts `role` at the run's epoch and hands it what arrived before.
+    template<typename Role>
+    void StartAtEpoch(Role* role, bool late_is_expected)
+    {
+        m_loop.AtEpoch(
+            [this, role]()
+            {
+                role->Start();
+                if (role->started())
+                    m_router.RoleStarted();
+            },
+            late_is_expected);
+    }
+
+    /// Runs until the node ends, then stops its timers and connections.
+    int Run(std::function<std::string()> waiting_for)
+    {
+        const int code = m_loop.Run(std::move(waiting_for));
+        m_port->CancelTimers();
+        m_transport->CloseAll();
+        return code;
+    }
+
+  private:
+    NodeLoop m_loop;
+    TcpTransportOptions m_options;
+    TcpTransport* m_transportPtr{nullptr};
+    EventRouter m_router;
+    std::unique_ptr<TcpTransport> m_transport;
+    std::unique_ptr<ProcessPort> m_port;
+};
+
 int
 RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
 {
@@ -479,27 +599,16 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
             update_peers.push_back(WorkerPeerId(w));
     }
 
-    NodeLoop loop("learner", err, o.epoch_ns, o.stall_timeout_s);
-    std::unique_ptr<LearnerRole> role;
-    TcpTransportOptions topt = BaseTransportOptions(kLearnerPeerId, "learner", loop, setup);
+    std::unique_ptr<LearnerRole> role; // outlives the node: the transport's callbacks use it
+    NodeHost node("learner", kLearnerPeerId, o, setup, err);
+    NodeLoop& loop = node.loop();
     // The scenario's workers, and its relays in a relay topology; nobody else.
     const uint32_t relays = sc.network.topology == TopologyKind::kRelay
                                 ? static_cast<uint32_t>(sc.network.regions.size())
                                 : 0;
-    topt.accept_peer = [workers, relays](uint32_t id)
+    node.options().accept_peer = [workers, relays](uint32_t id)
     { return id < workers || (IsRelayPeerId(id) && id - kRelayPeerIdBase < relays); };
-    TcpTransportCallbacks tcb;
-    TcpTransport* transport_ptr = nullptr;
-    EventRouter router(&loop, &transport_ptr);
-    tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
-    tcb.connected = [&](uint32_t peer) { router.OnConnected(peer); };
-    tcb.closed = [&](uint32_t peer, bool error, const std::string&)
-    { router.OnClosed(peer, error); };
-    tcb.message = [&](uint32_t peer, const RoleMessage& m) { router.OnMessage(peer, m); };
-    TcpTransport transport(loop.io(), topt, tcb);
-    transport_ptr = &transport;
-    ProcessPort port(loop.io(), &transport, loop.epoch(),
-                     [&]() { loop.Finish(kExitRuntime, role->failure().ToString()); });
+    node.Open([&]() { return role->failure().ToString(); });
 
     LearnerHooks hooks;
     hooks.published = [&](const PublishEvent& e)
@@ -512,6 +621,18 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     {
         if (events)
             events->Eval(e);
+    };
+    // Restored from the checkpoint: its version's publish (and eval) logged once, even when the
+    // first learner was killed between writing the checkpoint and logging them.
+    hooks.restored = [&](const PublishEvent& e)
+    {
+        if (!events)
+            return;
+        auto evaluated = events->Restored(e);
+        if (!evaluated.ok())
+            loop.Finish(kExitRuntime, evaluated.status().message());
+        else if (!*evaluated && role->EvaluatesAt(e.version))
+            role->Evaluate();
     };
     const ProcessFaults faults(sc);
     hooks.worker_done = [&](uint32_t worker, uint64_t version, uint64_t hash)
@@ -546,35 +667,20 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     lopt.members = initial;
     lopt.checkpoint_path = o.checkpoint;
     lopt.restore = o.restore;
-    role = std::make_unique<LearnerRole>(setup.context, &port, update_peers,
+    role = std::make_unique<LearnerRole>(setup.context, &node.port(), update_peers,
                                          hilo::PublisherOptions{}, std::move(hooks), lopt);
-    router.SetHandlers({[&]() { return role->started(); },
-                        [&](uint32_t peer, const RoleMessage& m)
-                        { return role->HandleMessage(peer, m); },
-                        [&](uint32_t peer) { role->HandlePeerConnected(peer); },
-                        [&](uint32_t peer, bool error) { role->HandlePeerClosed(peer, error); }});
-    auto bound = transport.Listen(host, listen_port);
-    if (!bound.ok())
-    {
-        err << "hilo-node learner: " << bound.status().message() << "\n";
-        return kExitBadInput;
-    }
-    if (!WritePortFile(o.port_file, *bound, err))
-        return kExitRuntime;
+    node.Route(role.get(), [&]() { return role->started(); });
+    uint16_t bound = 0;
+    const int listening =
+        node.Listen("hilo-node learner", host, listen_port, o.port_file, err, &bound);
+    if (listening != kExitOk)
+        return listening;
     if (events)
         events->Process("learner", 0, getpid());
-    if (!loop.Ready(o.sync_start, *bound))
+    if (!node.Ready(o.sync_start, bound))
         return kExitRuntime;
-    port.SetEpoch(loop.epoch());
-    loop.AtEpoch(
-        [&]()
-        {
-            role->Start();
-            if (role->started())
-                router.RoleStarted();
-        },
-        /*late_is_expected=*/o.restore);
-    const int code = loop.Run(
+    node.StartAtEpoch(role.get(), /*late_is_expected=*/o.restore);
+    return node.Run(
         [&]()
         {
             if (!role->started())
@@ -585,7 +691,7 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
                 std::vector<uint32_t> missing;
                 for (uint32_t w = 0; w < workers; ++w)
                 {
-                    if (!transport.IsConnected(WorkerPeerId(w)))
+                    if (!node.transport().IsConnected(WorkerPeerId(w)))
                         missing.push_back(w);
                 }
                 return "at version " + std::to_string(v) + ", waiting for trajectories of round " +
@@ -600,9 +706,6 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
             return "published the last version; waiting for workers " + ListIds(missing) +
                    " to hold it";
         });
-    port.CancelTimers();
-    transport.CloseAll();
-    return code;
 }
 
 int
@@ -640,40 +743,29 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
         return kExitBadInput;
 
     const std::string label = "worker " + std::to_string(o.index);
-    NodeLoop loop(label, err, o.epoch_ns, o.stall_timeout_s);
-    std::unique_ptr<WorkerRole> role;
+    std::unique_ptr<WorkerRole> role; // outlives the node: the transport's callbacks use it
+    NodeHost node(label, WorkerPeerId(o.index), o, setup, err);
+    NodeLoop& loop = node.loop();
     bool done_sent = false;
     bool ever_connected = false;
-    TcpTransportOptions topt = BaseTransportOptions(WorkerPeerId(o.index), label, loop, setup);
-    TcpTransportCallbacks tcb;
-    TcpTransport* transport_ptr = nullptr;
-    EventRouter router(&loop, &transport_ptr);
-    tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
-    tcb.connected = [&](uint32_t peer)
+    node.on_connected = [&](uint32_t peer)
     {
         if (peer == kLearnerPeerId)
             ever_connected = true;
-        router.OnConnected(peer);
     };
-    tcb.closed = [&](uint32_t peer, bool error, const std::string&)
+    node.on_closed = [&](uint32_t peer, bool)
     {
-        if (peer == kLearnerPeerId && done_sent)
-        {
-            loop.Finish(kExitOk, ""); // the learner ends the run once every worker is done
-            return;
-        }
-        router.OnClosed(peer, error);
+        if (peer != kLearnerPeerId || !done_sent)
+            return false;
+        loop.Finish(kExitOk, ""); // the learner ends the run once every worker is done
+        return true;
     };
-    tcb.authentication_failed = [&](uint32_t peer, const std::string& why)
+    node.on_authentication_failed = [&](uint32_t peer, const std::string& why)
     {
         loop.Finish(kExitRuntime, std::string("authentication failed with the ") +
                                       (peer == kLearnerPeerId ? "learner" : "relay") + ": " + why);
     };
-    tcb.message = [&](uint32_t peer, const RoleMessage& m) { router.OnMessage(peer, m); };
-    TcpTransport transport(loop.io(), topt, tcb);
-    transport_ptr = &transport;
-    ProcessPort port(loop.io(), &transport, loop.epoch(),
-                     [&]() { loop.Finish(kExitRuntime, role->failure().ToString()); });
+    node.Open([&]() { return role->failure().ToString(); });
     WorkerHooks hooks;
     hooks.rollout_done = [&](const RolloutEvent& e)
     {
@@ -709,32 +801,21 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     WorkerRoleOptions wopt;
     wopt.announce_done = true;
     wopt.rejoining = o.rejoin;
-    role = std::make_unique<WorkerRole>(setup.context, &port, o.index, kLearnerPeerId, wopt,
+    role = std::make_unique<WorkerRole>(setup.context, &node.port(), o.index, kLearnerPeerId, wopt,
                                         std::move(hooks));
-    router.SetHandlers({[&]() { return role->started(); },
-                        [&](uint32_t peer, const RoleMessage& m)
-                        { return role->HandleMessage(peer, m); },
-                        [&](uint32_t peer) { role->HandlePeerConnected(peer); },
-                        [&](uint32_t peer, bool error) { role->HandlePeerClosed(peer, error); }});
+    node.Route(role.get(), [&]() { return role->started(); });
     if (events)
         events->Process("worker", o.index, getpid());
-    transport.Connect(kLearnerPeerId, learner_host, learner_port);
+    node.transport().Connect(kLearnerPeerId, learner_host, learner_port);
     if (relayed)
     {
         const int32_t region = sc.workers[setup.order[o.index]].region_index;
-        transport.Connect(RelayPeerId(static_cast<uint32_t>(region)), relay_host, relay_port);
+        node.transport().Connect(RelayPeerId(static_cast<uint32_t>(region)), relay_host,
+                                 relay_port);
     }
-    if (!loop.Ready(o.sync_start, 0))
+    if (!node.Ready(o.sync_start, 0))
         return kExitRuntime;
-    port.SetEpoch(loop.epoch());
-    loop.AtEpoch(
-        [&]()
-        {
-            role->Start();
-            if (role->started())
-                router.RoleStarted();
-        },
-        /*late_is_expected=*/o.rejoin);
+    node.StartAtEpoch(role.get(), /*late_is_expected=*/o.rejoin);
     // Fault injection: replays that diverge after the given modelled times.
     std::vector<std::unique_ptr<boost::asio::steady_timer>> diverge;
     for (double at : o.diverge_at_s)
@@ -749,10 +830,10 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
                     role->DivergeNextReplay();
             });
     }
-    const int code = loop.Run(
+    return node.Run(
         [&]()
         {
-            if (!transport.IsConnected(kLearnerPeerId))
+            if (!node.transport().IsConnected(kLearnerPeerId))
             {
                 return std::string(ever_connected ? "lost" : "never reached") + " the learner at " +
                        o.connect;
@@ -762,9 +843,6 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
             return "at version " + std::to_string(role->replica().version()) +
                    ", waiting for updates from the learner";
         });
-    port.CancelTimers();
-    transport.CloseAll();
-    return code;
 }
 
 int
@@ -806,85 +884,59 @@ RunRelay(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
             region_workers.push_back(WorkerPeerId(t));
     }
     const std::string label = "relay " + std::to_string(o.index);
-    NodeLoop loop(label, err, o.epoch_ns, o.stall_timeout_s);
-    std::unique_ptr<RelayRole> role;
-    TcpTransportOptions topt = BaseTransportOptions(RelayPeerId(o.index), label, loop, setup);
+    std::unique_ptr<RelayRole> role; // outlives the node: the transport's callbacks use it
+    NodeHost node(label, RelayPeerId(o.index), o, setup, err);
     // The region's workers; nobody else.
-    topt.accept_peer = [&region_workers](uint32_t id)
+    node.options().accept_peer = [&region_workers](uint32_t id)
     { return std::find(region_workers.begin(), region_workers.end(), id) != region_workers.end(); };
-    TcpTransportCallbacks tcb;
-    TcpTransport* transport_ptr = nullptr;
-    EventRouter router(&loop, &transport_ptr);
-    tcb.log = [&loop](const std::string& line) { loop.LogRaw(line); };
-    // The run is over once the learner is gone and so are the region's workers (they leave when
-    // the learner closes at the end). A learner that is gone while workers stay (killed, about to
-    // be restarted) is dialled again after the role's backoff.
+    // The run is over once the learner is gone after the last version, and so are the region's
+    // workers (they leave when the learner closes at the end). A learner gone before the last
+    // version (killed, about to be restarted) is dialled again after the role's backoff, whether
+    // or not any of the region's workers is connected.
     bool learner_seen = false; // a dial that never connected is no sign of the end
     bool learner_gone = false;
-    auto run_over = [&]()
-    {
-        for (uint32_t w : region_workers)
-        {
-            if (transport_ptr->IsConnected(w))
-                return false;
-        }
-        return learner_gone;
-    };
-    tcb.connected = [&](uint32_t peer)
+    node.on_connected = [&](uint32_t peer)
     {
         if (peer == kLearnerPeerId)
         {
             learner_seen = true;
             learner_gone = false;
         }
-        router.OnConnected(peer);
     };
-    tcb.closed = [&](uint32_t peer, bool error, const std::string&)
+    node.on_closed = [&](uint32_t peer, bool)
     {
         if (peer == kLearnerPeerId)
             learner_gone = learner_seen;
-        if (run_over())
+        for (uint32_t w : region_workers)
         {
-            loop.Finish(kExitOk, "");
-            return;
+            if (node.transport().IsConnected(w))
+                return false;
         }
-        router.OnClosed(peer, error);
+        if (!learner_gone || !role->HoldsLastVersion())
+            return false;
+        node.loop().Finish(kExitOk, "");
+        return true;
     };
-    tcb.authentication_failed = [&](uint32_t, const std::string& why)
-    { loop.Finish(kExitRuntime, "authentication failed with the learner: " + why); };
-    tcb.message = [&](uint32_t peer, const RoleMessage& m) { router.OnMessage(peer, m); };
-    TcpTransport transport(loop.io(), topt, tcb);
-    transport_ptr = &transport;
-    ProcessPort port(loop.io(), &transport, loop.epoch(),
-                     [&]() { loop.Finish(kExitRuntime, "relay failed"); });
+    node.on_authentication_failed = [&](uint32_t, const std::string& why)
+    { node.loop().Finish(kExitRuntime, "authentication failed with the learner: " + why); };
+    node.Open([]() { return std::string("relay failed"); });
     RelayRoleOptions ropt;
     ropt.learner_peer = kLearnerPeerId; // updates come from the learner only
     ropt.restarted = o.rejoin;
-    role = std::make_unique<RelayRole>(&port, region_workers, RelayHooks{},
+    ropt.last_version = setup.context->steps;
+    role = std::make_unique<RelayRole>(&node.port(), region_workers, RelayHooks{},
                                        RelayForwarding::kStoreAndForward, ropt);
     // The role hears every connection and close: a worker that reconnects gets the latest update,
     // and the learner is dialled again after the role's backoff.
-    router.SetHandlers({[]() { return true; },
-                        [&](uint32_t peer, const RoleMessage& m)
-                        { return role->HandleMessage(peer, m); },
-                        [&](uint32_t peer) { role->HandlePeerConnected(peer); },
-                        [&](uint32_t peer, bool error) { role->HandlePeerClosed(peer, error); }});
-    auto bound = transport.Listen(host, listen_port);
-    if (!bound.ok())
-    {
-        err << label << ": " << bound.status().message() << "\n";
-        return kExitBadInput;
-    }
-    if (!WritePortFile(o.port_file, *bound, err))
+    node.Route(role.get(), []() { return true; });
+    uint16_t bound = 0;
+    const int listening = node.Listen(label, host, listen_port, o.port_file, err, &bound);
+    if (listening != kExitOk)
+        return listening;
+    node.transport().Connect(kLearnerPeerId, learner_host, learner_port);
+    if (!node.Ready(o.sync_start, bound))
         return kExitRuntime;
-    transport.Connect(kLearnerPeerId, learner_host, learner_port);
-    if (!loop.Ready(o.sync_start, *bound))
-        return kExitRuntime;
-    port.SetEpoch(loop.epoch());
-    const int code = loop.Run([&]() { return "no update from the learner at " + o.connect; });
-    port.CancelTimers();
-    transport.CloseAll();
-    return code;
+    return node.Run([&]() { return "no update from the learner at " + o.connect; });
 }
 
 } // namespace
