@@ -24,12 +24,12 @@ class SparCompressor : public Compressor
 {
   public:
     SparCompressor(const AdapterLayout& layout, ValueDtype dtype, int64_t min_rank,
-                   SparAllocation mode, int64_t sketch)
+                   SparAllocation mode, int64_t sketch, bool screen)
       : m_layout(layout)
       , m_dtype(dtype)
       , m_min_rank(mode == SparAllocation::kUniform ? std::max<int64_t>(min_rank, 1) : min_rank)
       , m_mode(mode)
-      , m_spectra(layout, sketch)
+      , m_spectra(layout, sketch, screen)
     {
         // Uniform keeps at least one triplet in every matrix: a common k of 0 ships nothing, and
         // an ablation that silently drops every update measures nothing.
@@ -43,10 +43,15 @@ class SparCompressor : public Compressor
     std::string Name() const override { return "spar-v1"; }
     std::string Params() const override
     {
-        return FormatCompressorOptions({{"allocation", AllocationName(m_mode)},
-                                        {"dtype", ValueDtypeName(m_dtype)},
-                                        {"min_rank", std::to_string(m_min_rank)},
-                                        {"sketch", std::to_string(m_spectra.sketch_width())}});
+        CompressorOptions o = {{"allocation", AllocationName(m_mode)},
+                               {"dtype", ValueDtypeName(m_dtype)},
+                               {"min_rank", std::to_string(m_min_rank)},
+                               {"sketch", std::to_string(m_spectra.sketch_width())}};
+        // Named only when on, so that the other configurations' parameters (and the strategy
+        // hashes made from them) read as before the option existed.
+        if (m_spectra.screen())
+            o["screen"] = "true";
+        return FormatCompressorOptions(o);
     }
     const AdapterLayout& layout() const override { return m_layout; }
     int64_t MinPayloadBytes() const override { return m_min_bytes; }
@@ -301,15 +306,21 @@ NewSparCompressor(const AdapterLayout& layout, const CompressorOptions& options)
     int64_t min_rank = r.Int("min_rank", 0, 0, 1 << 20);
     std::string mode = r.Choice("allocation", "greedy", {"greedy", "uniform"});
     int64_t sketch = r.Int("sketch", kDefaultSketchWidth, 0, 1 << 20);
+    const bool screen = r.Bool("screen", false);
     HILO_RETURN_IF_ERROR(r.Finish());
     if (sketch != 0 && sketch < 4)
     {
         return Status::InvalidArgument("spar: option sketch=" + std::to_string(sketch) +
                                        " is not allowed (0 for exact spectra, or >= 4)");
     }
+    if (screen && sketch == 0)
+    {
+        return Status::InvalidArgument(
+            "spar: option screen=true needs a sketch (sketch=4 or more)");
+    }
     return std::unique_ptr<Compressor>(new SparCompressor(
         layout, dtype, min_rank,
-        mode == "greedy" ? SparAllocation::kGreedy : SparAllocation::kUniform, sketch));
+        mode == "greedy" ? SparAllocation::kGreedy : SparAllocation::kUniform, sketch, screen));
 }
 
 } // namespace hilo

@@ -23,7 +23,9 @@
 // keeps, capped at m_i), allocation=greedy|uniform (default greedy; uniform = the same k for every
 // matrix, the ablation; it keeps k >= 1, so its smallest payload holds a triplet of every matrix),
 // sketch=0|4..N (default 0 = exact spectra everywhere; encoder only, the payload format is the
-// same).
+// same), screen=true|false (default false; needs sketch > 0: the single-pass screen of
+// spectral-truncation.h, a second pass only over the matrices it keeps; greedy, min_rank=0 only,
+// otherwise ignored; encoder only).
 // Budget: header bytes are reserved first (the k_i varints at their widest), then triplets are
 // allocated; MinPayloadBytes() is the header plus min_rank triplets everywhere.
 #ifndef HILO_COMPRESS_SPAR_H

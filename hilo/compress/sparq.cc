@@ -173,7 +173,7 @@ class SparqCompressor : public Compressor
       , m_bits(bits)
       , m_block(block)
       , m_min_rank(min_rank)
-      , m_spectra(layout, sketch)
+      , m_spectra(layout, sketch, false)
     {
         m_header_bytes = 1 + VarintLength(static_cast<uint64_t>(block)) +
                          SpectralTruncation::RankSectionBytes(layout);

@@ -69,10 +69,13 @@ DescendingGains(const at::Tensor& w)
 
 } // namespace
 
-SpectralTruncation::SpectralTruncation(const AdapterLayout& layout, int64_t sketch_width)
+SpectralTruncation::SpectralTruncation(const AdapterLayout& layout, int64_t sketch_width,
+                                       bool screen)
   : m_layout(layout)
   , m_width(sketch_width)
+  , m_screen(screen && sketch_width > 0)
   , m_scratch_at(layout.size(), -1)
+  , m_range_at(layout.size(), -1)
 {
     if (m_width <= 0)
         return;
@@ -83,6 +86,8 @@ SpectralTruncation::SpectralTruncation(const AdapterLayout& layout, int64_t sket
         {
             m_scratch_at[i] = m_scratch_size;
             m_scratch_size += std::max(s.rows, s.cols) * m_width;
+            m_range_at[i] = m_range_size;
+            m_range_size += std::min(s.rows, s.cols) * m_width;
         }
     }
     int64_t long_side = 0;
@@ -128,22 +133,64 @@ SpectralTruncation::Exact(const std::vector<float>& x, size_t i, MatrixSpectrum*
     out->projected = at::Tensor();
     out->rotation = at::Tensor();
     out->exact = true;
+    out->screened_out = false;
+    return true;
+}
+
+at::Tensor
+SpectralTruncation::ShortSideRows(const std::vector<float>& x, size_t i) const
+{
+    const MatrixSpec& s = m_layout.matrix(i);
+    at::Tensor xi = at::from_blob(const_cast<float*>(x.data()) + m_layout.offset(i),
+                                  {s.rows, s.cols}, at::kFloat);
+    return s.rows <= s.cols ? xi : xi.t();
+}
+
+bool
+SpectralTruncation::Range(const std::vector<float>& x, size_t i, float* y_store,
+                          std::vector<double>* estimates) const
+{
+    const MatrixSpec& s = m_layout.matrix(i);
+    const int64_t m = std::min(s.rows, s.cols);
+    const int64_t d = std::max(s.rows, s.cols);
+    const at::Tensor xs = ShortSideRows(x, i);
+    at::Tensor y = at::from_blob(y_store, {m, m_width}, at::kFloat);
+    at::mm_out(y, xs, m_omega.narrow(0, 0, d));
+    if (!AllFinite(y))
+        return false;
+    if (estimates != nullptr)
+    {
+        // Y^T Y (L x L) in double, then its eigenvalues: L^2 m multiply-adds, no pass over X.
+        const int64_t l = m_width;
+        at::Tensor h = at::empty({l, l}, at::kDouble);
+        double* hp = h.data_ptr<double>();
+        for (int64_t a = 0; a < l; ++a)
+        {
+            for (int64_t b = 0; b <= a; ++b)
+            {
+                double dot = 0.0;
+                for (int64_t r = 0; r < m; ++r)
+                    dot += static_cast<double>(y_store[r * l + a]) * y_store[r * l + b];
+                hp[a * l + b] = dot;
+                hp[b * l + a] = dot;
+            }
+        }
+        *estimates = DescendingGains(at::linalg_eigvalsh(h));
+        for (double& g : *estimates)
+            g /= static_cast<double>(l);
+    }
     return true;
 }
 
 bool
-SpectralTruncation::Sketch(const std::vector<float>& x, size_t i, float* w_store,
-                           MatrixSpectrum* out) const
+SpectralTruncation::Finish(const std::vector<float>& x, size_t i, const float* y_store,
+                           float* w_store, MatrixSpectrum* out) const
 {
     const MatrixSpec& s = m_layout.matrix(i);
-    const bool short_rows = s.rows <= s.cols;
+    const int64_t m = std::min(s.rows, s.cols);
     const int64_t d = std::max(s.rows, s.cols);
-    at::Tensor xi = at::from_blob(const_cast<float*>(x.data()) + m_layout.offset(i),
-                                  {s.rows, s.cols}, at::kFloat);
-    at::Tensor xs = short_rows ? xi : xi.t(); // m x d view, no copy
-    at::Tensor y = at::mm(xs, m_omega.narrow(0, 0, d));
-    if (!AllFinite(y))
-        return false;
+    const at::Tensor xs = ShortSideRows(x, i);
+    at::Tensor y = at::from_blob(const_cast<float*>(y_store), {m, m_width}, at::kFloat);
     // Householder QR in double: orthonormal columns even where Y is numerically rank-deficient
     // (steep spectra), which the Rayleigh-Ritz step needs.
     at::Tensor q = std::get<0>(at::linalg_qr(y.to(at::kDouble), "reduced")).to(at::kFloat);
@@ -159,7 +206,54 @@ SpectralTruncation::Sketch(const std::vector<float>& x, size_t i, float* w_store
     out->projected = w;
     out->rotation = e;
     out->exact = false;
+    out->screened_out = false;
     return true;
+}
+
+std::vector<size_t>
+SpectralTruncation::Screen(const std::vector<std::vector<double>>& estimates,
+                           const std::vector<int64_t>& triplet_bytes, int64_t budget_bytes,
+                           std::vector<MatrixSpectrum>* spectra) const
+{
+    const size_t n = m_layout.size();
+    std::vector<SparCandidates> cands(n);
+    for (size_t i = 0; i < n; ++i)
+    {
+        cands[i].cost = triplet_bytes[i];
+        const std::vector<double>& g = Sketched(i) ? estimates[i] : (*spectra)[i].gains;
+        const size_t offered = Sketched(i) ? g.size() - g.size() / 4 : g.size();
+        cands[i].gains.assign(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(offered));
+    }
+    // min_rank 0 always fits (the caller checked the budget against the headers).
+    const std::vector<int64_t> ks =
+        SparAllocate(cands, budget_bytes, 0, SparAllocation::kGreedy).value();
+    // tau: the best gain per byte the allocation leaves out. What it takes below tau only fills
+    // the bytes left over; matrices that would get nothing else are not worth a second pass.
+    double tau = 0.0;
+    for (size_t i = 0; i < n; ++i)
+    {
+        const size_t k = static_cast<size_t>(ks[i]);
+        if (k < cands[i].gains.size())
+            tau = std::max(tau, cands[i].gains[k] / static_cast<double>(cands[i].cost));
+    }
+    std::vector<size_t> kept;
+    for (size_t i = 0; i < n; ++i)
+    {
+        if (!Sketched(i))
+            continue;
+        const double lead = estimates[i].empty() ? 0.0 : estimates[i][0];
+        if (lead > 0.0 && lead / static_cast<double>(cands[i].cost) >= tau / kScreenMargin)
+        {
+            kept.push_back(i);
+        }
+        else
+        {
+            MatrixSpectrum& sp = (*spectra)[i];
+            sp = MatrixSpectrum();
+            sp.screened_out = true;
+        }
+    }
+    return kept;
 }
 
 Status
@@ -187,29 +281,50 @@ SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>
 {
     const size_t n = m_layout.size();
     m_scratch.resize(static_cast<size_t>(m_scratch_size));
+    m_range.resize(static_cast<size_t>(m_range_size));
+    const bool screen = m_screen && min_rank == 0 && mode == SparAllocation::kGreedy;
     SpectralPlan plan;
     plan.spectra.assign(n, MatrixSpectrum());
+    std::vector<std::vector<double>> estimates(screen ? n : 0);
     std::vector<char> finite(n, 1);
     SingleThreadedBlas one_blas_thread;
+    // What a pass computes for each matrix it is given.
+    enum class Pass
+    {
+        kFirst,  // exact where m <= L or L = 0; else the sketch (its first half when screening)
+        kFinish, // the sketch's second half (screening)
+        kExact,
+    };
     // One matrix per task, its whole chain in the task: every matrix is read by one thread, with
     // BLAS held at one thread, and no batch tensors are built or copied.
-    auto compute = [&](const std::vector<size_t>& which, bool exact)
+    auto compute = [&](const std::vector<size_t>& which, Pass pass)
     {
-        ParallelFor(
-            0, static_cast<int64_t>(which.size()), 1,
-            [&](int64_t b, int64_t e)
-            {
-                for (int64_t t = b; t < e; ++t)
-                {
-                    const size_t i = which[static_cast<size_t>(t)];
-                    const MatrixSpec& s = m_layout.matrix(i);
-                    const bool sketch = !exact && m_width > 0 && std::min(s.rows, s.cols) > m_width;
-                    const bool ok =
-                        sketch ? Sketch(x, i, m_scratch.data() + m_scratch_at[i], &plan.spectra[i])
-                               : Exact(x, i, &plan.spectra[i]);
-                    finite[i] = ok ? 1 : 0;
-                }
-            });
+        ParallelFor(0, static_cast<int64_t>(which.size()), 1,
+                    [&](int64_t b, int64_t e)
+                    {
+                        for (int64_t t = b; t < e; ++t)
+                        {
+                            const size_t i = which[static_cast<size_t>(t)];
+                            MatrixSpectrum* sp = &plan.spectra[i];
+                            bool ok = false;
+                            if (pass == Pass::kExact || !Sketched(i))
+                            {
+                                ok = Exact(x, i, sp);
+                            }
+                            else
+                            {
+                                float* y = m_range.data() + m_range_at[i];
+                                float* w = m_scratch.data() + m_scratch_at[i];
+                                if (pass == Pass::kFinish)
+                                    ok = Finish(x, i, y, w, sp);
+                                else if (screen)
+                                    ok = Range(x, i, y, &estimates[i]);
+                                else
+                                    ok = Range(x, i, y, nullptr) && Finish(x, i, y, w, sp);
+                            }
+                            finite[i] = ok ? 1 : 0;
+                        }
+                    });
         for (size_t i : which)
         {
             if (!finite[i])
@@ -220,7 +335,18 @@ SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>
     std::vector<size_t> all(n);
     for (size_t i = 0; i < n; ++i)
         all[i] = i;
-    HILO_RETURN_IF_ERROR(compute(all, false));
+    HILO_RETURN_IF_ERROR(compute(all, Pass::kFirst));
+    for (size_t i = 0; i < n; ++i)
+        plan.finished += Sketched(i) && !screen ? 1 : 0;
+    if (screen)
+    {
+        const std::vector<size_t> kept =
+            Screen(estimates, triplet_bytes, budget_bytes, &plan.spectra);
+        HILO_RETURN_IF_ERROR(compute(kept, Pass::kFinish));
+        plan.finished = static_cast<int64_t>(kept.size());
+        for (size_t i = 0; i < n; ++i)
+            plan.screened_out += plan.spectra[i].screened_out ? 1 : 0;
+    }
 
     std::vector<SparCandidates> cands(n);
     for (;;)
@@ -238,7 +364,8 @@ SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>
         std::vector<size_t> saturated;
         for (size_t i = 0; i < n; ++i)
         {
-            if (!plan.spectra[i].exact && (*alloc)[i] >= Offered(plan.spectra[i]))
+            const MatrixSpectrum& sp = plan.spectra[i];
+            if (!sp.exact && !sp.screened_out && (*alloc)[i] >= Offered(sp))
                 saturated.push_back(i);
         }
         if (saturated.empty())
@@ -246,7 +373,8 @@ SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>
             plan.ks = std::move(*alloc);
             return plan;
         }
-        HILO_RETURN_IF_ERROR(compute(saturated, true));
+        HILO_RETURN_IF_ERROR(compute(saturated, Pass::kExact));
+        plan.exact_redos += static_cast<int64_t>(saturated.size());
     }
 }
 

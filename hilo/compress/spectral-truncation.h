@@ -16,6 +16,20 @@
 // allocation rerun, so a matrix that deserves more triplets than its sketch holds gets them, from
 // its exact spectrum. Matrices with m <= L are always exact.
 //
+// Screening (optional, greedy allocation with min_rank 0 only): the first pass Y = X Omega alone
+// gives every sketched matrix a rough spectrum, the eigenvalues of Y^T Y / L (E[Omega Omega^T] =
+// L I, so they estimate the leading sigma_j^2, with the spread of a chi-square on L degrees of
+// freedom). A greedy allocation on those estimates gives a threshold tau (the best gain per byte
+// it leaves out; what it takes below tau only fills the bytes left over); only the matrices whose
+// leading estimate per byte reaches tau / kScreenMargin get the second pass and their Ritz values,
+// the others are offered nothing. The second pass, the usual allocation and the exact redos then
+// run on the kept matrices alone: one pass over the matrices the budget leaves empty instead of
+// two. A matrix wrongly screened out (its estimate below a quarter of its gain: for a steep
+// spectrum, P(chi2_L / L < 1/4), about 2% at L = 8) loses its triplets to others, and the bytes
+// the allocation would fill with triplets below tau go to the kept matrices, so screening can
+// raise the error above the plain sketch's
+// (results/compressors gives both).
+//
 // Deterministic: Omega is a pure function of its row and column (counter-based draws, no state),
 // every matrix is computed by one thread with BLAS held at one thread, and the matrices' results
 // do not depend on which thread ran them, so the plan does not depend on the thread count.
@@ -42,6 +56,10 @@ namespace hilo
 /// at 1.6% from 0.365 to 0.385 (results/compressors), so it is a choice, not the default.
 constexpr int64_t kDefaultSketchWidth = 0;
 
+/// Screening keeps a matrix when its leading estimated gain per byte is at least the estimated
+/// threshold divided by this.
+constexpr double kScreenMargin = 4.0;
+
 /// One matrix's leading singular structure as the allocator and the coders see it.
 struct MatrixSpectrum
 {
@@ -52,6 +70,7 @@ struct MatrixSpectrum
     at::Tensor projected;
     at::Tensor rotation;
     bool exact{false};
+    bool screened_out{false}; // screening: no second pass, nothing offered (gains empty)
 };
 
 /// The ranks chosen for every matrix and the spectra they were chosen from.
@@ -59,15 +78,22 @@ struct SpectralPlan
 {
     std::vector<int64_t> ks;
     std::vector<MatrixSpectrum> spectra;
+    // What the plan cost, in passes over matrices (profiling and tests): sketches finished
+    // (second passes), matrices screened out after one pass, exact spectra redone after a sketch.
+    int64_t finished{0};
+    int64_t screened_out{0};
+    int64_t exact_redos{0};
 };
 
 class SpectralTruncation
 {
   public:
-    /// `sketch_width` L: 0 computes every spectrum exactly; otherwise L >= 4.
-    SpectralTruncation(const AdapterLayout& layout, int64_t sketch_width);
+    /// `sketch_width` L: 0 computes every spectrum exactly; otherwise L >= 4. `screen` (with
+    /// L > 0): the single-pass screen above.
+    SpectralTruncation(const AdapterLayout& layout, int64_t sketch_width, bool screen);
 
     int64_t sketch_width() const { return m_width; }
+    bool screen() const { return m_screen; }
 
     /// kInvalidArgument when x is not the layout's size, kBudgetTooSmall when `budget_bytes` is
     /// below `min_bytes` (messages prefixed `name`).
@@ -113,20 +139,39 @@ class SpectralTruncation
   private:
     /// The exact spectrum of matrix i; false when its Gram holds a non-finite value.
     bool Exact(const std::vector<float>& x, size_t i, MatrixSpectrum* out) const;
-    /// The sketched spectrum of matrix i; false when a product holds a non-finite value.
-    bool Sketch(const std::vector<float>& x, size_t i, float* w, MatrixSpectrum* out) const;
+    /// Matrix i of `x` as an m x d view (its transpose when it has more rows than columns).
+    at::Tensor ShortSideRows(const std::vector<float>& x, size_t i) const;
+    /// The first pass of the sketch of matrix i: Y = X Omega (m x L) into `y`; with `estimates`,
+    /// also the eigenvalues of Y^T Y / L, descending. False when Y holds a non-finite value.
+    bool Range(const std::vector<float>& x, size_t i, float* y,
+               std::vector<double>* estimates) const;
+    /// The second pass from Range's `y`: the sketched spectrum of matrix i, W = X^T Q into `w`.
+    /// False when a product holds a non-finite value.
+    bool Finish(const std::vector<float>& x, size_t i, const float* y, float* w,
+                MatrixSpectrum* out) const;
+    /// Which sketched matrices get their second pass, from their Range estimates (the rest are
+    /// marked screened out in `spectra`).
+    std::vector<size_t> Screen(const std::vector<std::vector<double>>& estimates,
+                               const std::vector<int64_t>& triplet_bytes, int64_t budget_bytes,
+                               std::vector<MatrixSpectrum>* spectra) const;
+    bool Sketched(size_t i) const { return m_scratch_at[i] >= 0; }
     /// The leading gains a spectrum offers the allocator.
     int64_t Offered(const MatrixSpectrum& s) const;
 
     AdapterLayout m_layout;
     int64_t m_width;
+    bool m_screen;
     at::Tensor m_omega; // max long side x L fp32, entries +-1 (rows 0..d-1 serve a matrix)
     // Learner-local scratch for the sketches' W (d_i x L at m_scratch_at[i], -1 = never
-    // sketched), allocated by the first Plan and reused: fresh pages for every encode cost more
-    // than the products that fill them. Holds no state: every Plan overwrites what it reads.
+    // sketched) and Y (m_i x L at m_range_at[i]), allocated by the first Plan and reused: fresh
+    // pages for every encode cost more than the products that fill them. Holds no state: every
+    // Plan overwrites what it reads.
     std::vector<int64_t> m_scratch_at;
+    std::vector<int64_t> m_range_at;
     int64_t m_scratch_size{0};
+    int64_t m_range_size{0};
     std::vector<float> m_scratch;
+    std::vector<float> m_range;
 };
 
 } // namespace hilo

@@ -17,8 +17,6 @@
 #include <ATen/Parallel.h>
 #include <benchmark/benchmark.h>
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -52,17 +50,6 @@ Shared()
     return *f;
 }
 
-/// CPU seconds used by every thread of this process so far: on a shared machine, the work an
-/// operation costs, whatever else was running (wall time is reported next to it).
-double
-ProcessCpuSeconds()
-{
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
 std::unique_ptr<Compressor>
 Make(int arm)
 {
@@ -85,16 +72,16 @@ template<typename EncodeFn>
 void
 TimeEncodes(benchmark::State& state, EncodeFn encode)
 {
-    const double first0 = ProcessCpuSeconds();
+    const double first0 = bench::ProcessCpuSeconds();
     StatusOr<Encoded> first = encode();
     if (!first.ok())
     {
         state.SkipWithError(first.status().ToString().c_str());
         return;
     }
-    const double first_cpu_s = ProcessCpuSeconds() - first0;
+    const double first_cpu_s = bench::ProcessCpuSeconds() - first0;
     size_t bytes = first->payload.size();
-    const double cpu0 = ProcessCpuSeconds();
+    const double cpu0 = bench::ProcessCpuSeconds();
     for (auto _ : state)
     {
         StatusOr<Encoded> e = encode();
@@ -107,7 +94,7 @@ TimeEncodes(benchmark::State& state, EncodeFn encode)
         benchmark::DoNotOptimize(e->payload.data());
     }
     state.counters["process_cpu_s"] =
-        benchmark::Counter(ProcessCpuSeconds() - cpu0, benchmark::Counter::kAvgIterations);
+        benchmark::Counter(bench::ProcessCpuSeconds() - cpu0, benchmark::Counter::kAvgIterations);
     state.counters["first_cpu_s"] = first_cpu_s;
     state.counters["payload_bytes"] = static_cast<double>(bytes);
     state.counters["fraction"] = static_cast<double>(bytes) / Shared().layout.adapter_bytes();
@@ -118,7 +105,7 @@ void
 TimeDecodes(benchmark::State& state, const Compressor& c, const std::string& payload)
 {
     std::vector<float> out(static_cast<size_t>(Shared().layout.numel()));
-    const double cpu0 = ProcessCpuSeconds();
+    const double cpu0 = bench::ProcessCpuSeconds();
     for (auto _ : state)
     {
         Status s = c.Decode(payload, &out);
@@ -127,7 +114,7 @@ TimeDecodes(benchmark::State& state, const Compressor& c, const std::string& pay
             state.SkipWithError(s.ToString().c_str());
     }
     state.counters["process_cpu_s"] =
-        benchmark::Counter(ProcessCpuSeconds() - cpu0, benchmark::Counter::kAvgIterations);
+        benchmark::Counter(bench::ProcessCpuSeconds() - cpu0, benchmark::Counter::kAvgIterations);
 }
 
 void

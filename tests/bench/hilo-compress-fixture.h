@@ -1,5 +1,5 @@
-// The 7B-rank-64-shaped adapter and its synthetic gradient, shared by hilo-compress-bench and
-// hilo-compress-error (header-only; the bench glob builds only *.cc).
+// The 7B-rank-64-shaped adapter and its synthetic gradient, shared by hilo-compress-bench,
+// hilo-compress-error and hilo-spectra-bench (header-only; the bench glob builds only *.cc).
 //
 // Layout: Qwen2.5-7B-like, 28 layers, hidden 3584, FFN 18944, KV width 512, LoRA r = 64 on q, k,
 // v, o, gate, up, down: 392 matrices, 161,480,704 parameters (A: 64 x d_in, B: d_out x 64).
@@ -19,6 +19,8 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <sys/resource.h>
+
 #include <cmath>
 #include <random>
 #include <string>
@@ -26,6 +28,17 @@
 
 namespace hilo::bench
 {
+
+/// CPU seconds used by every thread of this process so far: on a shared machine, the work an
+/// operation costs, whatever else was running (wall time is reported next to it).
+inline double
+ProcessCpuSeconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
 
 inline AdapterLayout
 Qwen7BLoraLayout(int64_t rank = 64)
@@ -121,6 +134,8 @@ ReportArms()
         {"spar", "dtype=bf16;sketch=8", "spar-sketch8"},
         {"sparq", "bits=4", "sparq"},
         {"spar", "dtype=bf16;sketch=16", "spar-sketch16"},
+        {"spar", "dtype=bf16;screen=true;sketch=8", "spar-screen8"},
+        {"spar", "dtype=bf16;screen=true;sketch=16", "spar-screen16"},
     };
     return arms;
 }

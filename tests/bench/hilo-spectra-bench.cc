@@ -6,11 +6,22 @@
 //   build/tests/hilo-spectra-bench
 // Arguments: shape (0 = A of q, 64 x 3584; 1 = B of q, 3584 x 64; 2 = B of gate, 18944 x 64),
 // width L, side; BM_Small: width, 0 = eigh / 1 = QR.
+// BM_Plan: the whole plan (spectra + rank allocation) of spar bf16 on the full 161.5M adapter and
+// its synthetic gradient (hilo-compress-fixture.h), on HILO_BENCH_THREADS threads (default 2),
+// steady state (one untimed plan first); arguments width L (0 = exact), screen (0/1), budget in
+// tenths of a percent. Counters: matrices per plan given a second pass (finished), screened out
+// after one pass, and redone exactly; process_cpu_s = CPU of all threads per plan.
 #include "hilo/compress/blas-hooks.h"
+#include "hilo/compress/factor-coding.h"
+#include "hilo/compress/spectral-truncation.h"
+#include "tests/bench/hilo-compress-fixture.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdlib>
 
 namespace
 {
@@ -83,11 +94,58 @@ BM_Small(benchmark::State& state)
     }
 }
 
+void
+BM_Plan(benchmark::State& state)
+{
+    const char* threads = std::getenv("HILO_BENCH_THREADS");
+    at::set_num_threads(threads != nullptr ? std::max(1, std::atoi(threads)) : 2);
+    static const AdapterLayout layout = bench::Qwen7BLoraLayout();
+    static const std::vector<float> x = bench::SyntheticLoraGradient(layout, 2024);
+    std::vector<int64_t> triplet_bytes;
+    SpectralTruncation::TripletBytes(
+        layout,
+        [](const MatrixSpec& s)
+        {
+            return 4 + CodedVectorBytes(s.rows, ValueDtype::kBf16) +
+                   CodedVectorBytes(s.cols, ValueDtype::kBf16);
+        },
+        0, &triplet_bytes);
+    const int64_t budget = layout.adapter_bytes() * state.range(2) / 1000 - 1 -
+                           SpectralTruncation::RankSectionBytes(layout);
+    SpectralTruncation t(layout, state.range(0), state.range(1) != 0);
+    auto plan = [&]
+    { return t.Plan(x, triplet_bytes, budget, 0, SparAllocation::kGreedy, "bench").value(); };
+    SpectralPlan p = plan();
+    const double cpu0 = bench::ProcessCpuSeconds();
+    for (auto _ : state)
+        p = plan();
+    state.counters["process_cpu_s"] =
+        benchmark::Counter(bench::ProcessCpuSeconds() - cpu0, benchmark::Counter::kAvgIterations);
+    state.counters["finished"] = static_cast<double>(p.finished);
+    state.counters["screened_out"] = static_cast<double>(p.screened_out);
+    state.counters["exact_redos"] = static_cast<double>(p.exact_redos);
+}
+
 BENCHMARK(BM_SkinnyProduct)
     ->ArgsProduct({{0, 1, 2}, {1, 4, 8, 16}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Gram)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Small)->Args({8, 0})->Args({8, 1})->Unit(benchmark::kMicrosecond);
+void
+PlanArgs(benchmark::internal::Benchmark* b)
+{
+    for (int64_t permille : {16, 50})
+    {
+        b->Args({0, 0, permille});
+        for (int64_t width : {8, 16})
+        {
+            b->Args({width, 0, permille});
+            b->Args({width, 1, permille});
+        }
+    }
+}
+
+BENCHMARK(BM_Plan)->Apply(PlanArgs)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 
 } // namespace
 

@@ -5,6 +5,7 @@
 #include "hilo/sync/publisher.h"
 #include "hilo/sync/replica.h"
 #include "hilo/wire/messages.h"
+#include "tests/hilo/dense-hilo-fixture.h"
 #include "tests/hilo/test-util.h"
 
 #include <gtest/gtest.h>
@@ -16,27 +17,17 @@ namespace hilo
 namespace
 {
 
-class ReplicaErrors : public ::testing::Test
+class ReplicaErrors : public testing::DenseHiloFixture
 {
   protected:
     void SetUp() override
     {
-        layout = testing::SmallLayout();
-        spec.kind = SyncKind::kHilo;
-        spec.compressor = "dense";
-        init = testing::InitialState(layout, 1);
-        publisher = Publisher::Create(spec, layout, opt, init,
-                                      PublisherOptions{/*ring_capacity=*/8,
-                                                       /*snapshot_interval=*/4})
-                        .value();
+        DenseHiloFixture::SetUp();
         replica = Replica::Create(spec, layout, opt, init).value();
     }
 
-    PublishedUpdate Publish()
-    {
-        testing::FillGradient(layout, &rng, &grad);
-        return publisher->Step(grad).value();
-    }
+    using DenseHiloFixture::Publish;
+    PublishedUpdate Publish() { return Publish(publisher.get(), &rng); }
 
     // Snapshot of the replica's observable state.
     struct Seen
@@ -66,14 +57,8 @@ class ReplicaErrors : public ::testing::Test
         EXPECT_EQ(replica->state().optimizer.Hash(), publisher->replica_view().optimizer.Hash());
     }
 
-    AdapterLayout layout;
-    OptimizerConfig opt;
-    SyncSpec spec;
-    AdapterState init;
-    std::unique_ptr<Publisher> publisher;
     std::unique_ptr<Replica> replica;
     testing::SplitMix rng{99};
-    std::vector<float> grad;
 };
 
 TEST_F(ReplicaErrors, TruncatedFrameAtEveryLength)

@@ -2,9 +2,9 @@
 // each holds what an unshared replica applying the same frames holds, a replica told to diverge
 // still diverges, a different frame of the same version is replayed, not looked up, a restored
 // replica holds its own state, and records die with the states they start from.
-#include "hilo/sync/publisher.h"
 #include "hilo/sync/replica-group.h"
 #include "hilo/sync/replica.h"
+#include "tests/hilo/dense-hilo-fixture.h"
 #include "tests/hilo/test-util.h"
 
 #include <gtest/gtest.h>
@@ -16,31 +16,20 @@ namespace hilo
 namespace
 {
 
-class ReplicaGroupTest : public ::testing::Test
+class ReplicaGroupTest : public testing::DenseHiloFixture
 {
   protected:
     void SetUp() override
     {
-        layout = testing::SmallLayout();
-        spec.kind = SyncKind::kHilo;
-        spec.compressor = "dense";
-        init = testing::InitialState(layout, 1);
-        publisher = NewPublisher();
+        DenseHiloFixture::SetUp();
         group = ReplicaGroup::Create(spec, layout, opt, init).value();
     }
 
-    std::unique_ptr<Publisher> NewPublisher() const
-    {
-        return Publisher::Create(spec, layout, opt, init,
-                                 PublisherOptions{/*ring_capacity=*/8, /*snapshot_interval=*/4})
-            .value();
-    }
-
+    using DenseHiloFixture::Publish;
     PublishedUpdate Publish(Publisher* p, uint64_t seed)
     {
         testing::SplitMix rng(seed);
-        testing::FillGradient(layout, &rng, &grad);
-        return p->Step(grad).value();
+        return Publish(p, &rng);
     }
 
     static bool SameBytes(const ReplicatedState& a, const ReplicatedState& b)
@@ -52,13 +41,7 @@ class ReplicaGroupTest : public ::testing::Test
                a.optimizer.Hash() == b.optimizer.Hash();
     }
 
-    AdapterLayout layout;
-    SyncSpec spec;
-    OptimizerConfig opt;
-    AdapterState init;
-    std::unique_ptr<Publisher> publisher;
     std::shared_ptr<ReplicaGroup> group;
-    std::vector<float> grad;
 };
 
 TEST_F(ReplicaGroupTest, MembersHoldWhatAnUnsharedReplicaHoldsInOneObject)

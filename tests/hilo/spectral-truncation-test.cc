@@ -10,6 +10,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <limits>
 
 namespace hilo
@@ -49,7 +50,7 @@ TEST(SpectralTruncation, SketchedGainsAreRitzValuesAndTripletsAreExactProjection
 {
     const AdapterLayout layout = Rank32();
     const std::vector<float> x = SpectralGradient(layout, 3, 1e-3);
-    SpectralTruncation sketch(layout, 8);
+    SpectralTruncation sketch(layout, 8, false);
     const int64_t budget = layout.adapter_bytes() / 50;
     StatusOr<SpectralPlan> plan =
         sketch.Plan(x, TripletBytes(layout), budget, 0, SparAllocation::kGreedy, "test");
@@ -91,8 +92,8 @@ TEST(SpectralTruncation, MatricesThatWantMoreThanTheirSketchAreRedoneExactly)
 {
     const AdapterLayout layout = Rank32();
     const std::vector<float> x = SpectralGradient(layout, 4, 1e-3);
-    SpectralTruncation sketch(layout, 8);
-    SpectralTruncation exact(layout, 0);
+    SpectralTruncation sketch(layout, 8, false);
+    SpectralTruncation exact(layout, 0, false);
     // Bytes for more triplets than a width-8 sketch offers (6) in every matrix: each saturates.
     const int64_t budget = layout.adapter_bytes() * 2;
     StatusOr<SpectralPlan> a =
@@ -124,9 +125,10 @@ TEST(SpectralTruncation, NonFiniteInputIsRefusedOnBothPaths)
     const AdapterLayout layout = Rank32();
     std::vector<float> x = SpectralGradient(layout, 5);
     x[static_cast<size_t>(layout.offset(3)) + 17] = std::numeric_limits<float>::quiet_NaN();
-    for (int64_t width : {0, 8})
+    for (int64_t width : {0, 8, -8})
     {
-        SpectralTruncation t(layout, width);
+        // -8: width 8 with the single-pass screen.
+        SpectralTruncation t(layout, std::abs(width), width < 0);
         StatusOr<SpectralPlan> plan = t.Plan(x, TripletBytes(layout), layout.adapter_bytes() / 10,
                                              0, SparAllocation::kGreedy, "test");
         EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument) << width;
@@ -164,27 +166,108 @@ class ThreadCount : public ::testing::Test
 TEST_F(ThreadCount, SparAndSparqEncodesDoNotDependOnIt)
 {
     ExpectSamePayload("spar", "dtype=bf16;sketch=8");
+    ExpectSamePayload("spar", "dtype=bf16;screen=true;sketch=8");
     ExpectSamePayload("spar", "dtype=bf16");
     ExpectSamePayload("sparq", "bits=4;sketch=8");
     ExpectSamePayload("sparq", "bits=3;block=16");
 }
 
-TEST(SpectralTruncation, SketchedSparIsCloseToExactSpar)
+TEST(SpectralTruncation, SketchedAndScreenedSparAreCloseToExactSpar)
 {
     const AdapterLayout layout = Rank32();
-    const std::vector<float> x = SpectralGradient(layout, 7, 1e-3);
-    auto exact = MakeCompressor("spar", layout, "dtype=fp32");
-    auto sketched = MakeCompressor("spar", layout, "dtype=fp32;sketch=8");
-    for (int pct : {2, 5, 10})
+    for (uint64_t seed : {7, 9})
     {
-        const int64_t budget = layout.adapter_bytes() * pct / 100;
-        std::vector<float> a, b;
-        ASSERT_TRUE(exact->Decode(exact->Encode(x, budget)->payload, &a).ok());
-        ASSERT_TRUE(sketched->Decode(sketched->Encode(x, budget)->payload, &b).ok());
-        const double ea = RelativeError(a, x);
-        const double eb = RelativeError(b, x);
-        EXPECT_GE(eb, ea * (1 - 1e-4)) << pct << "%"; // exact truncation is optimal
-        EXPECT_LE(eb, ea * 1.1) << pct << "%";
+        const std::vector<float> x = SpectralGradient(layout, seed, 1e-3);
+        auto exact = MakeCompressor("spar", layout, "dtype=fp32");
+        for (const char* options : {"dtype=fp32;sketch=8", "dtype=fp32;screen=true;sketch=8"})
+        {
+            auto sketched = MakeCompressor("spar", layout, options);
+            for (int pct : {2, 5, 10})
+            {
+                const int64_t budget = layout.adapter_bytes() * pct / 100;
+                StatusOr<Encoded> e = sketched->Encode(x, budget);
+                ASSERT_TRUE(e.ok());
+                EXPECT_LE(static_cast<int64_t>(e->payload.size()), budget);
+                std::vector<float> a, b;
+                ASSERT_TRUE(exact->Decode(exact->Encode(x, budget)->payload, &a).ok());
+                ASSERT_TRUE(sketched->Decode(e->payload, &b).ok());
+                const double ea = RelativeError(a, x);
+                const double eb = RelativeError(b, x);
+                // Exact truncation is optimal.
+                EXPECT_GE(eb, ea * (1 - 1e-4)) << options << " " << pct << "%";
+                EXPECT_LE(eb, ea * 1.1) << options << " " << pct << "%";
+            }
+        }
+    }
+}
+
+// Every odd matrix 1e-4 times weaker than it was: at 2% of the bytes the budget gives those
+// nothing.
+std::vector<float>
+HalfNegligible(const AdapterLayout& layout, uint64_t seed)
+{
+    std::vector<float> x = SpectralGradient(layout, seed, 1e-5);
+    for (size_t i = 1; i < layout.size(); i += 2)
+    {
+        float* p = x.data() + layout.offset(i);
+        for (int64_t t = 0; t < layout.matrix(i).numel(); ++t)
+            p[t] *= 1e-4f;
+    }
+    return x;
+}
+
+TEST(SpectralTruncation, ScreeningSkipsTheSecondPassOfMatricesTheBudgetBarelyReaches)
+{
+    const AdapterLayout layout = Rank32();
+    const std::vector<float> x = HalfNegligible(layout, 8);
+    const int64_t budget = layout.adapter_bytes() / 5; // ~6 triplets per strong matrix
+    SpectralTruncation plain(layout, 8, false);
+    SpectralTruncation screened(layout, 8, true);
+    StatusOr<SpectralPlan> a =
+        plain.Plan(x, TripletBytes(layout), budget, 0, SparAllocation::kGreedy, "test");
+    StatusOr<SpectralPlan> b =
+        screened.Plan(x, TripletBytes(layout), budget, 0, SparAllocation::kGreedy, "test");
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(b->screened_out, static_cast<int64_t>(layout.size() / 2));
+    EXPECT_EQ(b->finished, static_cast<int64_t>(layout.size() / 2)); // second passes
+    EXPECT_EQ(a->finished, static_cast<int64_t>(layout.size()));
+    for (size_t i = 0; i < layout.size(); ++i)
+    {
+        const MatrixSpectrum& sp = b->spectra[i];
+        EXPECT_EQ(sp.screened_out, i % 2 == 1) << i; // the weak ones, and only those
+        if (sp.screened_out)
+        {
+            EXPECT_TRUE(sp.gains.empty()) << i;
+            EXPECT_FALSE(sp.projected.defined()) << i;
+            EXPECT_EQ(b->ks[i], 0) << i;
+            continue;
+        }
+        // A kept matrix has the plain sketch's spectrum (or both were redone exactly), and the
+        // bytes the weak ones no longer fill can only add to its triplets.
+        EXPECT_EQ(sp.exact, a->spectra[i].exact) << i;
+        EXPECT_EQ(sp.gains, a->spectra[i].gains) << i;
+        EXPECT_GE(b->ks[i], a->ks[i]) << i;
+    }
+    // So spar's error is the plain sketch's, up to the weak matrices' share.
+    auto plain_spar = MakeCompressor("spar", layout, "dtype=fp32;sketch=8");
+    auto screened_spar = MakeCompressor("spar", layout, "dtype=fp32;screen=true;sketch=8");
+    std::vector<float> xa, xb;
+    ASSERT_TRUE(plain_spar->Decode(plain_spar->Encode(x, budget)->payload, &xa).ok());
+    ASSERT_TRUE(screened_spar->Decode(screened_spar->Encode(x, budget)->payload, &xb).ok());
+    EXPECT_LE(RelativeError(xb, x), RelativeError(xa, x) + 1e-6);
+    // Screening is off where the allocation does not pick by gain: min_rank > 0 or uniform.
+    for (int64_t min_rank : {0, 1})
+    {
+        const SparAllocation mode =
+            min_rank == 0 ? SparAllocation::kUniform : SparAllocation::kGreedy;
+        StatusOr<SpectralPlan> c =
+            screened.Plan(x, TripletBytes(layout), budget * 12, min_rank, mode, "test");
+        ASSERT_TRUE(c.ok());
+        for (size_t i = 0; i < layout.size(); ++i)
+        {
+            EXPECT_FALSE(c->spectra[i].screened_out) << i;
+            EXPECT_GE(c->ks[i], 1) << i;
+        }
     }
 }
 
@@ -204,6 +287,18 @@ TEST(SpectralTruncation, SketchOptionIsChecked)
                   std::string::npos);
         EXPECT_NE(MakeCompressor(kind, layout, "")->Params().find("sketch=0"), std::string::npos);
     }
+    // The screen needs a sketch, and is named in the parameters only when on.
+    for (const char* bad : {"screen=true", "screen=true;sketch=0", "screen=maybe;sketch=8"})
+    {
+        StatusOr<CompressorOptions> o = ParseCompressorOptions(bad);
+        ASSERT_TRUE(o.ok());
+        EXPECT_EQ(NewCompressor("spar", layout, *o).status().code(), StatusCode::kInvalidArgument)
+            << bad;
+    }
+    EXPECT_NE(MakeCompressor("spar", layout, "screen=true;sketch=8")->Params().find("screen=true"),
+              std::string::npos);
+    EXPECT_EQ(MakeCompressor("spar", layout, "sketch=8")->Params().find("screen"),
+              std::string::npos);
 }
 
 } // namespace
