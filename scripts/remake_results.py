@@ -184,6 +184,20 @@ STUDIES = {
               f" --benchmark_out={CMP}/bench-spectral-2threads.json --benchmark_out_format=json"
               f" | tee {CMP}/bench-spectral-2threads.txt", "command", ("hilo-compress-bench",),
               note="the filter and the before/after binaries are in the .txt header"),
+        Study("reconstruction-error-screen",
+              ("reconstruction-error-screen.csv", "reconstruction-error-screen.csv.meta.json"),
+              "build/tests/hilo-compress-error spar-screen8 spar-screen16"
+              f" > {CMP}/reconstruction-error-screen.csv;"
+              f" {PY} scripts/csv_provenance.py {CMP}/reconstruction-error-screen.csv", "command",
+              ("hilo-compress-error",)),
+        Study("bench-screen", ("bench-screen-2threads.json", "bench-screen-2threads.txt"),
+              "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-compress-bench"
+              " --benchmark_filter='BM_Encode/(3|9|11|12|13)/(16|50)/'"
+              f" --benchmark_out={CMP}/bench-screen-2threads.json --benchmark_out_format=json"
+              f" | tee {CMP}/bench-screen-2threads.txt", "command", ("hilo-compress-bench",)),
+        Study("plan-profile", ("plan-profile-2threads.txt",),
+              "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-spectra-bench --benchmark_filter=BM_Plan"
+              f" | tee {CMP}/plan-profile-2threads.txt", "command", ("hilo-spectra-bench",)),
     ),
 }
 
