@@ -455,6 +455,24 @@ CwndAfterOneMessage(const TcpFlowParams& p, double goodput, uint64_t bytes)
     return cwnd;
 }
 
+TEST(FlowNetwork, AWindowBelowTheMeanUnderLossGrowsBackAdditively)
+{
+    // As above (a loss expected after 140 kB, in slow start's fourth round, 80 kB), with a mean
+    // window under loss of 100 kB: the cut keeps 80 kB (never above the window before it), slow
+    // start ends, and each following round that fills the window and has no loss adds CUBIC's
+    // Reno-friendly 3 x 0.3 / 1.7 = 0.5294 segments: rounds 5-7 (80, 80.5 and 81.1 kB, to 391.6
+    // kB; the next loss is due at 140 + 80 (1 + 1 / (1 - (139/140)^80)) = 403.2 kB), not the
+    // fourth (in recovery) nor the last (8.4 kB, not cwnd-limited).
+    TcpFlowParams p = HandParams(1e7);
+    p.restart_after_idle = false;
+    p.loss = 1.0 / 140;
+    p.loss_rate_Bps = 1e6; // 100 kB per 100 ms
+    EXPECT_NEAR(CwndAfterOneMessage(p, 1e7, 400000), 80000 + 3 * 1000 * 0.9 / 1.7, 1e-6);
+    // No further than the mean window.
+    p.loss_rate_Bps = 805e3;
+    EXPECT_NEAR(CwndAfterOneMessage(p, 1e7, 400000), 80500, 1e-6);
+}
+
 TEST(FlowNetwork, ARoundCutShortByTheDataIsStillCwndLimited)
 {
     // 10 kB initial window, 100 ms RTT, a link far faster than the window. 200 kB: rounds of

@@ -163,6 +163,7 @@ FlowNetwork::StartRound(Stream& s, ns3::Time now)
     s.roundStartSent = s.sentBytes;
     s.roundWindow = std::min(s.cwnd, s.tcp.window_bytes);
     s.roundSpent = false;
+    s.roundLoss = false;
 }
 
 void
@@ -308,6 +309,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         s.slowStart = false;
         s.cwnd = std::min(s.cwnd, std::max(s.tcp.loss_rate_Bps * s.tcp.rtt_s, s.tcp.beta * s.cwnd));
         s.ssthresh = s.cwnd;
+        s.roundLoss = true;
         s.nextLossAt += LossEventSpacing(s.tcp, s.rate, std::min(s.cwnd, s.tcp.window_bytes));
         if (s.roundOn)
         {
@@ -341,6 +343,15 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         const bool windowBound = s.roundSpent || s.rate * s.tcp.rtt_s >= s.roundWindow;
         const double roundBytes = s.sentBytes - s.ackedMark;
         CreditAcked(s);
+        const double meanWindow = s.tcp.loss_rate_Bps * s.tcp.rtt_s;
+        const bool cwndLimited = s.roundSpent && s.roundWindow >= s.cwnd * (1 - 1e-9);
+        if (s.tcp.loss > 0 && !s.slowStart && cwndLimited && !s.roundLoss && s.cwnd < meanWindow)
+        {
+            // Congestion avoidance below the mean window under loss: the additive increase, only
+            // while cwnd is the limit (Linux's tcp_is_cwnd_limited).
+            s.cwnd = std::min(meanWindow, s.cwnd + LossResponseAlpha(s.tcp.beta, s.tcp.cubic) *
+                                                       s.tcp.mss_bytes);
+        }
         if (windowBound)
         {
             StartRound(s, now);

@@ -22,7 +22,11 @@
 // (CwndAfterIdle, sim/net/cwnd-restart.h; unless TcpFlowParams::restart_after_idle is off): cwnd
 // halved once per RTO of idle down to the initial window, ssthresh at least 3/4 of the window
 // before, slow start up to it.
-// Loss: see tcp-flow-model.h.
+// Loss: see tcp-flow-model.h. After a loss (congestion avoidance), a window below the mean window
+// under loss -- cut short by a restart after idle, or by a loss in slow start's first rounds --
+// grows back to it by the variant's additive increase (LossResponseAlpha segments per round
+// trip: Reno's, or CUBIC's Reno-friendly region, a lower bound of its cubic curve), at the end of
+// each round that filled its window and had no loss event (no growth in recovery).
 #ifndef HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 #define HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 
@@ -119,6 +123,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         double roundStartSent{0}; // sent offset when the round began
         double roundWindow{0};    // bytes the round may send
         bool roundSpent{false};   // the round's window has been sent
+        bool roundLoss{false};    // a loss event fell in the round (it is in recovery)
         double ackedMark{0};      // sent offset up to which cwnd has been credited
         double prevRoundBytes{0}; // bytes of the round before the current one (0: none)
         double nextLossAt{std::numeric_limits<double>::infinity()}; // sent offset

@@ -93,13 +93,19 @@ LossEventRate(double p, double windowSegments)
 }
 
 double
+LossResponseAlpha(double beta, bool cubic)
+{
+    return cubic ? 3.0 * (1.0 - beta) / (1.0 + beta) : 1.0;
+}
+
+double
 SteadyWindowSegments(double beta, bool cubic, double rttS, double lossEvents)
 {
     NS_ABORT_MSG_IF(!(lossEvents > 0) || !(beta > 0 && beta < 1),
                     "SteadyWindowSegments: needs a positive loss-event rate and beta in (0, 1)");
     // AIMD(alpha, beta)'s sawtooth from beta W to W, alpha segments per round trip, one event
     // per cycle: (1 + beta) / 2 W (1 - beta) W / alpha = 1 / pe segments per cycle.
-    const double alpha = cubic ? 3.0 * (1.0 - beta) / (1.0 + beta) : 1.0;
+    const double alpha = LossResponseAlpha(beta, cubic);
     const double aimd = std::sqrt(alpha * (1.0 + beta) / (2.0 * (1.0 - beta) * lossEvents));
     if (!cubic)
     {

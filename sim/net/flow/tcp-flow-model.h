@@ -96,6 +96,10 @@ TcpFlowParams TcpFlowParamsFor(const std::vector<const LinkSpec*>& route,
 /// probability `p` in (0, 1) and a round carries `windowSegments` (at least 1 counts).
 double LossEventRate(double p, double windowSegments);
 
+/// Segments a window grows by per round trip in congestion avoidance, as the loss response
+/// below counts it: Reno's 1, or CUBIC's Reno-friendly 3 (1 - beta) / (1 + beta).
+double LossResponseAlpha(double beta, bool cubic);
+
 /// Mean congestion window in segments at `lossEvents` loss events per segment sent and round
 /// trip `rttS` of the loss response in the file comment: CUBIC's (`cubic`) or AIMD(1, beta)'s.
 double SteadyWindowSegments(double beta, bool cubic, double rttS, double lossEvents);
