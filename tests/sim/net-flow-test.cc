@@ -326,11 +326,13 @@ HandParams(double windowBytes)
     return p;
 }
 
-// Two messages on one stream, the second `gap` seconds after the first has left; returns the
-// second's transfer time (enqueue to arrival).
+// Two messages on one stream, the second (`secondBytes`, or as many bytes as the first) `gap`
+// seconds after the first has left; returns the second's transfer time (enqueue to arrival).
 double
-SecondMessageSeconds(const TcpFlowParams& p, double goodput, uint64_t bytes, double gap)
+SecondMessageSeconds(const TcpFlowParams& p, double goodput, uint64_t bytes, double gap,
+                     uint64_t secondBytes = 0)
 {
+    secondBytes = secondBytes > 0 ? secondBytes : bytes;
     auto net = ns3::Create<FlowNetwork>(std::vector<double>{goodput});
     const uint32_t s = net->AddStream({0}, p, 0);
     Arrivals arrivals;
@@ -345,7 +347,7 @@ SecondMessageSeconds(const TcpFlowParams& p, double goodput, uint64_t bytes, dou
                                 return;
                             second_at = ns3::Simulator::Now().GetSeconds() + gap;
                             ns3::Simulator::Schedule(ns3::Seconds(gap), &FlowNetwork::Enqueue, net,
-                                                     s, FrameOf(bytes));
+                                                     s, FrameOf(secondBytes));
                         });
     RunAndDestroy();
     return arrivals.at[s].at(1) - second_at;
@@ -360,6 +362,22 @@ TEST(FlowNetwork, ASlowStartWindowLeavesAtTheLinkRateNotPaced)
     TcpFlowParams p = HandParams(1e7);
     p.restart_after_idle = false;
     EXPECT_NEAR(SecondMessageSeconds(p, 1e6, 30000, 1.0), 0.030, 1e-6);
+}
+
+TEST(FlowNetwork, AWindowAfterSlowStartLeavesAtTheLinkRateNotPaced)
+{
+    // 10 MB/s goodput, 100 ms RTT (BDP 1 MB), a loss expected after 140 kB: slow start's rounds
+    // of 10, 20 and 40 kB grow cwnd to 80 kB; the loss, in the fourth round, cuts it to 56 kB
+    // (beta 0.7) and ends slow start. The second message, 140 kB a second later (no restart),
+    // takes rounds of 56, 56 and 28 kB, each leaving at once at the link rate as Linux's CUBIC
+    // sends them: 0.2 s + 2.8 ms. Paced at 1.2 x cwnd / RTT (ns-3's PacingCaRatio) the last 28 kB
+    // took 41.7 ms. The next loss is 225 segments after the first (56 segments a round at a
+    // 1/140 loss: 56 (1 + 1 / (1 - (139/140)^56))), after the second message.
+    TcpFlowParams p = HandParams(1e7);
+    p.restart_after_idle = false;
+    p.loss = 1.0 / 140;
+    p.loss_rate_Bps = 1; // a mean window below beta x cwnd: the cut is beta x cwnd
+    EXPECT_NEAR(SecondMessageSeconds(p, 1e7, 200000, 1.0, 140000), 0.2028, 1e-6);
 }
 
 TEST(FlowNetwork, WindowRestartsAfterIdleLongerThanLinuxsRto)
@@ -437,6 +455,24 @@ CwndAfterOneMessage(const TcpFlowParams& p, double goodput, uint64_t bytes)
     return cwnd;
 }
 
+TEST(FlowNetwork, AWindowBelowTheMeanUnderLossGrowsBackAdditively)
+{
+    // As above (a loss expected after 140 kB, in slow start's fourth round, 80 kB), with a mean
+    // window under loss of 100 kB: the cut keeps 80 kB (never above the window before it), slow
+    // start ends, and each following round that fills the window and has no loss adds CUBIC's
+    // Reno-friendly 3 x 0.3 / 1.7 = 0.5294 segments: rounds 5-7 (80, 80.5 and 81.1 kB, to 391.6
+    // kB; the next loss is due at 140 + 80 (1 + 1 / (1 - (139/140)^80)) = 403.2 kB), not the
+    // fourth (in recovery) nor the last (8.4 kB, not cwnd-limited).
+    TcpFlowParams p = HandParams(1e7);
+    p.restart_after_idle = false;
+    p.loss = 1.0 / 140;
+    p.loss_rate_Bps = 1e6; // 100 kB per 100 ms
+    EXPECT_NEAR(CwndAfterOneMessage(p, 1e7, 400000), 80000 + 3 * 1000 * 0.9 / 1.7, 1e-6);
+    // No further than the mean window.
+    p.loss_rate_Bps = 805e3;
+    EXPECT_NEAR(CwndAfterOneMessage(p, 1e7, 400000), 80500, 1e-6);
+}
+
 TEST(FlowNetwork, ARoundCutShortByTheDataIsStillCwndLimited)
 {
     // 10 kB initial window, 100 ms RTT, a link far faster than the window. 200 kB: rounds of
@@ -455,7 +491,7 @@ TEST(FlowNetwork, ARoundCutShortByTheDataIsStillCwndLimited)
 
 TEST(FlowNetwork, ALossNeverRaisesTheWindow)
 {
-    // The Padhye window (0.5 MB/s x 100 ms = 50 kB) is above the 40 kB this window-limited
+    // The mean window under loss (0.5 MB/s x 100 ms = 50 kB) is above the 40 kB this window-limited
     // stream's cwnd reaches (twice its 20 kB flights): a loss keeps cwnd, it does not lift it.
     TcpFlowParams p = HandParams(20000);
     p.loss = 1e-3;
@@ -513,19 +549,19 @@ TEST(FlowNetwork, ClosedFormHandComputed)
                 4 * 0.1 + 20000.0 / 1e6, 1e-12);
 }
 
-TEST(FlowNetwork, LossSettlesAtThePadhyeRate)
+TEST(FlowNetwork, LossSettlesAtTheMeanWindowRate)
 {
-    // 1% loss each way over 100 Mbps / 40 ms: after the first losses the window decays to the
-    // Padhye window, and the stream's throughput is the Padhye rate.
+    // 1% loss over 100 Mbps / 40 ms: after the first losses the window decays to CUBIC's mean
+    // window under loss, and the stream's throughput is that window per round trip.
     const LinkSpec link = Link("100Mbps", "40ms", 1500, 0.01);
     const SocketOptions options =
         SocketOptions::ForPath(PathInfo::Over({&link}), ns3::TcpCubic::GetTypeId());
     const TcpFlowParams params = TcpFlowParamsFor({&link}, options);
-    EXPECT_NEAR(params.loss, 1 - 0.99, 1e-12);
+    EXPECT_NEAR(params.loss, 0.01, 1e-12);
     auto net = ns3::Create<FlowNetwork>(std::vector<double>{100e6 / 8});
     const uint32_t s = net->AddStream({0}, params, 0);
     net->Open(s);
-    net->Enqueue(s, FrameOf(10000000));
+    net->Enqueue(s, FrameOf(30000000));
     double backlog30 = 0;
     double backlog60 = 0;
     ns3::Simulator::Schedule(ns3::Seconds(30), [&]() { backlog30 = net->GetBacklog(s); });
@@ -533,22 +569,54 @@ TEST(FlowNetwork, LossSettlesAtThePadhyeRate)
     RunAndDestroy();
     ASSERT_GT(backlog60, 0) << "still sending at 60 s";
     EXPECT_NEAR((backlog30 - backlog60) / 30.0, params.loss_rate_Bps, 0.01 * params.loss_rate_Bps);
-    // Padhye et al. with b = 2, T0 = 1 s, RTT = 80.4 ms (propagation and serialization), MSS
-    // 1448 B: about 85 segments/s.
-    EXPECT_NEAR(params.loss_rate_Bps / 1448, 85.0, 1.0);
+    // RTT 80.12448 ms (propagation, a 1502 B segment and a 54 B ACK at 100 Mbps), MSS 1448 B:
+    // Reno-friendly region sqrt(3 / (2 pe)) = 13.4026 segments at the loss-event rate pe =
+    // 0.0083505 it spaces (above the cubic curve's 2.65), timeouts 0.1% of the time: 241.25 kB/s.
+    EXPECT_NEAR(params.loss_rate_Bps, 241247.34, 0.01);
 }
 
-TEST(FlowNetwork, PadhyeFormulaLimits)
+TEST(FlowNetwork, LossEventsAreLossyRoundsFollowedByARecoveryRound)
 {
-    // Small loss, negligible timeouts: the square-root law sqrt(3 / (2 b p)) / RTT.
-    const double p = 1e-6;
-    const double rate = PadhyeThroughputBytesPerSecond(1000, 0.1, p, 2, 1.0, 1e12);
-    EXPECT_NEAR(rate, 1000 * std::sqrt(3.0 / (4 * p)) / 0.1, rate * 0.01);
-    // The receiver window caps it.
-    EXPECT_DOUBLE_EQ(PadhyeThroughputBytesPerSecond(1000, 0.1, p, 2, 1.0, 5000), 50000);
-    // Heavy loss: timeouts dominate, far below the square-root law.
-    const double heavy = PadhyeThroughputBytesPerSecond(1000, 0.1, 0.2, 2, 1.0, 1e12);
-    EXPECT_LT(heavy, 0.5 * 1000 * std::sqrt(3.0 / (4 * 0.2)) / 0.1);
+    // 10 segments a round at 1% loss: a round has a loss with probability 1 - 0.99^10 =
+    // 0.0956179; a cut every 10 (1 + 1 / 0.0956179) = 114.58 segments.
+    EXPECT_NEAR(LossEventRate(0.01, 10), 0.0087273056428, 1e-12);
+    // Small windows: about p / (1 + W p); below one segment, one segment a round.
+    EXPECT_NEAR(LossEventRate(1e-6, 1), 1e-6 / (1 + 1e-6), 1e-15);
+    EXPECT_EQ(LossEventRate(0.01, 0.25), LossEventRate(0.01, 1));
+}
+
+TEST(FlowNetwork, SteadyWindowIsTheLargerOfCubicAndRenoFriendly)
+{
+    // Reno, AIMD(1, 0.5): sqrt(3 / (2 p)).
+    EXPECT_NEAR(SteadyWindowSegments(0.5, false, 0.1, 0.01), std::sqrt(150.0), 1e-12);
+    // CUBIC on a short round trip: the Reno-friendly region (alpha = 3 x 0.3 / 1.7) averages
+    // Reno's window.
+    EXPECT_NEAR(SteadyWindowSegments(0.7, true, 0.1, 0.01), std::sqrt(150.0), 1e-12);
+    // CUBIC at 100 ms and 1e-4: the cubic curve, (0.4 x 3.7 / 1.2)^(1/4) x 1000^(3/4) = 187.40,
+    // above the Reno-friendly 122.47.
+    EXPECT_NEAR(SteadyWindowSegments(0.7, true, 0.1, 1e-4), 187.40022903626, 1e-9);
+    // BIC's beta 0.8 with one segment per round trip: sqrt(1.8 / (0.4 p)).
+    EXPECT_NEAR(SteadyWindowSegments(0.8, false, 0.1, 0.01), std::sqrt(450.0), 1e-12);
+}
+
+TEST(FlowNetwork, LossThroughputHandComputed)
+{
+    TcpFlowParams p = HandParams(1e12);
+    p.loss = 0.01;
+    p.beta = 0.5;
+    p.cubic = false;
+    // Fixed point pe = 0.00835049, W = sqrt(3 / (2 pe)) = 13.4026; timeouts pe x 0.01 x 0.3 s x
+    // f(0.01) / 0.99 per segment: 1000 B / (0.1 / 13.4026 + 2.5563e-5 s) = 133.569 kB/s.
+    EXPECT_NEAR(LossThroughputBytesPerSecond(p), 133568.5905, 1e-3);
+    // A 5 kB send buffer caps the window at 5 segments (losses then come every 5 (1 + 1 / (1 -
+    // 0.99^5)) segments).
+    p.window_bytes = 5000;
+    EXPECT_NEAR(LossThroughputBytesPerSecond(p), 49928.5916, 1e-3);
+    // Heavy loss: pe = 0.0923943, W = 4.0292, and timeouts (9.23 ms per segment) take 27% of
+    // the time: 29.370 kB/s instead of W / RTT = 40.29 kB/s.
+    p.window_bytes = 1e12;
+    p.loss = 0.2;
+    EXPECT_NEAR(LossThroughputBytesPerSecond(p), 29369.8257, 1e-3);
 }
 
 // ---- the flow transport on topologies ------------------------------------------------------

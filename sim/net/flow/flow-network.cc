@@ -16,18 +16,14 @@ namespace hilosim
 namespace
 {
 
-// Stream bytes until the next loss event of a flow in congestion avoidance at `rate`. TCP cuts
-// its window once per round trip with a loss (and not again while it recovers, about one more
-// round trip): with W segments per round and independent losses p, a round has a loss with
-// probability 1 - (1 - p)^W, so a cut comes every 1 + 1 / (1 - (1 - p)^W) rounds. For small
-// windows that is about W + 1/p segments, one loss indication per 1/p segments as in Padhye's
-// model; for large windows about two rounds.
+// Stream bytes until the next loss event of a flow sending at `rate` with window `window`
+// (LossEventRate, tcp-flow-model.h): a round carries the window, or less where the fair share
+// binds. (A window-bound round leaves at the link rate, so the rate alone overstates it.)
 double
-LossEventSpacing(const TcpFlowParams& tcp, double rate)
+LossEventSpacing(const TcpFlowParams& tcp, double rate, double window)
 {
-    const double w = std::max(1.0, rate * tcp.rtt_s / tcp.mss_bytes);
-    const double lossyRound = -std::expm1(w * std::log1p(-tcp.loss));
-    return w * tcp.mss_bytes * (1.0 + 1.0 / lossyRound);
+    const double w = std::min(rate * tcp.rtt_s, window) / tcp.mss_bytes;
+    return tcp.mss_bytes / LossEventRate(tcp.loss, w);
 }
 
 } // namespace
@@ -152,15 +148,11 @@ FlowNetwork::Cap(const Stream& s) const
     {
         return 0; // waiting for the round's ACKs
     }
+    // Unpaced, in slow start and after it, as Linux's CUBIC without an fq qdisc (and the packet
+    // model): the round's window leaves at the fair share. A stream that crosses no link has no
+    // share to stop it: one window per round trip.
     const double window = std::min(s.cwnd, s.tcp.window_bytes);
-    if (s.slowStart)
-    {
-        // Unpaced, as Linux's CUBIC without an fq qdisc (and the packet model): the round's
-        // window leaves at the fair share. A stream that crosses no link has no share to stop
-        // it: one window per round trip.
-        return s.links.empty() ? window / s.tcp.rtt_s : std::numeric_limits<double>::infinity();
-    }
-    return kCongestionAvoidancePacing * window / s.tcp.rtt_s;
+    return s.links.empty() ? window / s.tcp.rtt_s : std::numeric_limits<double>::infinity();
 }
 
 void
@@ -171,6 +163,7 @@ FlowNetwork::StartRound(Stream& s, ns3::Time now)
     s.roundStartSent = s.sentBytes;
     s.roundWindow = std::min(s.cwnd, s.tcp.window_bytes);
     s.roundSpent = false;
+    s.roundLoss = false;
 }
 
 void
@@ -306,8 +299,8 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     }
     while (s.sentBytes + eps >= s.nextLossAt)
     {
-        // An expected loss: slow start ends and the window shrinks towards the Padhye window,
-        // never growing (a window below the Padhye window, after a restart, stays put). As in
+        // An expected loss: slow start ends and the window shrinks towards the mean window
+        // under loss, never growing (a window below it, after a restart, stays put). As in
         // Linux, ssthresh is the window after the cut.
         if (!s.roundOn)
         {
@@ -316,7 +309,8 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         s.slowStart = false;
         s.cwnd = std::min(s.cwnd, std::max(s.tcp.loss_rate_Bps * s.tcp.rtt_s, s.tcp.beta * s.cwnd));
         s.ssthresh = s.cwnd;
-        s.nextLossAt += LossEventSpacing(s.tcp, s.rate);
+        s.roundLoss = true;
+        s.nextLossAt += LossEventSpacing(s.tcp, s.rate, std::min(s.cwnd, s.tcp.window_bytes));
         if (s.roundOn)
         {
             s.roundWindow = std::min(s.roundWindow, std::min(s.cwnd, s.tcp.window_bytes));
@@ -349,6 +343,15 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         const bool windowBound = s.roundSpent || s.rate * s.tcp.rtt_s >= s.roundWindow;
         const double roundBytes = s.sentBytes - s.ackedMark;
         CreditAcked(s);
+        const double meanWindow = s.tcp.loss_rate_Bps * s.tcp.rtt_s;
+        const bool cwndLimited = s.roundSpent && s.roundWindow >= s.cwnd * (1 - 1e-9);
+        if (s.tcp.loss > 0 && !s.slowStart && cwndLimited && !s.roundLoss && s.cwnd < meanWindow)
+        {
+            // Congestion avoidance below the mean window under loss: the additive increase, only
+            // while cwnd is the limit (Linux's tcp_is_cwnd_limited).
+            s.cwnd = std::min(meanWindow, s.cwnd + LossResponseAlpha(s.tcp.beta, s.tcp.cubic) *
+                                                       s.tcp.mss_bytes);
+        }
         if (windowBound)
         {
             StartRound(s, now);

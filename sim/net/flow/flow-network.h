@@ -9,22 +9,24 @@
 // offset, and arrives TcpFlowParams::tail_s later (in order). Between changes every stream sends
 // at a constant rate, so the state is exact at event times up to 1 ns rounding.
 //
-// Window per stream, W = min(cwnd, send buffer). TCP sends at most W bytes per round trip: in
-// slow start unpaced, as Linux's CUBIC without an fq qdisc (and the packet model), so while the
-// window binds a round sends W bytes at the fair share and then waits for the round's ACKs; after
-// slow start paced at 1.2 W / RTT (ns-3's PacingCaRatio), a round sending W bytes at
-// min(1.2 W / RTT, fair share). A transfer shorter than W in slow start takes S / fair share,
-// not S / (W / RTT). While the fair share binds
-// instead (share < W / RTT), the stream sends continuously at its share and no round is timed.
-// cwnd starts at the initial window when the stream opens; in slow start it grows by the bytes
-// acknowledged (byte counting), counted at each round's end, or at the next re-sharing while no
-// round is timed, and only while cwnd is the limit (Linux's tcp_is_cwnd_limited: a flight below
+// Window per stream, W = min(cwnd, send buffer). TCP sends at most W bytes per round trip,
+// unpaced in slow start and after it, as Linux's CUBIC without an fq qdisc (and the packet
+// model): while the window binds a round sends W bytes at the fair share and then waits for the
+// round's ACKs. A transfer shorter than W takes S / fair share, not S / (W / RTT). While the fair
+// share binds instead (share < W / RTT), the stream sends continuously at its share and no round is
+// timed. cwnd starts at the initial window when the stream opens; in slow start it grows by the
+// bytes acknowledged (byte counting), counted at each round's end, or at the next re-sharing while
+// no round is timed, and only while cwnd is the limit (Linux's tcp_is_cwnd_limited: a flight below
 // cwnd -- a send buffer or a short message -- lets it grow to twice the flight). After an idle
 // period longer than Linux's RTO (RTT + 200 ms) the window restarts by the packet model's rule
 // (CwndAfterIdle, sim/net/cwnd-restart.h; unless TcpFlowParams::restart_after_idle is off): cwnd
 // halved once per RTO of idle down to the initial window, ssthresh at least 3/4 of the window
 // before, slow start up to it.
-// Loss: see tcp-flow-model.h.
+// Loss: see tcp-flow-model.h. After a loss (congestion avoidance), a window below the mean window
+// under loss -- cut short by a restart after idle, or by a loss in slow start's first rounds --
+// grows back to it by the variant's additive increase (LossResponseAlpha segments per round
+// trip: Reno's, or CUBIC's Reno-friendly region, a lower bound of its cubic curve), at the end of
+// each round that filled its window and had no loss event (no growth in recovery).
 #ifndef HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 #define HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 
@@ -121,6 +123,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         double roundStartSent{0}; // sent offset when the round began
         double roundWindow{0};    // bytes the round may send
         bool roundSpent{false};   // the round's window has been sent
+        bool roundLoss{false};    // a loss event fell in the round (it is in recovery)
         double ackedMark{0};      // sent offset up to which cwnd has been credited
         double prevRoundBytes{0}; // bytes of the round before the current one (0: none)
         double nextLossAt{std::numeric_limits<double>::infinity()}; // sent offset

@@ -18,8 +18,8 @@ namespace
 // Wire bytes of a SYN (IPv4, TCP with its options, PPP header) and of a pure ACK.
 constexpr double kSynWireBytes = 62;
 constexpr double kAckWireBytes = kSegmentOverheadBytes;
-// ns-3's TcpSocket::DelAckCount default: segments acknowledged per ACK.
-constexpr double kSegmentsPerAck = 2;
+// CUBIC's C (RFC 9438 section 4.1; Linux's bic_scale 41 x 10 / 1024), segments / s^3.
+constexpr double kCubicC = 0.4;
 
 double
 SerializationSeconds(double bytes, const LinkSpec& link)
@@ -32,6 +32,7 @@ struct FlowVariant
     const char* name;
     ns3::TypeId type;
     double beta;
+    bool cubic; // CUBIC's loss response; else AIMD(1, beta)
 };
 
 // ns-3's defaults: TcpCubic Beta 0.7, TcpBic Beta 0.8, TcpScalable's multiplicative decrease
@@ -39,11 +40,26 @@ struct FlowVariant
 std::vector<FlowVariant>
 Variants()
 {
-    return {{"cubic", ns3::TcpCubic::GetTypeId(), 0.7},
-            {"newreno", ns3::TcpNewReno::GetTypeId(), 0.5},
-            {"linuxreno", ns3::TcpLinuxReno::GetTypeId(), 0.5},
-            {"bic", ns3::TcpBic::GetTypeId(), 0.8},
-            {"scalable", ns3::TcpScalable::GetTypeId(), 0.875}};
+    // BIC and Scalable grow faster than one segment per round trip: AIMD(1, beta) is a lower
+    // bound of their loss response.
+    return {{"cubic", ns3::TcpCubic::GetTypeId(), 0.7, true},
+            {"newreno", ns3::TcpNewReno::GetTypeId(), 0.5, false},
+            {"linuxreno", ns3::TcpLinuxReno::GetTypeId(), 0.5, false},
+            {"bic", ns3::TcpBic::GetTypeId(), 0.8, false},
+            {"scalable", ns3::TcpScalable::GetTypeId(), 0.875, false}};
+}
+
+std::optional<FlowVariant>
+FindVariant(ns3::TypeId congestionControl)
+{
+    for (const FlowVariant& v : Variants())
+    {
+        if (v.type == congestionControl)
+        {
+            return v;
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace
@@ -51,14 +67,8 @@ Variants()
 std::optional<double>
 FlowModelBeta(ns3::TypeId congestionControl)
 {
-    for (const FlowVariant& v : Variants())
-    {
-        if (v.type == congestionControl)
-        {
-            return v.beta;
-        }
-    }
-    return std::nullopt;
+    const std::optional<FlowVariant> v = FindVariant(congestionControl);
+    return v ? std::optional<double>(v->beta) : std::nullopt;
 }
 
 std::vector<std::string>
@@ -73,16 +83,70 @@ FlowModelVariants()
 }
 
 double
-PadhyeThroughputBytesPerSecond(double mssBytes, double rttS, double p, double b, double t0S,
-                               double wmaxBytes)
+LossEventRate(double p, double windowSegments)
 {
-    NS_ABORT_MSG_IF(!(p > 0 && p < 1), "PadhyeThroughput: loss " << p << " outside (0, 1)");
-    const double denominator =
-        rttS * std::sqrt(2.0 * b * p / 3.0) +
-        t0S * std::min(1.0, 3.0 * std::sqrt(3.0 * b * p / 8.0)) * p * (1.0 + 32.0 * p * p);
-    const double segmentsPerSecond = 1.0 / denominator;
-    const double windowLimit = rttS > 0 ? wmaxBytes / rttS : segmentsPerSecond * mssBytes;
-    return std::min(segmentsPerSecond * mssBytes, windowLimit);
+    NS_ABORT_MSG_IF(!(p > 0 && p < 1), "LossEventRate: loss " << p << " outside (0, 1)");
+    const double w = std::max(1.0, windowSegments);
+    const double lossyRound = -std::expm1(w * std::log1p(-p)); // 1 - (1 - p)^w
+    // One cut per lossy round, then a round of recovery: w (1 + 1 / lossyRound) segments apart.
+    return lossyRound / (w * (1.0 + lossyRound));
+}
+
+double
+LossResponseAlpha(double beta, bool cubic)
+{
+    return cubic ? 3.0 * (1.0 - beta) / (1.0 + beta) : 1.0;
+}
+
+double
+SteadyWindowSegments(double beta, bool cubic, double rttS, double lossEvents)
+{
+    NS_ABORT_MSG_IF(!(lossEvents > 0) || !(beta > 0 && beta < 1),
+                    "SteadyWindowSegments: needs a positive loss-event rate and beta in (0, 1)");
+    // AIMD(alpha, beta)'s sawtooth from beta W to W, alpha segments per round trip, one event
+    // per cycle: (1 + beta) / 2 W (1 - beta) W / alpha = 1 / pe segments per cycle.
+    const double alpha = LossResponseAlpha(beta, cubic);
+    const double aimd = std::sqrt(alpha * (1.0 + beta) / (2.0 * (1.0 - beta) * lossEvents));
+    if (!cubic)
+    {
+        return aimd;
+    }
+    const double curve = std::pow(kCubicC * (3.0 + beta) / (4.0 * (1.0 - beta)), 0.25) *
+                         std::pow(rttS / lossEvents, 0.75);
+    return std::max(aimd, curve);
+}
+
+double
+LossThroughputBytesPerSecond(const TcpFlowParams& params)
+{
+    const double p = params.loss;
+    NS_ABORT_MSG_IF(!(p > 0 && p < 1), "LossThroughput: loss " << p << " outside (0, 1)");
+    NS_ABORT_MSG_IF(params.rtt_s <= 0, "LossThroughput: the round trip must be positive");
+    const double maxWindow = params.window_bytes / params.mss_bytes;
+    auto window = [&](double lossEvents)
+    {
+        return std::min(maxWindow,
+                        SteadyWindowSegments(params.beta, params.cubic, params.rtt_s, lossEvents));
+    };
+    // W(pe) falls with pe and pe(W) falls with W: from pe = p the iterates rise monotonically
+    // to the fixed point.
+    double lossEvents = p;
+    for (int i = 0; i < 200; ++i)
+    {
+        const double next = LossEventRate(p, window(lossEvents));
+        const bool settled = std::abs(next - lossEvents) <= 1e-14 * lossEvents;
+        lossEvents = next;
+        if (settled)
+        {
+            break;
+        }
+    }
+    const double w = window(lossEvents);
+    const double rto = params.rtt_s + kMinRtoSeconds;
+    const double backoff =
+        1 + p * (1 + p * (2 + p * (4 + p * (8 + p * (16 + p * 32))))); // Padhye's f(p)
+    const double timeoutSecondsPerSegment = lossEvents * p * rto * backoff / (1 - p);
+    return params.mss_bytes / (params.rtt_s / w + timeoutSecondsPerSegment);
 }
 
 TcpFlowParams
@@ -116,16 +180,15 @@ TcpFlowParamsFor(const std::vector<const LinkSpec*>& route, const SocketOptions&
     t.window_bytes = options.send_buffer_bytes;
     t.initial_cwnd_bytes = kInitialCwndSegments * t.mss_bytes;
     t.loss = 1.0 - delivered;
-    const std::optional<double> beta = FlowModelBeta(options.congestion_control);
-    NS_ABORT_MSG_IF(!beta, "TcpFlowParamsFor: the flow model cannot model "
-                               << options.congestion_control.GetName());
-    t.beta = *beta;
+    const std::optional<FlowVariant> variant = FindVariant(options.congestion_control);
+    NS_ABORT_MSG_IF(!variant, "TcpFlowParamsFor: the flow model cannot model "
+                                  << options.congestion_control.GetName());
+    t.beta = variant->beta;
+    t.cubic = variant->cubic;
     t.restart_after_idle = options.restart_after_idle;
     if (t.loss > 0)
     {
-        const double t0 = std::max(kMinRtoSeconds, 2 * t.rtt_s);
-        t.loss_rate_Bps = PadhyeThroughputBytesPerSecond(t.mss_bytes, t.rtt_s, t.loss,
-                                                         kSegmentsPerAck, t0, t.window_bytes);
+        t.loss_rate_Bps = LossThroughputBytesPerSecond(t);
     }
     return t;
 }

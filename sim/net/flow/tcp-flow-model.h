@@ -7,20 +7,34 @@
 //     timestamp option 12, point-to-point header 2), so goodput = wire rate * mss / (mss + 54);
 //   - the base round trip is twice the propagation delay plus, per hop, the serialization of a
 //     data segment one way and of an ACK the other;
-//   - the window is min(cwnd, send buffer): at most window / RTT of goodput; in slow start each
-//     round's window leaves at once (Linux's CUBIC does not pace without an fq qdisc, nor does
-//     the packet model), after slow start paced at 1.2x window / RTT (ns-3's PacingCaRatio);
+//   - the window is min(cwnd, send buffer): at most window / RTT of goodput; each round's window
+//     leaves at once, in slow start and after it (Linux's CUBIC does not pace without an fq
+//     qdisc, nor does the packet model);
 //   - the congestion window starts at 10 segments and grows in slow start by the bytes acked
 //     (ns-3 counts bytes in slow start, RFC 3465), i.e. doubles every round trip while it binds;
-//   - under random loss p the rate tends to the steady-state throughput of Padhye, Firoiu, Towsley
-//     and Kurose, "Modeling TCP Throughput: A Simple Model and its Empirical Validation", SIGCOMM
-//     1998 (the closed-form approximation of their full model, which counts triple-duplicate
-//     losses and timeouts), in segments per second:
-//       B(p) = min(Wmax / RTT, 1 / (RTT sqrt(2bp/3) + T0 min(1, 3 sqrt(3bp/8)) p (1 + 32 p^2)))
-//     with b = 2 segments per ACK (ns-3's delayed ACK count) and T0 = max(1 s, 2 RTT) (ns-3's
-//     minimum RTO). Losses are counted in expectation: the first after 1/p segments ends slow
-//     start; each loss event multiplies the window by the variant's beta (FlowModelBeta), never
-//     below the Padhye window B(p) x RTT and never above the window before the loss.
+//   - under random loss p the window tends to the mean window of the variant's loss response,
+//     with Linux's loss recovery (SACK, RACK and a tail loss probe, RFC 8985, which the packet
+//     model has), sized from first principles rather than fitted (LossThroughputBytesPerSecond):
+//       * loss events, not losses, cut the window: at most one cut per round trip with a loss,
+//         and none in the round of recovery after it, so with W segments per round a cut comes
+//         every 1 + 1 / (1 - (1 - p)^W) rounds (LossEventRate: about p / (1 + W p) per segment);
+//       * between cuts the window is the sawtooth of the deterministic loss model of RFC 9438
+//         section 5.1 at that event rate pe: an AIMD(alpha, beta) flow averages
+//         sqrt(alpha (1 + beta) / (2 (1 - beta) pe)) segments; CUBIC takes the larger of its
+//         Reno-friendly region (alpha = 3 (1 - beta) / (1 + beta), RFC 9438 section 4.3, which
+//         averages Reno's sqrt(3 / (2 pe))) and its cubic curve, averaging
+//         (C (3 + beta) / (4 (1 - beta)))^(1/4) (RTT / pe)^(3/4) with C = 0.4 (section 5.1).
+//         Linux grows the window per segment acknowledged, not per ACK, so delayed ACKs do not
+//         slow it;
+//       * a loss event ends in a retransmission timeout only when its repair is lost too (the
+//         retransmission, or the probe at a flight's tail, with probability p): RACK and the
+//         probe recover everything else without one. A timeout costs Linux's RTO, RTT + 200 ms
+//         (its minimum RTO, which the packet model sets), backed off as in Padhye et al.,
+//         SIGCOMM 1998: T0 f(p) / (1 - p), f(p) = 1 + p + 2p^2 + ... + 32p^6;
+//     so the rate is mss / (RTT / W + pe p T0 f(p) / (1 - p)) with W at most the send buffer.
+//     Losses are counted in expectation: the first after 1/p segments ends slow start; each
+//     loss event multiplies the window by the variant's beta (FlowModelBeta), never below that
+//     mean window and never above the window before the loss.
 //   - the model knows only loss-based variants whose window after a loss is a fixed fraction
 //     of the window before it and whose slow start is the standard one: CUBIC (beta 0.7),
 //     NewReno and Linux Reno (0.5), BIC (0.8) and Scalable (0.875), ns-3's defaults. The others
@@ -46,11 +60,8 @@ namespace hilosim
 constexpr uint32_t kSegmentOverheadBytes = 20 + 20 + 12 + 2;
 /// ns-3's TcpSocket::InitialCwnd default, in segments.
 constexpr uint32_t kInitialCwndSegments = 10;
-/// ns-3's TcpSocketBase::MinRto default, seconds.
-constexpr double kMinRtoSeconds = 1.0;
-/// ns-3's TcpSocketState PacingCaRatio: pacing rate / (window / RTT) after slow start. Slow
-/// start is not paced (Linux's CUBIC without an fq qdisc, as the packet model sends it).
-constexpr double kCongestionAvoidancePacing = 1.2;
+/// Linux's minimum retransmission timeout (TCP_RTO_MIN), seconds, as the packet model sets it.
+constexpr double kMinRtoSeconds = 0.2;
 
 struct TcpFlowParams
 {
@@ -63,8 +74,9 @@ struct TcpFlowParams
     double initial_cwnd_bytes{0};
     double loss{0};                // probability that a segment is lost on the path, [0, 1)
     double beta{0.7};              // window kept at a loss event
+    bool cubic{true};              // CUBIC's loss response (else AIMD(1, beta))
     bool restart_after_idle{true}; // Linux's slow start after idle (SocketOptions)
-    double loss_rate_Bps{std::numeric_limits<double>::infinity()}; // Padhye goodput, bytes/s
+    double loss_rate_Bps{std::numeric_limits<double>::infinity()}; // goodput under loss, bytes/s
 };
 
 /// The fraction of its window `congestionControl` keeps at a loss event, as the flow model uses
@@ -80,11 +92,23 @@ std::vector<std::string> FlowModelVariants();
 TcpFlowParams TcpFlowParamsFor(const std::vector<const LinkSpec*>& route,
                                const SocketOptions& options);
 
-/// Padhye et al. 1998, the formula in the file comment: steady-state send rate in bytes/s of a TCP
-/// flow with segments of `mssBytes`, round trip `rttS`, loss probability `p` > 0, `b` segments
-/// acknowledged per ACK, first retransmission timeout `t0S`, and receiver window `wmaxBytes`.
-double PadhyeThroughputBytesPerSecond(double mssBytes, double rttS, double p, double b, double t0S,
-                                      double wmaxBytes);
+/// Loss events per segment sent (see the file comment) when each segment is lost with
+/// probability `p` in (0, 1) and a round carries `windowSegments` (at least 1 counts).
+double LossEventRate(double p, double windowSegments);
+
+/// Segments a window grows by per round trip in congestion avoidance, as the loss response
+/// below counts it: Reno's 1, or CUBIC's Reno-friendly 3 (1 - beta) / (1 + beta).
+double LossResponseAlpha(double beta, bool cubic);
+
+/// Mean congestion window in segments at `lossEvents` loss events per segment sent and round
+/// trip `rttS` of the loss response in the file comment: CUBIC's (`cubic`) or AIMD(1, beta)'s.
+double SteadyWindowSegments(double beta, bool cubic, double rttS, double lossEvents);
+
+/// Goodput in bytes/s of `params`' flow under its random loss (params.loss > 0), as in the
+/// file comment: the loss-event rate and the mean window solved together (a fixed point: a
+/// larger window spaces the events further), at most the send buffer per round trip, and the
+/// timeouts' share.
+double LossThroughputBytesPerSecond(const TcpFlowParams& params);
 
 /// Closed form of one flow alone on its path from a congestion window of `cwndBytes` in slow
 /// start, no loss, as FlowNetwork models it: while the window W = min(cwnd, send buffer) is below
