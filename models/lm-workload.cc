@@ -92,51 +92,63 @@ LmWorkload::RolloutMany(const std::vector<float>& theta, uint64_t step,
     }
     const int64_t g = m_config.group_size;
     const int64_t rows = m_config.prompts_per_worker * g;
-    // Every worker's own prompt and sampling streams, one batched generation.
-    std::vector<at::Tensor> prompts;
-    std::vector<SampleStream> streams;
-    for (uint32_t worker : workers)
-    {
-        prompts.push_back(Prompts(SeededRng::Mix({m_config.seed, kStreamPrompts, step, worker}),
-                                  m_config.prompts_per_worker, /*eval=*/false)
-                              .repeat_interleave(g, /*dim=*/0));
-        streams.push_back(
-            SampleStream{rows, SeededRng::Mix({m_config.seed, kStreamSampling, step, worker})});
-    }
-    Generation gen =
-        m_student.GenerateStreams(at::cat(prompts, /*dim=*/0), m_config.gen_tokens,
-                                  m_config.temperature, m_student.LoraTensor(theta), streams);
     std::vector<std::string> out;
     if (infos != nullptr)
     {
         infos->assign(workers.size(), RolloutInfo());
     }
-    for (size_t i = 0; i < workers.size(); ++i)
+    // Generations of at most kRolloutChunkRows rows (whole workers): a fleet's KV cache and
+    // activations in one generation would be gigabytes, streamed through once per token; in
+    // chunks they stay small and their memory is reused. Each worker's rows sample exactly as
+    // they would alone (TinyLm::GenerateStreams), so chunking does not change a byte.
+    const size_t per_chunk =
+        static_cast<size_t>(std::max<int64_t>(1, kRolloutChunkRows / std::max<int64_t>(rows, 1)));
+    for (size_t first = 0; first < workers.size(); first += per_chunk)
     {
-        const at::Tensor tokens = gen.tokens.narrow(0, int64_t(i) * rows, rows).contiguous();
-        const at::Tensor logp = gen.logp.narrow(0, int64_t(i) * rows, rows).contiguous();
-        TrajectoryBatch b;
-        b.kind = m_kind;
-        b.step = step;
-        b.worker = workers[i];
-        b.sequences = static_cast<uint32_t>(rows);
-        b.prompt_len = static_cast<uint32_t>(m_config.prompt_tokens);
-        b.gen_len = static_cast<uint32_t>(m_config.gen_tokens);
-        b.group_size = static_cast<uint32_t>(g);
-        b.vocab = static_cast<uint32_t>(m_config.vocab);
-        const int64_t* tok = tokens.data_ptr<int64_t>();
-        b.tokens.assign(tok, tok + tokens.numel());
-        const float* lp = logp.data_ptr<float>();
-        b.behaviour_logp.assign(lp, lp + logp.numel());
-        b.rewards.assign(b.sequences, 0.0f);
-        Score(tokens, &b.rewards);
-        if (infos != nullptr)
+        const size_t last = std::min(workers.size(), first + per_chunk);
+        // Every worker's own prompt and sampling streams, one batched generation.
+        std::vector<at::Tensor> prompts;
+        std::vector<SampleStream> streams;
+        for (size_t i = first; i < last; ++i)
         {
-            (*infos)[i].sequences = b.sequences;
-            (*infos)[i].prompt_tokens = int64_t(b.sequences) * b.prompt_len;
-            (*infos)[i].generated_tokens = int64_t(b.sequences) * b.gen_len;
+            prompts.push_back(
+                Prompts(SeededRng::Mix({m_config.seed, kStreamPrompts, step, workers[i]}),
+                        m_config.prompts_per_worker, /*eval=*/false)
+                    .repeat_interleave(g, /*dim=*/0));
+            streams.push_back(SampleStream{
+                rows, SeededRng::Mix({m_config.seed, kStreamSampling, step, workers[i]})});
         }
-        out.push_back(b.Serialize());
+        Generation gen =
+            m_student.GenerateStreams(at::cat(prompts, /*dim=*/0), m_config.gen_tokens,
+                                      m_config.temperature, m_student.LoraTensor(theta), streams);
+        for (size_t i = first; i < last; ++i)
+        {
+            const int64_t row0 = int64_t(i - first) * rows;
+            const at::Tensor tokens = gen.tokens.narrow(0, row0, rows).contiguous();
+            const at::Tensor logp = gen.logp.narrow(0, row0, rows).contiguous();
+            TrajectoryBatch b;
+            b.kind = m_kind;
+            b.step = step;
+            b.worker = workers[i];
+            b.sequences = static_cast<uint32_t>(rows);
+            b.prompt_len = static_cast<uint32_t>(m_config.prompt_tokens);
+            b.gen_len = static_cast<uint32_t>(m_config.gen_tokens);
+            b.group_size = static_cast<uint32_t>(g);
+            b.vocab = static_cast<uint32_t>(m_config.vocab);
+            const int64_t* tok = tokens.data_ptr<int64_t>();
+            b.tokens.assign(tok, tok + tokens.numel());
+            const float* lp = logp.data_ptr<float>();
+            b.behaviour_logp.assign(lp, lp + logp.numel());
+            b.rewards.assign(b.sequences, 0.0f);
+            Score(tokens, &b.rewards);
+            if (infos != nullptr)
+            {
+                (*infos)[i].sequences = b.sequences;
+                (*infos)[i].prompt_tokens = int64_t(b.sequences) * b.prompt_len;
+                (*infos)[i].generated_tokens = int64_t(b.sequences) * b.gen_len;
+            }
+            out.push_back(b.Serialize());
+        }
     }
     if (infos != nullptr)
     {

@@ -25,6 +25,11 @@ struct MergedBatch
     int64_t group_size{1};
 };
 
+/// Rows of one batched generation in RolloutMany (whole workers, at least one): each of the four
+/// K/V tensors of 1,024 rows of the quickstart's model is ~13 MB, inside glibc's heap
+/// (models/tensor-memory.h).
+constexpr int64_t kRolloutChunkRows = 1024;
+
 /// Streams of SeededRng::Mix, so that no two uses of the seed collide.
 enum RngStream : uint64_t
 {

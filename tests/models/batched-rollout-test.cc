@@ -2,6 +2,7 @@
 // byte, what one Rollout per worker returns -- same prompts, same samples, same behaviour
 // log-probs, same rewards -- on both workloads, with an adapter whose B factors are non-zero (so
 // the LoRA path really shapes the samples), and at a realistic width.
+#include "models/lm-workload.h"
 #include "models/seeded-rng.h"
 #include "models/workload.h"
 
@@ -89,6 +90,31 @@ TEST(BatchedRollout, GrpoSamplesAndRewardsExactlyAsOneCallPerWorker)
 TEST(BatchedRollout, WideModelSamplesExactlyAsOneCallPerWorker)
 {
     ExpectBatchedEqualsSeparate(Config("distill", 256));
+}
+
+TEST(BatchedRollout, FleetLargerThanOneGenerationSamplesExactlyAsOneCallPerWorker)
+{
+    // 6 rows per worker: RolloutMany generates kRolloutChunkRows / 6 workers at a time, so 200
+    // workers take two generations; every worker, on both sides of the cut, samples as alone.
+    auto made = Workload::Create(Config("distill", 32));
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    Workload& w = **made;
+    const std::vector<float> theta = RandomTheta(w, 78);
+    std::vector<uint32_t> workers(200);
+    for (uint32_t i = 0; i < workers.size(); ++i)
+    {
+        workers[i] = 3 * i;
+    }
+    ASSERT_GT(int64_t(workers.size()) * 6, kRolloutChunkRows);
+    auto many = w.RolloutMany(theta, 2, workers, nullptr);
+    ASSERT_TRUE(many.ok()) << many.status().ToString();
+    ASSERT_EQ(many->size(), workers.size());
+    for (size_t i = 0; i < workers.size(); ++i)
+    {
+        auto one = w.Rollout(theta, 2, workers[i], nullptr);
+        ASSERT_TRUE(one.ok());
+        EXPECT_EQ((*many)[i], *one) << "worker " << workers[i];
+    }
 }
 
 TEST(BatchedRollout, WrongThetaSizeIsAnError)
