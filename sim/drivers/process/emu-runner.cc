@@ -8,6 +8,7 @@
 #include "sim/drivers/process/process-faults.h"
 #include "sim/drivers/process/process-port.h"
 #include "sim/drivers/process/process-support.h"
+#include "sim/drivers/process/run-key.h"
 #include "sim/run/arm-check.h"
 #include "sim/run/arm-context-builder.h"
 #include "sim/run/arm-summary.h"
@@ -66,39 +67,6 @@ class SignalWatch
     sigset_t m_set;
     sigset_t m_old;
     int m_signal{0};
-};
-
-// The run's key: a fresh random one in a private temporary folder, removed with the folder when
-// the run ends, whichever way.
-class RunKey
-{
-  public:
-    hilo::Status Create()
-    {
-        std::string pattern =
-            (std::filesystem::temp_directory_path() / "hilo-emu-key-XXXXXX").string();
-        if (mkdtemp(&pattern[0]) == nullptr)
-        {
-            return hilo::Status::Internal("cannot create a folder for the run's key: " +
-                                          std::string(std::strerror(errno)));
-        }
-        m_dir = pattern; // mkdtemp makes it 0700
-        m_path = m_dir + "/run.key";
-        return PeerAuth::WriteNewKeyFile(m_path);
-    }
-    ~RunKey()
-    {
-        if (!m_dir.empty())
-        {
-            std::error_code ec;
-            std::filesystem::remove_all(m_dir, ec);
-        }
-    }
-    const std::string& path() const { return m_path; }
-
-  private:
-    std::string m_dir;
-    std::string m_path;
 };
 
 // Why an arm could not finish.
