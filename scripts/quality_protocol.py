@@ -27,6 +27,9 @@ required; progress, not quality, because each seed has its own held-out prompts 
              needs for the same target (0 when the arm never reaches it within T).
   auc_share  area between q and q(0) over the area between R and R(0), over the run.
   solved     the arm reached the 90% target (two-valued: reported as k/n).
+  final_share  the arm's final progress over R's final progress: the "share of full sync's
+             progress" of the earlier planted-teacher sweep (scripts/quality_sweep.py), except
+             that R is the mean of the references, not the full-sync run of the same seed.
 Intervals: percentile bootstrap of the mean over seeds (scipy.stats.bootstrap, 10000 resamples,
 fixed random state).
 
@@ -221,8 +224,10 @@ def arm_metrics(t, q, ref_t, ref_q):
     t_ref = first_reach(ref_t, ref_q, target)
     stt_arm = 0.0 if t_arm is None else (t_ref / t_arm if t_arm > 0 else 1.0)
     auc = area(t, q) / area(ref_t, ref_q)
+    share = (q[-1] - q[0]) / (ref_q[-1] - ref_q[0])
     return {"stt_full": stt_full, "stt_arm": stt_arm, "auc_share": auc,
-            "solved": int(t_arm is not None), "steps_to_target": t_arm}
+            "final_share": float(share), "solved": int(t_arm is not None),
+            "steps_to_target": t_arm}
 
 
 def commit():
@@ -359,7 +364,8 @@ def main():
                      "final_quality": float(q[-1]),
                      "ref_final_progress": float(sign * ref_q[-1]),
                      "ref_runs": n_ref, "stt_full": m["stt_full"], "stt_arm": m["stt_arm"],
-                     "auc_share": m["auc_share"], "solved": m["solved"],
+                     "auc_share": m["auc_share"], "final_share": m["final_share"],
+                     "solved": m["solved"],
                      "steps_to_target": ("" if m["steps_to_target"] is None
                                          else float(m["steps_to_target"])),
                      "fraction_pct": footer.get("mean_fraction_pct", float("nan")),
@@ -370,8 +376,8 @@ def main():
     write_csv(os.path.join(args.out, "protocol-runs.csv"),
               ["workload", "scheme", "budget", "seed", "metric", "initial_quality",
                "final_quality", "ref_final_progress", "ref_runs", "stt_full", "stt_arm",
-               "auc_share", "solved", "steps_to_target", "fraction_pct", "hash_mismatches",
-               "gradient_at_replicas", "cpu_s"], rows)
+               "auc_share", "final_share", "solved", "steps_to_target", "fraction_pct",
+               "hash_mismatches", "gradient_at_replicas", "cpu_s"], rows)
 
     groups = {}
     for r in rows:
@@ -383,13 +389,14 @@ def main():
                "solved": f"{sum(r['solved'] for r in rs)}/{len(rs)}",
                "hash_mismatches": sum(r["hash_mismatches"] for r in rs),
                "bit_identical": int(all(r["gradient_at_replicas"] for r in rs))}
-        for k in ("stt_full", "stt_arm", "auc_share", "final_quality"):
+        for k in ("stt_full", "stt_arm", "auc_share", "final_share", "final_quality"):
             mean, lo, hi = bootstrap([r[k] for r in rs])
             row[k], row[k + "_lo"], row[k + "_hi"] = mean, lo, hi
         table.append(row)
     fields = ["workload", "scheme", "budget", "n", "fraction_pct", "stt_full", "stt_full_lo",
               "stt_full_hi", "stt_arm", "stt_arm_lo", "stt_arm_hi", "auc_share", "auc_share_lo",
-              "auc_share_hi", "final_quality", "final_quality_lo", "final_quality_hi", "solved",
+              "auc_share_hi", "final_share", "final_share_lo", "final_share_hi",
+              "final_quality", "final_quality_lo", "final_quality_hi", "solved",
               "hash_mismatches", "bit_identical"]
     write_csv(os.path.join(args.out, "protocol-table.csv"), fields, table)
 

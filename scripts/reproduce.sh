@@ -199,7 +199,7 @@ if [ -f scenarios/paper/fig2-grpo.textproto ]; then
     fig2_steps+=(--steps "$out/fig2-grpo/sweep_steps.csv")
   fi
 fi
-figure fig2 "final quality vs bytes per update (planted teacher)" \
+figure fig2 "final quality vs bytes per update (real-text teacher)" \
   sweep scenarios/paper/fig2-pareto.textproto "${fig2_grid[@]}" --out "$out/fig2" \
   --plot "$PY" scripts/plot_pareto.py "${fig2_csvs[@]}" "${fig2_steps[@]}" --normalize \
     --out "$out/fig2-pareto" \

@@ -40,15 +40,21 @@ def metrics():
     ref = 1 - np.exp(-t / 15)
     m = qp.arm_metrics(t, ref.copy(), t, ref)
     check(abs(m["stt_full"] - 1) < 1e-9 and abs(m["stt_arm"] - 1) < 1e-9
-          and abs(m["auc_share"] - 1) < 1e-9 and m["solved"] == 1, "identical arm scores 1")
+          and abs(m["auc_share"] - 1) < 1e-9 and abs(m["final_share"] - 1) < 1e-9
+          and m["solved"] == 1, "identical arm scores 1")
     half = 1 - np.exp(-t / 30)  # the reference's progress at t / 2
     m = qp.arm_metrics(t, half, t, ref)
     # Full sync reaches the arm's final quality 1 - e^-2 at t = 30 of 60 (interpolated).
     check(abs(m["stt_full"] - 0.5) < 0.02,
           f"half-pace arm stt_full ~ 0.5 (got {m['stt_full']:.3f})")
+    want = (1 - np.exp(-2)) / (1 - np.exp(-4))  # final progress over the reference's
+    check(abs(m["final_share"] - want) < 1e-9,
+          f"half-pace arm final_share = {want:.4f} (got {m['final_share']:.4f})")
     flat = 0.3 * ref
     m = qp.arm_metrics(t, flat, t, ref)
     check(m["solved"] == 0 and m["stt_arm"] == 0.0, "arm below the 90% target is not solved")
+    check(abs(m["final_share"] - 0.3) < 1e-9, f"flat arm final_share 0.3 (got "
+          f"{m['final_share']:.4f})")
 
 
 FAKE = r'''#!/usr/bin/python3
@@ -101,12 +107,15 @@ def end_to_end():
         arm = [x for x in rows if x["scheme"] == "hilo-spar"]
         check(len(arm) == 1 and arm[0]["n"] == "3", "one arm row over 3 seeds")
         # By hand: reference = mean of 5 seeds' progress 0.8(1-e^-t/10) (seed 103 at 0.2 of it),
-        # i.e. 0.68(1-e^-t/10); the arm ends at 0.8(1-e^-1) = 0.5057 at t = 20, which the
-        # reference reaches at t = -10 ln(1 - 0.5057/0.68) = 13.6 (interpolated on the 5-step
+        # i.e. 0.672(1-e^-t/10); the arm ends at 0.8(1-e^-1) = 0.5057 at t = 20, which the
+        # reference reaches at t = -10 ln(1 - 0.5057/0.672) = 14.0 (interpolated on the 5-step
         # grid: a little later), so stt_full ~ 0.69.
         stt = float(arm[0]["stt_full"])
         check(0.66 < stt < 0.74, f"stt_full as computed by hand (got {stt:.3f})")
         check(arm[0]["solved"] == "0/3", "the arm misses 90% of the reference's progress: 0/3")
+        # The reference's final progress is 0.672(1-e^-2) = 0.5811: a share of 0.5057 / 0.5811.
+        share = float(arm[0]["final_share"])
+        check(abs(share - 0.8703) < 1e-3, f"final_share as computed by hand (got {share:.4f})")
         smooth = list(csv.DictReader(open(os.path.join(out, "full-sync-seeds.csv"))))
         reach = sum(int(x["reaches_90pct"]) for x in smooth)
         stalls = sum(int(x["stalls"]) for x in smooth)
