@@ -195,6 +195,17 @@ STUDIES = {
               " --benchmark_filter='BM_Encode/(3|9|11|12|13)/(16|50)/'"
               f" --benchmark_out={CMP}/bench-screen-2threads.json --benchmark_out_format=json"
               f" | tee {CMP}/bench-screen-2threads.txt", "command", ("hilo-compress-bench",)),
+        Study("reconstruction-error-warm",
+              ("reconstruction-error-warm.csv", "reconstruction-error-warm.csv.meta.json"),
+              "build/tests/hilo-compress-error spar-warm8 spar-warm4"
+              f" > {CMP}/reconstruction-error-warm.csv;"
+              f" {PY} scripts/csv_provenance.py {CMP}/reconstruction-error-warm.csv", "command",
+              ("hilo-compress-error",)),
+        Study("bench-warm", ("bench-warm-2threads.json", "bench-warm-2threads.txt"),
+              "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-compress-bench"
+              " --benchmark_filter='BM_Encode/(3|9|12|14|15)/(16|50)/'"
+              f" --benchmark_out={CMP}/bench-warm-2threads.json --benchmark_out_format=json"
+              f" | tee {CMP}/bench-warm-2threads.txt", "command", ("hilo-compress-bench",)),
         Study("plan-profile", ("plan-profile-2threads.txt",),
               "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-spectra-bench --benchmark_filter=BM_Plan"
               f" | tee {CMP}/plan-profile-2threads.txt", "command", ("hilo-spectra-bench",)),

@@ -24,12 +24,12 @@ class SparCompressor : public Compressor
 {
   public:
     SparCompressor(const AdapterLayout& layout, ValueDtype dtype, int64_t min_rank,
-                   SparAllocation mode, int64_t sketch, bool screen)
+                   SparAllocation mode, int64_t sketch, bool screen, bool warm)
       : m_layout(layout)
       , m_dtype(dtype)
       , m_min_rank(mode == SparAllocation::kUniform ? std::max<int64_t>(min_rank, 1) : min_rank)
       , m_mode(mode)
-      , m_spectra(layout, sketch, screen)
+      , m_spectra(layout, sketch, screen, warm)
     {
         // Uniform keeps at least one triplet in every matrix: a common k of 0 ships nothing, and
         // an ablation that silently drops every update measures nothing.
@@ -51,6 +51,8 @@ class SparCompressor : public Compressor
         // hashes made from them) read as before the option existed.
         if (m_spectra.screen())
             o["screen"] = "true";
+        if (m_spectra.warm())
+            o["warm"] = "true";
         return FormatCompressorOptions(o);
     }
     const AdapterLayout& layout() const override { return m_layout; }
@@ -58,6 +60,12 @@ class SparCompressor : public Compressor
 
     StatusOr<Encoded> Encode(const std::vector<float>& x, int64_t budget_bytes) override;
     Status Decode(std::string_view payload, std::vector<float>* out) const override;
+    /// warm=true: the sketch's bases (SpectralTruncation::SaveWarmState); else empty.
+    std::string SaveLocalState() const override { return m_spectra.SaveWarmState(); }
+    Status RestoreLocalState(std::string_view state) override
+    {
+        return m_spectra.RestoreWarmState(state, "spar");
+    }
 
   private:
     int64_t TripletBytes(const MatrixSpec& s) const
@@ -307,6 +315,7 @@ NewSparCompressor(const AdapterLayout& layout, const CompressorOptions& options)
     std::string mode = r.Choice("allocation", "greedy", {"greedy", "uniform"});
     int64_t sketch = r.Int("sketch", kDefaultSketchWidth, 0, 1 << 20);
     const bool screen = r.Bool("screen", false);
+    const bool warm = r.Bool("warm", false);
     HILO_RETURN_IF_ERROR(r.Finish());
     if (sketch != 0 && sketch < 4)
     {
@@ -318,9 +327,15 @@ NewSparCompressor(const AdapterLayout& layout, const CompressorOptions& options)
         return Status::InvalidArgument(
             "spar: option screen=true needs a sketch (sketch=4 or more)");
     }
-    return std::unique_ptr<Compressor>(new SparCompressor(
-        layout, dtype, min_rank,
-        mode == "greedy" ? SparAllocation::kGreedy : SparAllocation::kUniform, sketch, screen));
+    if (warm && (sketch == 0 || screen))
+    {
+        return Status::InvalidArgument(
+            "spar: option warm=true needs a sketch (sketch=4 or more) and no screen");
+    }
+    return std::unique_ptr<Compressor>(
+        new SparCompressor(layout, dtype, min_rank,
+                           mode == "greedy" ? SparAllocation::kGreedy : SparAllocation::kUniform,
+                           sketch, screen, warm));
 }
 
 } // namespace hilo

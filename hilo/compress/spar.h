@@ -25,7 +25,9 @@
 // sketch=0|4..N (default 0 = exact spectra everywhere; encoder only, the payload format is the
 // same), screen=true|false (default false; needs sketch > 0: the single-pass screen of
 // spectral-truncation.h, a second pass only over the matrices it keeps; greedy, min_rank=0 only,
-// otherwise ignored; encoder only).
+// otherwise ignored; encoder only), warm=true|false (default false; needs sketch > 0 and no
+// screen: the sketch warm-started from the previous encode's bases, spectral-truncation.h; the
+// bases are learner-local state, SaveLocalState; encoder only).
 // Budget: header bytes are reserved first (the k_i varints at their widest), then triplets are
 // allocated; MinPayloadBytes() is the header plus min_rank triplets everywhere.
 #ifndef HILO_COMPRESS_SPAR_H

@@ -55,6 +55,14 @@ AllFinite(const at::Tensor& t)
     return !NonFiniteSeen(acc);
 }
 
+/// Orthonormal columns spanning the m x L fp32 `y`: Householder QR in double, orthonormal even
+/// where Y is numerically rank-deficient (steep spectra), which the Rayleigh-Ritz step needs.
+at::Tensor
+Orthonormal(const at::Tensor& y)
+{
+    return std::get<0>(at::linalg_qr(y.to(at::kDouble), "reduced")).to(at::kFloat);
+}
+
 /// Gains from ascending eigenvalues `w` (double, n): non-increasing, negatives (rounding) as 0.
 std::vector<double>
 DescendingGains(const at::Tensor& w)
@@ -70,12 +78,15 @@ DescendingGains(const at::Tensor& w)
 } // namespace
 
 SpectralTruncation::SpectralTruncation(const AdapterLayout& layout, int64_t sketch_width,
-                                       bool screen)
+                                       bool screen, bool warm)
   : m_layout(layout)
   , m_width(sketch_width)
   , m_screen(screen && sketch_width > 0)
   , m_scratch_at(layout.size(), -1)
   , m_range_at(layout.size(), -1)
+  , m_warm(warm && sketch_width > 0 && !m_screen)
+  , m_basis_set(m_warm ? layout.size() : 0, 0)
+  , m_next_set(m_warm ? layout.size() : 0, 0)
 {
     if (m_width <= 0)
         return;
@@ -95,6 +106,11 @@ SpectralTruncation::SpectralTruncation(const AdapterLayout& layout, int64_t sket
     {
         if (std::min(s.rows, s.cols) > m_width)
             long_side = std::max(long_side, std::max(s.rows, s.cols));
+    }
+    if (m_warm)
+    {
+        m_basis.assign(static_cast<size_t>(m_range_size), 0.0f);
+        m_next_basis.assign(static_cast<size_t>(m_range_size), 0.0f);
     }
     m_omega = at::empty({long_side, m_width}, at::kFloat);
     float* o = m_omega.data_ptr<float>();
@@ -188,12 +204,17 @@ SpectralTruncation::Finish(const std::vector<float>& x, size_t i, const float* y
 {
     const MatrixSpec& s = m_layout.matrix(i);
     const int64_t m = std::min(s.rows, s.cols);
+    at::Tensor y = at::from_blob(const_cast<float*>(y_store), {m, m_width}, at::kFloat);
+    return RayleighRitz(x, i, Orthonormal(y), w_store, out);
+}
+
+bool
+SpectralTruncation::RayleighRitz(const std::vector<float>& x, size_t i, const at::Tensor& q,
+                                 float* w_store, MatrixSpectrum* out) const
+{
+    const MatrixSpec& s = m_layout.matrix(i);
     const int64_t d = std::max(s.rows, s.cols);
     const at::Tensor xs = ShortSideRows(x, i);
-    at::Tensor y = at::from_blob(const_cast<float*>(y_store), {m, m_width}, at::kFloat);
-    // Householder QR in double: orthonormal columns even where Y is numerically rank-deficient
-    // (steep spectra), which the Rayleigh-Ritz step needs.
-    at::Tensor q = std::get<0>(at::linalg_qr(y.to(at::kDouble), "reduced")).to(at::kFloat);
     at::Tensor w = at::from_blob(w_store, {d, m_width}, at::kFloat);
     at::mm_out(w, xs.t(), q);        // d x L = X^T Q
     at::Tensor h = at::mm(w.t(), w); // L x L
@@ -208,6 +229,125 @@ SpectralTruncation::Finish(const std::vector<float>& x, size_t i, const float* y
     out->exact = false;
     out->screened_out = false;
     return true;
+}
+
+bool
+SpectralTruncation::WarmSketch(const std::vector<float>& x, size_t i, float* y_store,
+                               float* w_store, MatrixSpectrum* out)
+{
+    const MatrixSpec& s = m_layout.matrix(i);
+    const int64_t m = std::min(s.rows, s.cols);
+    const int64_t d = std::max(s.rows, s.cols);
+    at::Tensor q;
+    if (m_basis_set[i])
+    {
+        q = at::from_blob(m_basis.data() + m_range_at[i], {m, m_width}, at::kFloat);
+    }
+    else
+    {
+        if (!Range(x, i, y_store, nullptr))
+            return false;
+        q = Orthonormal(at::from_blob(y_store, {m, m_width}, at::kFloat));
+    }
+    if (!RayleighRitz(x, i, q, w_store, out))
+        return false;
+    // Z = X W = X X^T B while X is still in cache: the next basis, one power step further.
+    at::Tensor z = at::from_blob(y_store, {m, m_width}, at::kFloat);
+    at::mm_out(z, ShortSideRows(x, i), at::from_blob(w_store, {d, m_width}, at::kFloat));
+    float* next = m_next_basis.data() + m_range_at[i];
+    m_next_set[i] = 0;
+    if (AllFinite(z))
+    {
+        const at::Tensor b = Orthonormal(z).contiguous();
+        if (AllFinite(b))
+        {
+            std::copy(b.data_ptr<float>(), b.data_ptr<float>() + m * m_width, next);
+            m_next_set[i] = 1;
+        }
+    }
+    return true;
+}
+
+void
+SpectralTruncation::CommitBases(const SpectralPlan& plan)
+{
+    for (size_t i = 0; i < m_layout.size(); ++i)
+    {
+        const MatrixSpectrum& sp = plan.spectra[i];
+        if (!Sketched(i) || !sp.exact)
+            continue;
+        // Redone exactly: its leading L singular vectors (basis columns, descending).
+        const int64_t m = sp.basis.size(0);
+        const at::Tensor lead = sp.basis.narrow(1, 0, m_width).contiguous();
+        std::copy(lead.data_ptr<float>(), lead.data_ptr<float>() + m * m_width,
+                  m_next_basis.data() + m_range_at[i]);
+        m_next_set[i] = 1;
+    }
+    m_basis.swap(m_next_basis);
+    m_basis_set.swap(m_next_set);
+}
+
+std::string
+SpectralTruncation::SaveWarmState() const
+{
+    std::string out;
+    if (!m_warm)
+        return out;
+    ByteWriter w(&out);
+    w.PutU32(static_cast<uint32_t>(m_layout.size()));
+    for (size_t i = 0; i < m_layout.size(); ++i)
+    {
+        w.PutU8(m_basis_set[i]);
+        if (!m_basis_set[i])
+            continue;
+        const MatrixSpec& s = m_layout.matrix(i);
+        w.PutFloats(m_basis.data() + m_range_at[i],
+                    static_cast<size_t>(std::min(s.rows, s.cols) * m_width), ValueDtype::kFp32);
+    }
+    return out;
+}
+
+Status
+SpectralTruncation::RestoreWarmState(std::string_view state, const std::string& name)
+{
+    if (!m_warm)
+    {
+        return state.empty() ? Status::Ok()
+                             : Status::Corruption(name + " keeps no local state, got " +
+                                                  std::to_string(state.size()) + " bytes");
+    }
+    ByteReader r(state);
+    uint32_t n = 0;
+    if (!r.GetU32(&n) || n != m_layout.size())
+        return Status::Corruption(name + ": local state does not hold one entry per matrix");
+    std::vector<float> basis(m_basis.size(), 0.0f);
+    std::vector<uint8_t> set(m_layout.size(), 0);
+    for (size_t i = 0; i < m_layout.size(); ++i)
+    {
+        if (!r.GetU8(&set[i]) || set[i] > 1)
+            return Status::Corruption(name + ": local state entry " + std::to_string(i) +
+                                      " is truncated or has a bad flag");
+        if (!set[i])
+            continue;
+        if (!Sketched(i))
+            return Status::Corruption(name + ": local state holds a basis for matrix " +
+                                      std::to_string(i) + ", which is not sketched");
+        const MatrixSpec& s = m_layout.matrix(i);
+        const int64_t len = std::min(s.rows, s.cols) * m_width;
+        float* dst = basis.data() + m_range_at[i];
+        if (!r.GetFloats(dst, static_cast<size_t>(len), ValueDtype::kFp32))
+            return Status::Corruption(name + ": local state truncated in matrix " +
+                                      std::to_string(i));
+        if (!hilo::AllFinite(dst, len))
+            return Status::Corruption(name + ": local basis " + std::to_string(i) +
+                                      " holds a non-finite value");
+    }
+    if (!r.empty())
+        return Status::Corruption(name + ": local state has " + std::to_string(r.remaining()) +
+                                  " trailing bytes");
+    m_basis = std::move(basis);
+    m_basis_set = std::move(set);
+    return Status::Ok();
 }
 
 std::vector<size_t>
@@ -317,6 +457,8 @@ SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>
                                 float* w = m_scratch.data() + m_scratch_at[i];
                                 if (pass == Pass::kFinish)
                                     ok = Finish(x, i, y, w, sp);
+                                else if (m_warm)
+                                    ok = WarmSketch(x, i, y, w, sp);
                                 else if (screen)
                                     ok = Range(x, i, y, &estimates[i]);
                                 else
@@ -370,6 +512,8 @@ SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>
         }
         if (saturated.empty())
         {
+            if (m_warm)
+                CommitBases(plan);
             plan.ks = std::move(*alloc);
             return plan;
         }

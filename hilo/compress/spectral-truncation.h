@@ -30,6 +30,17 @@
 // raise the error above the plain sketch's
 // (results/compressors gives both).
 //
+// Warm start (optional, with a sketch and without the screen): subspace iteration across encodes,
+// as PowerSGD reuses its Q. The encoder keeps, per sketched matrix, an orthonormal m x L basis
+// B (learner-local state, saved and restored with the encoder). A Plan then skips the first pass:
+// W = X^T B, the Rayleigh-Ritz step on W^T W as above, and one more product from the W just made,
+// Z = X W = X X^T B (the matrix is still in cache), whose orthonormal basis is the next Plan's B:
+// a power step further into the leading subspace than B. A matrix without a basis (the first
+// encode, or a basis that lost a direction) starts from Y = X Omega; a matrix redone exactly
+// leaves its leading L singular vectors as its next basis. When gradients change slowly the basis
+// tracks their leading subspace; on a repeated X it converges to it. A Plan that fails leaves the
+// bases as they were.
+//
 // Deterministic: Omega is a pure function of its row and column (counter-based draws, no state),
 // every matrix is computed by one thread with BLAS held at one thread, and the matrices' results
 // do not depend on which thread ran them, so the plan does not depend on the thread count.
@@ -46,6 +57,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hilo
@@ -90,10 +102,21 @@ class SpectralTruncation
   public:
     /// `sketch_width` L: 0 computes every spectrum exactly; otherwise L >= 4. `screen` (with
     /// L > 0): the single-pass screen above.
-    SpectralTruncation(const AdapterLayout& layout, int64_t sketch_width, bool screen);
+    /// `warm` (with L > 0 and no screen): the warm start above.
+    SpectralTruncation(const AdapterLayout& layout, int64_t sketch_width, bool screen,
+                       bool warm = false);
 
     int64_t sketch_width() const { return m_width; }
     bool screen() const { return m_screen; }
+    bool warm() const { return m_warm; }
+
+    /// The warm-start bases (learner-local state; empty unless warm): u32 matrix count, then per
+    /// matrix u8 1 and its m_i x L fp32 basis (row-major), or u8 0 (none yet, or not sketched).
+    std::string SaveWarmState() const;
+    /// Restores SaveWarmState()'s bytes; kCorruption (prefixed `name`, the bases unchanged) for
+    /// a wrong count, flag or length, a basis on a matrix that is not sketched, or a non-finite
+    /// value.
+    Status RestoreWarmState(std::string_view state, const std::string& name);
 
     /// kInvalidArgument when x is not the layout's size, kBudgetTooSmall when `budget_bytes` is
     /// below `min_bytes` (messages prefixed `name`).
@@ -149,6 +172,15 @@ class SpectralTruncation
     /// False when a product holds a non-finite value.
     bool Finish(const std::vector<float>& x, size_t i, const float* y, float* w,
                 MatrixSpectrum* out) const;
+    /// The Rayleigh-Ritz step of matrix i on the orthonormal m x L basis `q`: W = X^T Q into `w`.
+    bool RayleighRitz(const std::vector<float>& x, size_t i, const at::Tensor& q, float* w,
+                      MatrixSpectrum* out) const;
+    /// Warm mode's pass over matrix i: the sketch from its basis (or from Y = X Omega into `y`
+    /// when it has none) and its next basis into m_next_basis. False on a non-finite product.
+    bool WarmSketch(const std::vector<float>& x, size_t i, float* y, float* w, MatrixSpectrum* out);
+    /// Warm mode, after a successful Plan: the next bases (exact spectra give their leading L
+    /// vectors) become the current ones.
+    void CommitBases(const SpectralPlan& plan);
     /// Which sketched matrices get their second pass, from their Range estimates (the rest are
     /// marked screened out in `spectra`).
     std::vector<size_t> Screen(const std::vector<std::vector<double>>& estimates,
@@ -172,6 +204,13 @@ class SpectralTruncation
     int64_t m_range_size{0};
     std::vector<float> m_scratch;
     std::vector<float> m_range;
+    // Warm mode: the bases (m_i x L at m_range_at[i]; m_basis_set[i] = 0 where none) and the
+    // next Plan's, written by this Plan and swapped in when it succeeds.
+    bool m_warm;
+    std::vector<float> m_basis;
+    std::vector<uint8_t> m_basis_set;
+    std::vector<float> m_next_basis;
+    std::vector<uint8_t> m_next_set;
 };
 
 } // namespace hilo

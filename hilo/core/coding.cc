@@ -1,5 +1,7 @@
 #include "hilo/core/coding.h"
 
+#include <cstring>
+
 namespace hilo
 {
 
@@ -30,6 +32,14 @@ ByteWriter::PutU64(uint64_t v)
         b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
     }
     m_out->append(b, 8);
+}
+
+void
+ByteWriter::PutF64(double v)
+{
+    uint64_t u;
+    std::memcpy(&u, &v, sizeof u);
+    PutU64(u);
 }
 
 void
@@ -140,6 +150,18 @@ ByteReader::GetF32(float* v)
         return false;
     }
     *v = BitsToFloat(u);
+    return true;
+}
+
+bool
+ByteReader::GetF64(double* v)
+{
+    uint64_t u;
+    if (!GetU64(&u))
+    {
+        return false;
+    }
+    std::memcpy(v, &u, sizeof u);
     return true;
 }
 

@@ -39,6 +39,9 @@ class ByteWriter
     void PutU32(uint32_t v);
     void PutU64(uint64_t v);
     void PutF32(float v) { PutU32(FloatBits(v)); }
+    /// The IEEE-754 binary64 bits of `v` as a u64: every value, -0.0 and NaN payloads included,
+    /// reads back bit for bit.
+    void PutF64(double v);
     /// LEB128 varint.
     void PutVarint(uint64_t v);
     void PutBytes(const void* data, size_t size);
@@ -63,6 +66,8 @@ class ByteReader
     bool GetU32(uint32_t* v);
     bool GetU64(uint64_t* v);
     bool GetF32(float* v);
+    /// PutF64's bits as a double, unchanged (non-finite values included: callers check).
+    bool GetF64(double* v);
     bool GetVarint(uint64_t* v);
     /// Points `*out` at the next `size` bytes and skips them.
     bool GetBytes(size_t size, std::string_view* out);

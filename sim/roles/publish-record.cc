@@ -1,30 +1,7 @@
 #include "sim/roles/publish-record.h"
 
-#include <cstring>
-
 namespace hilosim
 {
-namespace
-{
-
-uint64_t
-Bits(double v)
-{
-    uint64_t bits = 0;
-    std::memcpy(&bits, &v, sizeof bits);
-    return bits;
-}
-
-double
-FromBits(uint64_t bits)
-{
-    double v = 0;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-}
-
-} // namespace
-
 void
 PutPublishEvent(hilo::ByteWriter* w, const PublishEvent& e)
 {
@@ -32,7 +9,7 @@ PutPublishEvent(hilo::ByteWriter* w, const PublishEvent& e)
     for (double v : {e.grad_ready_s, e.published_s, e.train_s, e.encode_s, e.loss, e.grad_norm,
                      e.drift_rel_l2, e.drift_max_abs})
     {
-        w->PutU64(Bits(v));
+        w->PutF64(v);
     }
     w->PutU64(static_cast<uint64_t>(e.payload_bytes));
     w->PutU64(static_cast<uint64_t>(e.frame_bytes));
@@ -42,7 +19,7 @@ PutPublishEvent(hilo::ByteWriter* w, const PublishEvent& e)
     for (double v :
          {e.train_overrun_s, e.encode_overrun_s, e.cpu_gradient_s, e.cpu_encode_s, e.cpu_apply_s})
     {
-        w->PutU64(Bits(v));
+        w->PutF64(v);
     }
     w->PutU32(static_cast<uint32_t>(e.kept_per_matrix.size()));
     for (int64_t kept : e.kept_per_matrix)
@@ -62,12 +39,10 @@ GetPublishEvent(hilo::ByteReader* r, PublishEvent* e)
     for (double* v : {&e->grad_ready_s, &e->published_s, &e->train_s, &e->encode_s, &e->loss,
                       &e->grad_norm, &e->drift_rel_l2, &e->drift_max_abs})
     {
-        uint64_t bits = 0;
-        if (!r->GetU64(&bits))
+        if (!r->GetF64(v))
         {
             return truncated;
         }
-        *v = FromBits(bits);
     }
     uint64_t payload = 0;
     uint64_t frame = 0;
@@ -81,12 +56,10 @@ GetPublishEvent(hilo::ByteReader* r, PublishEvent* e)
     for (double* v : {&e->train_overrun_s, &e->encode_overrun_s, &e->cpu_gradient_s,
                       &e->cpu_encode_s, &e->cpu_apply_s})
     {
-        uint64_t bits = 0;
-        if (!r->GetU64(&bits))
+        if (!r->GetF64(v))
         {
             return truncated;
         }
-        *v = FromBits(bits);
     }
     uint32_t n = 0;
     if (!r->GetU32(&n) || n > r->remaining() / 8)

@@ -42,7 +42,7 @@ main(int argc, char** argv)
     {
         std::string label;
         const bench::Arm* arm;
-        int warm; // extra encodes of the same X before the measured one (powersgd warm start)
+        int warm; // extra encodes of the same X before the measured one (warm starts)
     };
     std::vector<Row> rows;
     const std::vector<std::string> only(argv + 1, argv + argc);
@@ -51,7 +51,9 @@ main(int argc, char** argv)
         if (!only.empty() && std::find(only.begin(), only.end(), a.label) == only.end())
             continue;
         rows.push_back({a.label, &a, 0});
-        if (std::string(a.kind) == "powersgd")
+        // Encoders that warm-start from their previous encode: also after 4 of them.
+        if (std::string(a.kind) == "powersgd" ||
+            std::string(a.options).find("warm=true") != std::string::npos)
             rows.push_back({std::string(a.label) + "-warm4", &a, 4});
     }
     for (const Row& row : rows)

@@ -136,6 +136,8 @@ ReportArms()
         {"spar", "dtype=bf16;sketch=16", "spar-sketch16"},
         {"spar", "dtype=bf16;screen=true;sketch=8", "spar-screen8"},
         {"spar", "dtype=bf16;screen=true;sketch=16", "spar-screen16"},
+        {"spar", "dtype=bf16;sketch=8;warm=true", "spar-warm8"},
+        {"spar", "dtype=bf16;sketch=4;warm=true", "spar-warm4"},
     };
     return arms;
 }

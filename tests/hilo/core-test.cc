@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace hilo
@@ -175,6 +176,49 @@ TEST(Coding, RoundTripAndTruncation)
     // A reader asked for more floats than bytes remain refuses before writing anything.
     ByteReader r2(std::string_view(buf).substr(0, 4));
     EXPECT_FALSE(r2.GetFloats(out, size_t{1} << 60, ValueDtype::kFp32));
+}
+
+TEST(Coding, F64KeepsEveryBitPatternAndIsLittleEndian)
+{
+    const uint64_t patterns[] = {
+        0x3ff0000000000000ull, // 1.0
+        0x8000000000000000ull, // -0.0
+        0x0000000000000001ull, // the smallest subnormal
+        0x7fefffffffffffffull, // DBL_MAX
+        0x7ff0000000000000ull, // +inf
+        0xfff0000000000000ull, // -inf
+        0x7ff8000000000000ull, // the default quiet NaN
+        0xfff8000000000abcull, // a negative quiet NaN with a payload
+        0x7ff0000000000001ull, // a signalling NaN pattern
+    };
+    std::string buf;
+    ByteWriter w(&buf);
+    for (uint64_t p : patterns)
+    {
+        double v = 0;
+        std::memcpy(&v, &p, sizeof v);
+        w.PutF64(v);
+    }
+    ASSERT_EQ(buf.size(), 8 * (sizeof patterns / sizeof patterns[0]));
+    // Golden: 1.0 is 00 00 00 00 00 00 f0 3f, -0.0 is 00 .. 00 80.
+    EXPECT_EQ(buf.substr(0, 8), std::string("\0\0\0\0\0\0\xf0\x3f", 8));
+    EXPECT_EQ(buf.substr(8, 8), std::string("\0\0\0\0\0\0\0\x80", 8));
+    ByteReader r(buf);
+    for (uint64_t p : patterns)
+    {
+        double v = 1.0;
+        ASSERT_TRUE(r.GetF64(&v));
+        uint64_t back = 0;
+        std::memcpy(&back, &v, sizeof back);
+        EXPECT_EQ(back, p);
+    }
+    EXPECT_TRUE(r.empty());
+    // Seven bytes are not a double, and a failed read leaves the value alone.
+    ByteReader short_reader(std::string_view(buf).substr(0, 7));
+    double untouched = 2.5;
+    EXPECT_FALSE(short_reader.GetF64(&untouched));
+    EXPECT_EQ(untouched, 2.5);
+    EXPECT_EQ(short_reader.remaining(), 7u);
 }
 
 TEST(Budget, ResolvesBytesAndFractions)

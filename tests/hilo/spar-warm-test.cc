@@ -1,0 +1,249 @@
+// spar warm=true: the sketch warm-started from the previous encode's bases. The bases are encoder
+// state: encodes that do not depend on the thread count, a checkpoint that continues byte for
+// byte, restored bytes checked, and an error that approaches exact spar's on a repeated gradient.
+#include "hilo/compress/spar.h"
+#include "hilo/compress/spectral-truncation.h"
+#include "hilo/core/coding.h"
+#include "hilo/core/parallel.h"
+#include "tests/hilo/compress-test-util.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+
+namespace hilo
+{
+namespace
+{
+
+using testing::MakeCompressor;
+using testing::RelativeError;
+using testing::SpectralGradient;
+
+constexpr const char* kWarm = "dtype=bf16;sketch=8;warm=true";
+
+// Rank 32 > the sketch width 8, so every matrix is sketched.
+AdapterLayout
+Rank32()
+{
+    return testing::LoraLayout(2, 32, 96, 192);
+}
+
+/// Step t's gradient: a fixed spectral gradient plus a drift that changes every step, so the
+/// warm start meets a new X each time (as in training).
+std::vector<float>
+StepGradient(const AdapterLayout& layout, int t)
+{
+    std::vector<float> x = SpectralGradient(layout, 11, 1e-3);
+    const std::vector<float> drift = SpectralGradient(layout, 100 + static_cast<uint64_t>(t), 1e-3);
+    for (size_t k = 0; k < x.size(); ++k)
+        x[k] += 0.3f * drift[k];
+    return x;
+}
+
+/// Step t's budget: changes between steps, so that saturated matrices (exact redos) come and go.
+int64_t
+StepBudget(const AdapterLayout& layout, int t)
+{
+    const int64_t pct[] = {2, 5, 3, 10, 2, 20, 4, 8};
+    return layout.adapter_bytes() * pct[t % 8] / 100;
+}
+
+std::vector<std::string>
+Frames(Compressor* c, const AdapterLayout& layout, int from, int to)
+{
+    std::vector<std::string> out;
+    for (int t = from; t < to; ++t)
+    {
+        StatusOr<Encoded> e = c->Encode(StepGradient(layout, t), StepBudget(layout, t));
+        EXPECT_TRUE(e.ok()) << e.status().ToString();
+        out.push_back(e.ok() ? e->payload : std::string());
+    }
+    return out;
+}
+
+class WarmThreads : public ::testing::Test
+{
+  protected:
+    void SetUp() override { m_threads = at::get_num_threads(); }
+    void TearDown() override { at::set_num_threads(m_threads); }
+
+  private:
+    int m_threads{1};
+};
+
+TEST_F(WarmThreads, EncodesDoNotDependOnTheThreadCount)
+{
+    const AdapterLayout layout = Rank32();
+    at::set_num_threads(1);
+    auto one = MakeCompressor("spar", layout, kWarm);
+    const std::vector<std::string> a = Frames(one.get(), layout, 0, 6);
+    at::set_num_threads(2);
+    ParallelTally tally;
+    auto two = MakeCompressor("spar", layout, kWarm);
+    const std::vector<std::string> b = Frames(two.get(), layout, 0, 6);
+    EXPECT_EQ(tally.threads(), 2);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t t = 0; t < a.size(); ++t)
+    {
+        EXPECT_GT(a[t].size(), 100u) << t;
+        EXPECT_TRUE(a[t] == b[t]) << "step " << t;
+    }
+    EXPECT_EQ(one->SaveLocalState(), two->SaveLocalState());
+}
+
+TEST(SparWarm, TheBasesAreStateThatChangesTheFrames)
+{
+    const AdapterLayout layout = Rank32();
+    auto warm = MakeCompressor("spar", layout, kWarm);
+    auto cold = MakeCompressor("spar", layout, "dtype=bf16;sketch=8");
+    // Before any encode: one unset entry per matrix; the first encode is the cold sketch's.
+    const std::string empty = warm->SaveLocalState();
+    EXPECT_EQ(empty.size(), 4 + layout.size());
+    const std::vector<float> x = StepGradient(layout, 0);
+    const int64_t budget = StepBudget(layout, 0);
+    EXPECT_EQ(warm->Encode(x, budget)->payload, cold->Encode(x, budget)->payload);
+    const std::string after_one = warm->SaveLocalState();
+    EXPECT_GT(after_one.size(), empty.size());
+    // The second encode of the same X starts from the bases and differs from the cold sketch's.
+    EXPECT_NE(warm->Encode(x, budget)->payload, cold->Encode(x, budget)->payload);
+    EXPECT_NE(warm->SaveLocalState(), after_one);
+    // The plain sketch keeps no state.
+    EXPECT_TRUE(cold->SaveLocalState().empty());
+}
+
+TEST(SparWarm, ACheckpointContinuesByteForByte)
+{
+    const AdapterLayout layout = Rank32();
+    auto kept = MakeCompressor("spar", layout, kWarm);
+    const std::vector<std::string> before = Frames(kept.get(), layout, 0, 4);
+    const std::string state = kept->SaveLocalState();
+    const std::vector<std::string> want = Frames(kept.get(), layout, 4, 8);
+
+    auto restored = MakeCompressor("spar", layout, kWarm);
+    ASSERT_TRUE(restored->RestoreLocalState(state).ok());
+    EXPECT_EQ(restored->SaveLocalState(), state);
+    const std::vector<std::string> got = Frames(restored.get(), layout, 4, 8);
+    auto fresh = MakeCompressor("spar", layout, kWarm);
+    const std::vector<std::string> unrestored = Frames(fresh.get(), layout, 4, 8);
+    int differs = 0;
+    for (size_t t = 0; t < want.size(); ++t)
+    {
+        EXPECT_TRUE(got[t] == want[t]) << "step " << 4 + t;
+        differs += unrestored[t] == want[t] ? 0 : 1;
+    }
+    EXPECT_GT(differs, 0); // the restored state mattered
+    EXPECT_EQ(restored->SaveLocalState(), kept->SaveLocalState());
+}
+
+TEST(SparWarm, RestoreRefusesBadStateAndKeepsItsOwn)
+{
+    const AdapterLayout layout = Rank32();
+    auto c = MakeCompressor("spar", layout, kWarm);
+    (void) Frames(c.get(), layout, 0, 2);
+    const std::string good = c->SaveLocalState();
+    // Entry 0: flag at byte 4, then m x L fp32 (m = 32: the LoRA rank).
+    ASSERT_EQ(good[4], 1);
+    std::vector<std::string> bad;
+    bad.push_back(good.substr(0, good.size() - 1)); // truncated
+    bad.push_back(good + std::string(1, '\0'));     // trailing byte
+    bad.push_back(good.substr(0, 3));               // no count
+    std::string count = good;
+    count[0] = static_cast<char>(count[0] + 1); // wrong matrix count
+    bad.push_back(count);
+    std::string flag = good;
+    flag[4] = 2; // bad flag
+    bad.push_back(flag);
+    std::string nan = good;
+    const float q = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(&nan[5 + 4 * 7], &q, 4); // a NaN in basis 0
+    bad.push_back(nan);
+    for (size_t k = 0; k < bad.size(); ++k)
+    {
+        const Status s = c->RestoreLocalState(bad[k]);
+        EXPECT_EQ(s.code(), StatusCode::kCorruption) << k << " " << s.ToString();
+        EXPECT_EQ(c->SaveLocalState(), good) << k;
+    }
+    // A basis on a matrix that is not sketched (rank 8 = the width: exact only).
+    const AdapterLayout small = testing::LoraLayout(2, 8, 96, 192);
+    auto s = MakeCompressor("spar", small, kWarm);
+    std::string forged;
+    ByteWriter w(&forged);
+    w.PutU32(static_cast<uint32_t>(small.size()));
+    w.PutU8(1);
+    for (int k = 0; k < 8 * 8; ++k)
+        w.PutF32(0.125f);
+    for (size_t i = 1; i < small.size(); ++i)
+        w.PutU8(0);
+    EXPECT_EQ(s->RestoreLocalState(forged).code(), StatusCode::kCorruption);
+    // Non-warm spar keeps no state.
+    auto plain = MakeCompressor("spar", layout, "dtype=bf16;sketch=8");
+    EXPECT_EQ(plain->RestoreLocalState(good).code(), StatusCode::kCorruption);
+    EXPECT_TRUE(plain->RestoreLocalState("").ok());
+}
+
+TEST(SparWarm, ARefusedEncodeLeavesTheBases)
+{
+    const AdapterLayout layout = Rank32();
+    auto c = MakeCompressor("spar", layout, kWarm);
+    (void) Frames(c.get(), layout, 0, 2);
+    const std::string state = c->SaveLocalState();
+    std::vector<float> x = StepGradient(layout, 2);
+    x[static_cast<size_t>(layout.offset(3)) + 5] = std::numeric_limits<float>::infinity();
+    EXPECT_EQ(c->Encode(x, StepBudget(layout, 2)).status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(c->SaveLocalState(), state);
+}
+
+TEST(SparWarm, ErrorApproachesExactSparOnARepeatedGradient)
+{
+    const AdapterLayout layout = Rank32();
+    for (uint64_t seed : {7, 9})
+    {
+        const std::vector<float> x = SpectralGradient(layout, seed, 1e-3);
+        auto exact = MakeCompressor("spar", layout, "dtype=fp32");
+        auto warm = MakeCompressor("spar", layout, "dtype=fp32;sketch=8;warm=true");
+        for (int pct : {2, 5, 10})
+        {
+            const int64_t budget = layout.adapter_bytes() * pct / 100;
+            std::vector<float> a, b;
+            ASSERT_TRUE(exact->Decode(exact->Encode(x, budget)->payload, &a).ok());
+            const double ea = RelativeError(a, x);
+            double first = 0.0;
+            for (int step = 0; step < 4; ++step)
+            {
+                StatusOr<Encoded> e = warm->Encode(x, budget);
+                ASSERT_TRUE(e.ok());
+                EXPECT_LE(static_cast<int64_t>(e->payload.size()), budget);
+                ASSERT_TRUE(warm->Decode(e->payload, &b).ok());
+                const double eb = RelativeError(b, x);
+                EXPECT_GE(eb, ea * (1 - 1e-4)) << pct << "% step " << step; // exact is optimal
+                if (step == 0)
+                    first = eb;
+                else
+                    EXPECT_LE(eb, first * (1 + 1e-3)) << pct << "% step " << step;
+                if (step == 3)
+                    EXPECT_LE(eb, ea * 1.02) << pct << "%";
+            }
+        }
+    }
+}
+
+TEST(SparWarm, OptionIsChecked)
+{
+    const AdapterLayout layout = Rank32();
+    for (const char* bad : {"warm=true", "sketch=0;warm=true", "screen=true;sketch=8;warm=true",
+                            "sketch=8;warm=perhaps"})
+    {
+        StatusOr<CompressorOptions> o = ParseCompressorOptions(bad);
+        ASSERT_TRUE(o.ok());
+        EXPECT_EQ(NewCompressor("spar", layout, *o).status().code(), StatusCode::kInvalidArgument)
+            << bad;
+    }
+    EXPECT_NE(MakeCompressor("spar", layout, kWarm)->Params().find("warm=true"), std::string::npos);
+    EXPECT_EQ(MakeCompressor("spar", layout, "sketch=8")->Params().find("warm"), std::string::npos);
+}
+
+} // namespace
+} // namespace hilo
