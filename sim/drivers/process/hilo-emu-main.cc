@@ -1,6 +1,7 @@
 // hilo-emu: runs a scenario's learner, relays and workers as real processes and writes the same
 // outputs as hilo-sim (sim/drivers/process/emu-runner.h), over emulated links (--network ns3,
 // sim/drivers/emulation/ns3-network.h) or loopback (--network direct).
+#include "models/tensor-memory.h"
 #include "sim/cli/catalog.h"
 #include "sim/drivers/emulation/ns3-network.h"
 #include "sim/drivers/process/emu-runner.h"
@@ -54,6 +55,9 @@ main(int argc, char** argv)
     // fail (and the death be reported, every other node stopped), not kill hilo-emu with SIGPIPE
     // before it cleans up. Nodes get the default action back before exec (child-process.cc).
     std::signal(SIGPIPE, SIG_IGN);
+    // Freed tensor memory is kept for reuse, as in hilo-sim (models/tensor-memory.h).
+    if (const hilo::Status m = models::KeepFreedMemoryForReuse(); !m.ok())
+        std::cerr << "hilo-emu: warning: " << m.message() << "\n";
     hilosim::EmuOptions options;
     hilosim::Ns3NetworkOptions ns3;
     std::string command, scenario, network, sustained;

@@ -1,6 +1,7 @@
 // hilo-node: one learner, worker or relay of a scenario's arm as a real process over kernel TCP
 // (sim/drivers/process/node-runner.h). hilo-emu starts these; across real machines, start them by
 // hand (README.md, "Running across real machines").
+#include "models/tensor-memory.h"
 #include "sim/cli/catalog.h"
 #include "sim/drivers/process/node-runner.h"
 
@@ -33,6 +34,9 @@ const char* const kUsage =
 int
 main(int argc, char** argv)
 {
+    // Freed tensor memory is kept for reuse, as in hilo-sim (models/tensor-memory.h).
+    if (const hilo::Status m = models::KeepFreedMemoryForReuse(); !m.ok())
+        std::cerr << "hilo-node: warning: " << m.message() << "\n";
     hilosim::NodeOptions o;
     std::string out;
     po::options_description desc("hilo-node options");
