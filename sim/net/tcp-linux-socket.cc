@@ -1,13 +1,12 @@
 #include "sim/net/tcp-linux-socket.h"
 
+#include "sim/net/host-egress.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
-#include "ns3/fifo-queue-disc.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
-#include "ns3/point-to-point-net-device.h"
-#include "ns3/queue.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/simulator.h"
 #include "ns3/tcp-congestion-ops.h"
@@ -16,7 +15,6 @@
 #include "ns3/tcp-option-sack.h"
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/tcp-tx-buffer.h"
-#include "ns3/traffic-control-layer.h"
 #include "ns3/type-id.h"
 
 #include <algorithm>
@@ -61,53 +59,10 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
 {
 }
 
-namespace
-{
-// Packets a host's own egress queue holds before it drops one of its sockets' segments.
-constexpr uint32_t kHostBacklogPackets = 1u << 20;
-
-// TCP small queues, as far as a drop-tail queue can say it: a Linux host never drops its own
-// sockets' segments at its own NIC, because TSQ lets each socket put only about a millisecond
-// of data into the qdisc and keeps the rest of its window in the socket until the NIC has sent
-// what is queued. ns-3 has no TSQ, and the senders here do not pace (only BBR does, as in
-// Linux), so a window leaves at once; the node's FIFO egress queues (FifoQueueDisc, or the
-// device queue with no queue disc) get room for any backlog instead. An AQM queue disc (RED,
-// CoDel, FQ-CoDel, PIE) is left as the scenario set it. The backlog waits in the queue rather than
-// in the socket, so RTT samples include it where Linux's would not. Only nodes that make TCP
-// sockets (hosts) are changed; routers between links keep their queues.
-void
-HoldBacklogAtHost(ns3::Ptr<ns3::Node> node)
-{
-    auto tc = node->GetObject<ns3::TrafficControlLayer>();
-    for (uint32_t i = 0; i < node->GetNDevices(); ++i)
-    {
-        auto device = ns3::DynamicCast<ns3::PointToPointNetDevice>(node->GetDevice(i));
-        if (!device)
-        {
-            continue;
-        }
-        ns3::Ptr<ns3::QueueDisc> disc = tc ? tc->GetRootQueueDiscOnDevice(device) : nullptr;
-        if (disc)
-        {
-            if (ns3::DynamicCast<ns3::FifoQueueDisc>(disc) &&
-                disc->GetMaxSize().GetValue() < kHostBacklogPackets)
-            {
-                disc->SetMaxSize(ns3::QueueSize(ns3::PACKETS, kHostBacklogPackets));
-            }
-        }
-        else if (auto queue = device->GetQueue();
-                 queue && queue->GetMaxSize().GetValue() < kHostBacklogPackets)
-        {
-            queue->SetMaxSize(ns3::QueueSize(ns3::PACKETS, kHostBacklogPackets));
-        }
-    }
-}
-} // namespace
-
 ns3::Ptr<TcpLinuxSocket>
 TcpLinuxSocket::Create(ns3::Ptr<ns3::Node> node)
 {
-    HoldBacklogAtHost(node);
+    MakeHostEgressFair(node);
     auto tcp = node->GetObject<ns3::TcpL4Protocol>();
     NS_ABORT_MSG_IF(!tcp, "TcpLinuxSocket::Create: node " << node->GetId() << " has no TCP");
     auto make = [&](const char* attribute)

@@ -16,9 +16,10 @@
 //     SACK) and RACK.rtt + RACK.reo_wnd (min RTT / 4) has passed since it was sent; then the
 //     socket enters fast recovery (ns-3's own, PRR and the RFC 6675 scoreboard) without waiting
 //     for three duplicate ACKs. A reordering timer checks again when that time comes.
-//   - TCP small queues, approximately: Create() gives its node's FIFO egress queues room for
-//     any backlog, so a window sent at once (senders other than BBR do not pace) waits at the
-//     host's own NIC instead of being dropped there, as a Linux host keeps it in the socket.
+//   - TCP small queues, approximately: Create() makes its node's FIFO egress queues fair
+//     (per-connection round robin) and unbounded (sim/net/host-egress.h), so a window sent at
+//     once (senders other than BBR do not pace) waits at the host's own NIC, sharing it with
+//     the host's other connections, instead of being dropped there.
 // ns-3 3.37 has neither: its only answer to a tail loss is the retransmission timeout. The
 // timers Linux pairs with them -- a 200 ms minimum RTO and 40 ms delayed ACKs -- are socket
 // attributes SocketOptions sets. The RTT, RTO and congestion control are ns-3's.
