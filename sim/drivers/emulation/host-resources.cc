@@ -2,6 +2,7 @@
 
 #include "sim/drivers/emulation/host-tools.h"
 #include "sim/drivers/emulation/resource-names.h"
+#include "sim/drivers/process/file-lock.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -21,24 +22,6 @@ namespace hilosim
 {
 namespace
 {
-
-// Locks `path` without waiting; true when this process now holds it (in *fd).
-bool
-TryLock(const std::string& path, int* fd)
-{
-    *fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (*fd < 0)
-    {
-        return false;
-    }
-    if (flock(*fd, LOCK_EX | LOCK_NB) != 0)
-    {
-        close(*fd);
-        *fd = -1;
-        return false;
-    }
-    return true;
-}
 
 // True when `fd` still is the file at `path` (no one removed or replaced it meanwhile).
 bool
@@ -101,7 +84,7 @@ bool
 RunIsAlive(const std::string& tag)
 {
     int fd = -1;
-    if (!TryLock(LockPath(tag), &fd))
+    if (!TryLockFile(LockPath(tag), &fd))
     {
         // No lock file (never alive, or cleaned up) or a lock held by its run.
         return access(LockPath(tag).c_str(), F_OK) == 0;
@@ -213,7 +196,7 @@ RemoveStaleResources(const std::string& ip)
     {
         const std::string path = entry.path().string();
         int fd = -1;
-        if (TryLock(path, &fd))
+        if (TryLockFile(path, &fd))
         {
             unlink(path.c_str());
             close(fd);

@@ -1,5 +1,6 @@
 #include "sim/drivers/process/run-key.h"
 
+#include "sim/drivers/process/file-lock.h"
 #include "sim/drivers/process/peer-auth.h"
 
 #include <fcntl.h>
@@ -22,22 +23,6 @@ constexpr char kLockName[] = "run.lock";
 // A folder without a lock file is either a run between mkdtemp and taking its lock (microseconds)
 // or one left by a build that had no lock file: old enough, it is stale.
 constexpr auto kUnlockedGrace = std::chrono::minutes(1);
-
-// True when nobody holds the lock at `path` (it is then held by us until `fd` is closed).
-bool
-TakeLock(const std::string& path, int* fd)
-{
-    *fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (*fd < 0)
-        return false;
-    if (flock(*fd, LOCK_EX | LOCK_NB) != 0)
-    {
-        close(*fd);
-        *fd = -1;
-        return false;
-    }
-    return true;
-}
 
 } // namespace
 
@@ -76,7 +61,7 @@ RunKey::SweepStale()
         const std::string lock = (entry.path() / kLockName).string();
         int fd = -1;
         bool stale = false;
-        if (TakeLock(lock, &fd))
+        if (TryLockFile(lock, &fd))
         {
             stale = true; // its run is gone; we hold its lock while removing it
         }
