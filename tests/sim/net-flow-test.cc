@@ -395,16 +395,16 @@ TEST(FlowNetwork, WindowRestartsAfterIdleLongerThanLinuxsRto)
     EXPECT_LT(oneHalving, fromInitial - 0.2);
 }
 
-// A window-limited stream (50 kB send buffer, 100 kB BDP) sends 1 MB, idles `gap` seconds and
-// gets a second message: returns cwnd after its first transfer and just after the second
-// message came (the restart applied).
+// A stream over one link of `capacity` wire bytes/s sends `bytes`, idles `gap` seconds and gets
+// a second message: returns cwnd after its first transfer and just after the second message
+// came (the restart applied).
 std::pair<double, double>
-CwndAroundIdle(const TcpFlowParams& p, double gap)
+CwndAroundIdle(const TcpFlowParams& p, double gap, double capacity = 1e6, uint64_t bytes = 1000000)
 {
-    auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{capacity});
     const uint32_t s = net->AddStream({0}, p, 0);
     net->Open(s);
-    net->Enqueue(s, FrameOf(1000000));
+    net->Enqueue(s, FrameOf(bytes));
     std::pair<double, double> cwnd{0, 0};
     bool once = false;
     net->SetSentHandler(s,
@@ -423,6 +423,41 @@ CwndAroundIdle(const TcpFlowParams& p, double gap)
                         });
     RunAndDestroy();
     return cwnd;
+}
+
+TEST(FlowNetwork, TheRestartsRtoIncludesTheQueueOfTheStreamsOwnRounds)
+{
+    // 100 Mbps (12.5 MB/s of wire, 1502 wire bytes per 1448-byte segment: 12.05 MB/s of
+    // goodput), 80 ms RTT (BDP 964 kB), 10-segment initial window. 1595240 bytes leave in slow
+    // start's rounds of 14480 x 2^k for k = 0..5 (912240 bytes) and a seventh round of the last
+    // 683000 (window 926720). Its ACKs grow cwnd to 926720 + 683000 = 1609720 (1111 segments):
+    // the flight was cwnd-limited, 463360 + 683000 / 2 of it still in flight as it ended.
+    // The 683 kB round left in 56.7 ms; in Linux's slow start it queues up to half of that at
+    // the bottleneck, so its 236 RTT samples rise to 80 + 28.3 ms and SRTT follows them to
+    // 107.5 ms: RTO 307.5 ms. 0.861 s of idle is two RTOs and a bit: two halvings, to 277
+    // segments. Without the queue (RTO 280 ms) it was three, to 138 segments.
+    TcpFlowParams p = HandParams(1e9);
+    p.mss_bytes = 1448;
+    p.wire_factor = 1502.0 / 1448.0;
+    p.rtt_s = 0.08;
+    p.initial_cwnd_bytes = 14480;
+    const auto [before, after] = CwndAroundIdle(p, 0.861, 12.5e6, 1595240);
+    EXPECT_EQ(before, 1609720);
+    EXPECT_EQ(after, 277 * 1448);
+}
+
+TEST(FlowNetwork, SmoothedRttFollowsLinuxsEstimatorSampleBySample)
+{
+    // One sample: srtt + (sample - srtt) / 8.
+    EXPECT_DOUBLE_EQ(SmoothedRttAfter(0.1, 0.2, 0.2, 1), 0.1125);
+    // A ramp of 50 samples from just above 80 ms to 108 ms, against Linux's update applied to
+    // each sample in turn.
+    double srtt = 0.08;
+    for (int i = 1; i <= 50; ++i)
+    {
+        srtt += (0.08 + i * 0.028 / 50 - srtt) / 8;
+    }
+    EXPECT_NEAR(SmoothedRttAfter(0.08, 0.08, 0.108, 50), srtt, 1e-15);
 }
 
 TEST(FlowNetwork, AWindowLimitedStreamRestartsToTheWindowItUsed)

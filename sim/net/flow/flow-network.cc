@@ -50,6 +50,8 @@ FlowNetwork::AddStream(std::vector<uint32_t> links, const TcpFlowParams& params,
     s.tcp = params;
     s.context = receiverContext;
     s.cwnd = params.initial_cwnd_bytes;
+    // Linux's first sample is the handshake's.
+    s.srtt = params.handshake_rtt_s > 0 ? params.handshake_rtt_s : params.rtt_s;
     if (params.loss > 0)
     {
         s.nextLossAt = params.mss_bytes / params.loss; // the first loss, in expectation
@@ -159,11 +161,40 @@ void
 FlowNetwork::StartRound(Stream& s, ns3::Time now)
 {
     s.roundOn = true;
+    s.roundStart = now;
     s.roundEnd = now + ns3::Seconds(s.tcp.rtt_s);
     s.roundStartSent = s.sentBytes;
     s.roundWindow = std::min(s.cwnd, s.tcp.window_bytes);
     s.roundSpent = false;
     s.roundLoss = false;
+    s.roundDoubling = s.slowStart && s.cwnd <= s.tcp.window_bytes;
+}
+
+void
+FlowNetwork::SampleRtt(Stream& s, bool burstOver, ns3::Time burstEnd)
+{
+    const double bytes = s.sentBytes - s.rttMark;
+    s.rttMark = s.sentBytes;
+    if (bytes <= 0)
+    {
+        return;
+    }
+    const double samples = std::ceil(bytes / (2 * s.tcp.mss_bytes));
+    const double base = s.tcp.rtt_s;
+    if (burstOver)
+    {
+        // A slow-start round, cwnd the limit: the queue peaks at half the bytes it sent,
+        // W / (2 x rate), i.e. half the time they took to leave. Any other round that left
+        // within its round trip (after slow start, or held to the send buffer: one segment out
+        // per segment acknowledged) finds the queue empty.
+        const double sending = (burstEnd - s.roundStart).GetSeconds();
+        const double peak = s.roundDoubling ? sending / 2 : 0.0;
+        s.srtt = SmoothedRttAfter(s.srtt, base, base + peak, samples);
+        return;
+    }
+    const double window = std::min(s.cwnd, s.tcp.window_bytes);
+    const double queue = s.rate > 0 ? std::max(0.0, window - s.rate * base) / s.rate : 0.0;
+    s.srtt = SmoothedRttAfter(s.srtt, base + queue, base + queue, samples);
 }
 
 void
@@ -214,8 +245,7 @@ FlowNetwork::RestartAfterIdle(Stream& s, ns3::Time now)
     in.initial_cwnd_bytes = s.tcp.initial_cwnd_bytes;
     in.segment_bytes = s.tcp.mss_bytes;
     in.idle_s = (now - s.sendEnd).GetSeconds();
-    // Linux: RTO = SRTT + max(4 x RTTVAR, 200 ms); the flow model's RTT does not vary.
-    in.rto_s = s.tcp.rtt_s + 0.2;
+    in.rto_s = s.srtt + kMinRtoSeconds; // see the file comment
     const CwndRestartResult out = CwndAfterIdle(in);
     if (!out.restarted)
     {
@@ -319,8 +349,9 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     }
     if (s.queue.empty())
     {
-        // Idle. The last round's ACKs still grow the window; RestartAfterIdle applies when
-        // bytes come again.
+        // Idle. The last round's ACKs still grow the window and give their RTT samples;
+        // RestartAfterIdle applies when bytes come again.
+        SampleRtt(s, s.roundOn, s.roundSpent ? s.roundSpentAt : now);
         CreditAcked(s);
         s.prevRoundBytes = 0;
         s.sendEnd = now;
@@ -335,6 +366,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     if (s.roundOn && !s.roundSpent && s.sentBytes - s.roundStartSent + eps >= s.roundWindow)
     {
         s.roundSpent = true; // the window is out: wait for its ACKs
+        s.roundSpentAt = now;
         m_dirty = true;
     }
     if (s.roundOn && now >= s.roundEnd)
@@ -342,6 +374,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         // The round's bytes are acknowledged: byte counting grows the window by them.
         const bool windowBound = s.roundSpent || s.rate * s.tcp.rtt_s >= s.roundWindow;
         const double roundBytes = s.sentBytes - s.ackedMark;
+        SampleRtt(s, s.roundSpent, s.roundSpentAt);
         CreditAcked(s);
         const double meanWindow = s.tcp.loss_rate_Bps * s.tcp.rtt_s;
         const bool cwndLimited = s.roundSpent && s.roundWindow >= s.cwnd * (1 - 1e-9);
@@ -390,7 +423,8 @@ FlowNetwork::Reallocate(ns3::Time now)
         }
         if (!s.roundOn)
         {
-            CreditAcked(s); // growth while the fair share bound, credited now
+            SampleRtt(s, false, now); // at the rate about to change
+            CreditAcked(s);           // growth while the fair share bound, credited now
         }
         const double cap = Cap(s);
         if (!m_fair.Has(id) || cap != s.cap)

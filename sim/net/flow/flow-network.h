@@ -18,10 +18,20 @@
 // bytes acknowledged (byte counting), counted at each round's end, or at the next re-sharing while
 // no round is timed, and only while cwnd is the limit (Linux's tcp_is_cwnd_limited: a flight below
 // cwnd -- a send buffer or a short message -- lets it grow to twice the flight). After an idle
-// period longer than Linux's RTO (RTT + 200 ms) the window restarts by the packet model's rule
+// period longer than Linux's RTO the window restarts by the packet model's rule
 // (CwndAfterIdle, sim/net/cwnd-restart.h; unless TcpFlowParams::restart_after_idle is off): cwnd
 // halved once per RTO of idle down to the initial window, ssthresh at least 3/4 of the window
 // before, slow start up to it.
+// The RTO is Linux's, SRTT + 200 ms (TCP_RTO_MIN; 4 x RTTVAR, which Linux adds when larger, is
+// left out), with SRTT smoothed as Linux smooths it (SmoothedRttAfter) over the RTT samples the
+// model's own sending implies, one per delayed ACK (two segments): in slow start, with cwnd the
+// limit, a round's bytes reach the bottleneck at twice the rate they drain (two segments out per
+// segment acknowledged), so its samples rise from the base RTT to base + W / (2 x rate), W the
+// bytes the round sent at `rate`; any other round that leaves within its round trip (after slow
+// start, or held to the send buffer) queues nothing; while the fair share binds, the window
+// beyond rate x RTT stands in the queue. Left
+// out, the queue of a 683 kB round at 100 Mbps (28 ms) decides a halving after 0.861 s of idle
+// at 80 ms RTT, where Linux's SRTT includes it (results/validation/simulator-rerun.md).
 // Loss: see tcp-flow-model.h. After a loss (congestion avoidance), a window below the mean window
 // under loss -- cut short by a restart after idle, or by a loss in slow start's first rounds --
 // grows back to it by the variant's additive increase (LossResponseAlpha segments per round
@@ -120,6 +130,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         ns3::Time sendEnd;        // when the last queued byte left (start of an idle period)
         bool roundOn{false};      // a round trip is being timed (the window binds)
         ns3::Time roundEnd;       // when the current round's bytes are acknowledged
+        ns3::Time roundStart;     // when the current round began
         double roundStartSent{0}; // sent offset when the round began
         double roundWindow{0};    // bytes the round may send
         bool roundSpent{false};   // the round's window has been sent
@@ -127,6 +138,10 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         double ackedMark{0};      // sent offset up to which cwnd has been credited
         double prevRoundBytes{0}; // bytes of the round before the current one (0: none)
         double nextLossAt{std::numeric_limits<double>::infinity()}; // sent offset
+        bool roundDoubling{false}; // slow start with cwnd the limit: sent at twice the drain
+        ns3::Time roundSpentAt;    // when the round's window was out
+        double srtt{0};            // Linux's smoothed RTT, seconds (SampleRtt)
+        double rttMark{0};         // sent offset up to which SRTT has its samples
 
         std::deque<Frame> inFlight; // left, not yet arrived
         ns3::Time lastArrival;
@@ -145,6 +160,10 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     double Cap(const Stream& s) const;
     void StartRound(Stream& s, ns3::Time now);
     void CreditAcked(Stream& s);
+    /// Feeds SRTT the samples of the bytes sent since the last call (see the file comment).
+    /// `burstOver`: a round is timed and its sending is over (its window out, or the data ran
+    /// out) at `burstEnd`; else the fair share binds and the stream sent at s.rate.
+    static void SampleRtt(Stream& s, bool burstOver, ns3::Time burstEnd);
 
     std::vector<double> m_capacity;
     IncrementalMaxMinFair m_fair; // the active streams' demands and max-min fair rates
