@@ -7,7 +7,6 @@ namespace hilosim
 
 namespace
 {
-constexpr int64_t kAckDeltaUs = 2000;        // hystart_ack_delta_us
 constexpr double kGsoMaxBytes = 65536;       // GSO_MAX_SIZE, what sk_gso_max_size defaults to
 constexpr int64_t kDelayThreshMinUs = 4000;  // HYSTART_DELAY_MIN
 constexpr int64_t kDelayThreshMaxUs = 16000; // HYSTART_DELAY_MAX
@@ -77,7 +76,7 @@ HyStart::OnAck(const HyStartAck& ack)
         Reset(ack.now, ack.snd_nxt);
     }
     // ACK train.
-    if ((ack.now - m_lastAck).GetMicroSeconds() <= kAckDeltaUs)
+    if ((ack.now - m_lastAck).GetMicroSeconds() <= HyStart::kAckDeltaUs)
     {
         m_lastAck = ack.now;
         ns3::Time threshold = m_delayMin + AckDelay(ack.pacing_rate_Bps);

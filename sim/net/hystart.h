@@ -41,6 +41,7 @@ class HyStart
   public:
     static constexpr uint64_t kLowWindowSegments = 16;
     static constexpr uint32_t kMinSamples = 8;
+    static constexpr int64_t kAckDeltaUs = 2000; // hystart_ack_delta_us: longer gaps break a train
 
     /// Linux's hystart_ack_delay: min(1 ms, 4 x 64 KiB / pacing rate); 0 when the rate is 0.
     static ns3::Time AckDelay(double pacingRateBytesPerSecond);

@@ -395,16 +395,16 @@ TEST(FlowNetwork, WindowRestartsAfterIdleLongerThanLinuxsRto)
     EXPECT_LT(oneHalving, fromInitial - 0.2);
 }
 
-// A window-limited stream (50 kB send buffer, 100 kB BDP) sends 1 MB, idles `gap` seconds and
-// gets a second message: returns cwnd after its first transfer and just after the second
-// message came (the restart applied).
+// A stream over one link of `capacity` wire bytes/s sends `bytes`, idles `gap` seconds and gets
+// a second message: returns cwnd after its first transfer and just after the second message
+// came (the restart applied).
 std::pair<double, double>
-CwndAroundIdle(const TcpFlowParams& p, double gap)
+CwndAroundIdle(const TcpFlowParams& p, double gap, double capacity = 1e6, uint64_t bytes = 1000000)
 {
-    auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{capacity});
     const uint32_t s = net->AddStream({0}, p, 0);
     net->Open(s);
-    net->Enqueue(s, FrameOf(1000000));
+    net->Enqueue(s, FrameOf(bytes));
     std::pair<double, double> cwnd{0, 0};
     bool once = false;
     net->SetSentHandler(s,
@@ -423,6 +423,51 @@ CwndAroundIdle(const TcpFlowParams& p, double gap)
                         });
     RunAndDestroy();
     return cwnd;
+}
+
+// A stream at 100 Mbps (12.05 MB/s of
+// goodput), 80 ms RTT, 10 segments of 1448 bytes to start with.
+TcpFlowParams
+HundredMbpsEightyMs()
+{
+    TcpFlowParams p = HandParams(1e9);
+    p.mss_bytes = 1448;
+    p.wire_factor = 1502.0 / 1448.0;
+    p.rtt_s = 0.08;
+    p.initial_cwnd_bytes = 14480;
+    return p;
+}
+
+TEST(FlowNetwork, TheRestartsRtoIncludesTheQueueOfTheStreamsOwnRounds)
+{
+    // 100 Mbps (12.5 MB/s of wire, 1502 wire bytes per 1448-byte segment: 12.05 MB/s of
+    // goodput), 80 ms RTT (BDP 964 kB), 10-segment initial window. 1595240 bytes leave in slow
+    // start's rounds of 14480 x 2^k for k = 0..5 (912240 bytes) and a seventh round of the last
+    // 683000 (window 926720), in which HyStart ends slow start at cwnd 978 segments (the exit of
+    // CubicLeavesSlowStartWhereHyStartsAckTrainOutlastsHalfTheMinimumRtt: the 170th ACK, 236 of
+    // them in this round).
+    // The 683 kB round left in 56.7 ms; in Linux's slow start it queues up to half of that at
+    // the bottleneck, so its 236 RTT samples rise to 80 + 28.3 ms and SRTT follows them to
+    // 107.5 ms: RTO 307.5 ms. 0.861 s of idle is two RTOs and a bit: two halvings, to 244
+    // segments. Without the queue (RTO 280 ms) it was three, to 122 segments.
+    const TcpFlowParams p = HundredMbpsEightyMs();
+    const auto [before, after] = CwndAroundIdle(p, 0.861, 12.5e6, 1595240);
+    EXPECT_EQ(before, 978 * 1448);
+    EXPECT_EQ(after, 244 * 1448);
+}
+
+TEST(FlowNetwork, SmoothedRttFollowsLinuxsEstimatorSampleBySample)
+{
+    // One sample: srtt + (sample - srtt) / 8.
+    EXPECT_DOUBLE_EQ(SmoothedRttAfter(0.1, 0.2, 0.2, 1), 0.1125);
+    // A ramp of 50 samples from just above 80 ms to 108 ms, against Linux's update applied to
+    // each sample in turn.
+    double srtt = 0.08;
+    for (int i = 1; i <= 50; ++i)
+    {
+        srtt += (0.08 + i * 0.028 / 50 - srtt) / 8;
+    }
+    EXPECT_NEAR(SmoothedRttAfter(0.08, 0.08, 0.108, 50), srtt, 1e-15);
 }
 
 TEST(FlowNetwork, AWindowLimitedStreamRestartsToTheWindowItUsed)
@@ -471,6 +516,43 @@ TEST(FlowNetwork, AWindowBelowTheMeanUnderLossGrowsBackAdditively)
     // No further than the mean window.
     p.loss_rate_Bps = 805e3;
     EXPECT_NEAR(CwndAfterOneMessage(p, 1e7, 400000), 80500, 1e-6);
+}
+
+// ssthresh and cwnd after one 6 MB message on a 100 Mbps link (12.5 MB/s of wire).
+std::pair<double, double>
+SlowStartEndOfSixMegabytes(const TcpFlowParams& p)
+{
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{12.5e6});
+    const uint32_t s = net->AddStream({0}, p, 0);
+    net->Open(s);
+    net->Enqueue(s, FrameOf(6000000));
+    std::pair<double, double> out{0, 0};
+    ns3::Simulator::Schedule(ns3::Seconds(10),
+                             [&, net, s]() {
+                                 out = {net->GetSsthresh(s), net->GetCwnd(s)};
+                             });
+    RunAndDestroy();
+    return out;
+}
+
+TEST(FlowNetwork, CubicLeavesSlowStartWhereHyStartsAckTrainOutlastsHalfTheMinimumRtt)
+{
+    // Slow start's rounds of 10 x 2^k segments leave at 12.05 MB/s, so their ACKs come back
+    // 2896 / 12.05e6 = 0.2403 ms apart, a train as long as the round took to leave. The smallest
+    // RTT sample is the first one, 80 ms + 0.12 ms (a round's samples rise with the queue it
+    // builds), so the train must outlast (80.12 + 1) / 2 = 40.56 ms (Linux's unpaced threshold,
+    // with its 1 ms ACK-delay allowance). The 320-segment round's train lasts 159 x 0.2403 =
+    // 38.2 ms: not yet; cwnd doubles to 640. In the 640-segment round the 170th ACK comes
+    // 169 x 0.2403 = 40.61 ms into the train: the exit, with the 169 ACKs before it credited,
+    // cwnd = ssthresh = 640 + 338 = 978 segments (1.47 x the 666-segment BDP). No loss and no
+    // growth after it in the model.
+    TcpFlowParams p = HundredMbpsEightyMs();
+    const auto [ssthresh, cwnd] = SlowStartEndOfSixMegabytes(p);
+    EXPECT_EQ(ssthresh, 978 * 1448);
+    EXPECT_EQ(cwnd, 978 * 1448);
+    // Reno has no HyStart: slow start never ends on a clean link.
+    p.cubic = false;
+    EXPECT_TRUE(std::isinf(SlowStartEndOfSixMegabytes(p).first));
 }
 
 TEST(FlowNetwork, ARoundCutShortByTheDataIsStillCwndLimited)

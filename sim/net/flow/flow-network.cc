@@ -50,6 +50,8 @@ FlowNetwork::AddStream(std::vector<uint32_t> links, const TcpFlowParams& params,
     s.tcp = params;
     s.context = receiverContext;
     s.cwnd = params.initial_cwnd_bytes;
+    // Linux's first sample is the handshake's.
+    s.srtt = params.handshake_rtt_s > 0 ? params.handshake_rtt_s : params.rtt_s;
     if (params.loss > 0)
     {
         s.nextLossAt = params.mss_bytes / params.loss; // the first loss, in expectation
@@ -127,6 +129,13 @@ FlowNetwork::GetCwnd(uint32_t stream)
     return m_streams.at(stream).cwnd;
 }
 
+double
+FlowNetwork::GetSsthresh(uint32_t stream)
+{
+    Update();
+    return m_streams.at(stream).ssthresh;
+}
+
 void
 FlowNetwork::Dispose()
 {
@@ -159,15 +168,110 @@ void
 FlowNetwork::StartRound(Stream& s, ns3::Time now)
 {
     s.roundOn = true;
+    s.roundStart = now;
     s.roundEnd = now + ns3::Seconds(s.tcp.rtt_s);
     s.roundStartSent = s.sentBytes;
     s.roundWindow = std::min(s.cwnd, s.tcp.window_bytes);
     s.roundSpent = false;
     s.roundLoss = false;
+    s.roundDoubling = s.slowStart && s.cwnd <= s.tcp.window_bytes;
 }
 
 void
-FlowNetwork::CreditAcked(Stream& s)
+FlowNetwork::Acknowledge(Stream& s, bool burstOver, ns3::Time burstEnd, ns3::Time now)
+{
+    const double bytes = s.sentBytes - s.ackedMark;
+    if (bytes <= 0)
+    {
+        CreditAcked(s, bytes);
+        return;
+    }
+    // The ACKs of these bytes as the model implies them (file comment): one per two segments,
+    // their RTT samples rising evenly from just above `from` to `last`, `spacing` apart.
+    const double ackBytes = 2 * s.tcp.mss_bytes;
+    // (Events fall on whole nanoseconds: a boundary overshot by a fraction of a byte is no ACK.)
+    const double samples = std::max(1.0, std::ceil((bytes - 1e-3) / ackBytes));
+    const double base = s.tcp.rtt_s;
+    double from = base;
+    double last = base;
+    double sending = 0; // seconds the bytes took to leave
+    ns3::Time firstSent = now;
+    if (burstOver)
+    {
+        // A slow-start round, cwnd the limit: the queue peaks at half the bytes it sent,
+        // W / (2 x rate), i.e. half the time they took to leave. Any other round that left
+        // within its round trip (after slow start, or held to the send buffer: one segment out
+        // per segment acknowledged) finds the queue empty.
+        sending = (burstEnd - s.roundStart).GetSeconds();
+        firstSent = s.roundStart;
+        last = base + (s.roundDoubling ? sending / 2 : 0.0);
+    }
+    else if (s.rate > 0)
+    {
+        // The fair share binds: the window beyond rate x RTT stands in the queue.
+        sending = bytes / s.rate;
+        firstSent = now - ns3::Seconds(sending);
+        const double window = std::min(s.cwnd, s.tcp.window_bytes);
+        from = last = base + std::max(0.0, window - s.rate * base) / s.rate;
+    }
+    double growth = bytes;
+    if (s.tcp.cubic && s.slowStart && !s.hystart.Found())
+    {
+        // Linux's CUBIC runs HyStart on each ACK (sim/net/hystart.h): the same rule, fed the
+        // model's ACKs, ends slow start where Linux's would, ssthresh = cwnd at that ACK.
+        const double spacing = sending / samples; // ACKs leave the bottleneck as the bytes did
+        const double step = (last - from) / samples;
+        // Feed only the ACKs that can decide (an exit comes within one window of ACKs once
+        // cwnd is at HyStart's low window, or never): just the first, for delay_min, where no
+        // ACK can end slow start -- a train that cannot outlast half the minimum RTT (each gap
+        // above 2 ms breaks it; a timed round's train is its own) and samples no higher than
+        // the delay threshold.
+        const double delayMin =
+            s.hystart.GetDelayMin().IsZero() ? from + step : s.hystart.GetDelayMin().GetSeconds();
+        // (A microsecond's margin: HyStart sees these times rounded to nanoseconds.)
+        const bool trainTooShort = spacing > (HyStart::kAckDeltaUs + 1) * 1e-6 ||
+                                   (burstOver && (samples - 1) * spacing <= delayMin / 2);
+        const bool delayTooLow =
+            last + 1e-6 <= delayMin + HyStart::DelayThreshold(ns3::Seconds(delayMin)).GetSeconds();
+        const double lowWindowAcks =
+            std::max(0.0, HyStart::kLowWindowSegments * s.tcp.mss_bytes - s.cwnd) / ackBytes;
+        const double decisive =
+            trainTooShort && delayTooLow
+                ? 1
+                : std::ceil(lowWindowAcks + std::min(s.cwnd, s.tcp.window_bytes) / ackBytes +
+                            delayMin / std::max(spacing, 1e-9)) +
+                      HyStart::kMinSamples + 2;
+        for (double i = 1; i <= std::min(samples, decisive); ++i)
+        {
+            const double ackedBefore = (i - 1) * ackBytes;
+            HyStartAck ack;
+            ack.rtt = ns3::Seconds(from + i * step);
+            ack.now = firstSent + ns3::Seconds(from + (i - 1) * spacing);
+            ack.cwnd_segments =
+                static_cast<uint64_t>(std::floor((s.cwnd + ackedBefore) / s.tcp.mss_bytes + 1e-9));
+            ack.in_slow_start = s.cwnd + ackedBefore < s.ssthresh;
+            // A timed round's ACKs are one HyStart round; while the fair share binds, a round
+            // is the window in flight (bictcp_hystart_reset's end_seq = snd_nxt).
+            const double una = s.ackedMark + std::min(bytes, i * ackBytes);
+            const double nxt =
+                burstOver ? s.sentBytes : una + std::min(s.cwnd + ackedBefore, s.tcp.window_bytes);
+            ack.snd_una = static_cast<uint32_t>(static_cast<uint64_t>(una));
+            ack.snd_nxt = static_cast<uint32_t>(static_cast<uint64_t>(nxt));
+            ack.paced = false; // Linux's CUBIC without an fq qdisc
+            ack.pacing_rate_Bps = 2 * (s.cwnd + ackedBefore) / s.srtt;
+            if (s.hystart.OnAck(ack))
+            {
+                growth = ackedBefore; // this ACK's growth is cut by ssthresh = cwnd
+                break;
+            }
+        }
+    }
+    s.srtt = SmoothedRttAfter(s.srtt, from, last, samples);
+    CreditAcked(s, growth);
+}
+
+void
+FlowNetwork::CreditAcked(Stream& s, double growth)
 {
     const double acked = s.sentBytes - s.ackedMark;
     if (s.slowStart && acked > 0)
@@ -182,7 +286,7 @@ FlowNetwork::CreditAcked(Stream& s)
         // = 2 (P + b / 2)), not a flight of b alone.
         const double flight = std::max(acked, s.prevRoundBytes + acked / 2);
         const double inFlight = std::min({flight, s.cwnd, s.tcp.window_bytes});
-        double grown = s.cwnd + acked;
+        double grown = s.cwnd + std::min(acked, growth);
         if (!CwndLimit(s.cwnd, s.ssthresh, inFlight >= s.cwnd * (1 - 1e-9), inFlight))
         {
             grown = s.cwnd;
@@ -192,6 +296,10 @@ FlowNetwork::CreditAcked(Stream& s)
             grown = std::min(grown, 2 * inFlight);
         }
         s.cwnd = grown;
+        if (growth < acked)
+        {
+            s.ssthresh = s.cwnd; // HyStart's exit point
+        }
         if (s.cwnd >= s.ssthresh)
         {
             s.cwnd = s.ssthresh;
@@ -214,8 +322,7 @@ FlowNetwork::RestartAfterIdle(Stream& s, ns3::Time now)
     in.initial_cwnd_bytes = s.tcp.initial_cwnd_bytes;
     in.segment_bytes = s.tcp.mss_bytes;
     in.idle_s = (now - s.sendEnd).GetSeconds();
-    // Linux: RTO = SRTT + max(4 x RTTVAR, 200 ms); the flow model's RTT does not vary.
-    in.rto_s = s.tcp.rtt_s + 0.2;
+    in.rto_s = s.srtt + kMinRtoSeconds; // see the file comment
     const CwndRestartResult out = CwndAfterIdle(in);
     if (!out.restarted)
     {
@@ -304,7 +411,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         // Linux, ssthresh is the window after the cut.
         if (!s.roundOn)
         {
-            CreditAcked(s);
+            Acknowledge(s, false, now, now);
         }
         s.slowStart = false;
         s.cwnd = std::min(s.cwnd, std::max(s.tcp.loss_rate_Bps * s.tcp.rtt_s, s.tcp.beta * s.cwnd));
@@ -319,9 +426,9 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     }
     if (s.queue.empty())
     {
-        // Idle. The last round's ACKs still grow the window; RestartAfterIdle applies when
-        // bytes come again.
-        CreditAcked(s);
+        // Idle. The last round's ACKs still grow the window and give their RTT samples;
+        // RestartAfterIdle applies when bytes come again.
+        Acknowledge(s, s.roundOn, s.roundSpent ? s.roundSpentAt : now, now);
         s.prevRoundBytes = 0;
         s.sendEnd = now;
         s.active = false;
@@ -335,6 +442,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     if (s.roundOn && !s.roundSpent && s.sentBytes - s.roundStartSent + eps >= s.roundWindow)
     {
         s.roundSpent = true; // the window is out: wait for its ACKs
+        s.roundSpentAt = now;
         m_dirty = true;
     }
     if (s.roundOn && now >= s.roundEnd)
@@ -342,7 +450,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         // The round's bytes are acknowledged: byte counting grows the window by them.
         const bool windowBound = s.roundSpent || s.rate * s.tcp.rtt_s >= s.roundWindow;
         const double roundBytes = s.sentBytes - s.ackedMark;
-        CreditAcked(s);
+        Acknowledge(s, s.roundSpent, s.roundSpentAt, now);
         const double meanWindow = s.tcp.loss_rate_Bps * s.tcp.rtt_s;
         const bool cwndLimited = s.roundSpent && s.roundWindow >= s.cwnd * (1 - 1e-9);
         if (s.tcp.loss > 0 && !s.slowStart && cwndLimited && !s.roundLoss && s.cwnd < meanWindow)
@@ -390,7 +498,7 @@ FlowNetwork::Reallocate(ns3::Time now)
         }
         if (!s.roundOn)
         {
-            CreditAcked(s); // growth while the fair share bound, credited now
+            Acknowledge(s, false, now, now); // growth while the fair share bound, at its rate
         }
         const double cap = Cap(s);
         if (!m_fair.Has(id) || cap != s.cap)

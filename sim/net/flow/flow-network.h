@@ -18,10 +18,30 @@
 // bytes acknowledged (byte counting), counted at each round's end, or at the next re-sharing while
 // no round is timed, and only while cwnd is the limit (Linux's tcp_is_cwnd_limited: a flight below
 // cwnd -- a send buffer or a short message -- lets it grow to twice the flight). After an idle
-// period longer than Linux's RTO (RTT + 200 ms) the window restarts by the packet model's rule
+// period longer than Linux's RTO the window restarts by the packet model's rule
 // (CwndAfterIdle, sim/net/cwnd-restart.h; unless TcpFlowParams::restart_after_idle is off): cwnd
 // halved once per RTO of idle down to the initial window, ssthresh at least 3/4 of the window
 // before, slow start up to it.
+// The RTO is Linux's, SRTT + 200 ms (TCP_RTO_MIN; 4 x RTTVAR, which Linux adds when larger, is
+// left out), with SRTT smoothed as Linux smooths it (SmoothedRttAfter) over the RTT samples the
+// model's own sending implies, one per delayed ACK (two segments): in slow start, with cwnd the
+// limit, a round's bytes reach the bottleneck at twice the rate they drain (two segments out per
+// segment acknowledged), so its samples rise from the base RTT to base + W / (2 x rate), W the
+// bytes the round sent at `rate`; any other round that leaves within its round trip (after slow
+// start, or held to the send buffer) queues nothing; while the fair share binds, the window
+// beyond rate x RTT stands in the queue. Left
+// out, the queue of a 683 kB round at 100 Mbps (28 ms) decides a halving after 0.861 s of idle
+// at 80 ms RTT, where Linux's SRTT includes it (results/validation/simulator-rerun.md).
+// Slow start ends, for CUBIC, where Linux's HyStart ends it: the packet model's rule itself
+// (sim/net/hystart.h) is fed the ACKs the model implies, one per two segments with the RTT
+// samples above, spaced as the bytes left the bottleneck (a timed round's ACKs are one HyStart
+// round). Unpaced, an ACK train longer than half the minimum RTT finds the exit: a lone flow's
+// round of D bytes at rate r, D / r > RTT / 2, exits once RTT / 2 of its ACKs are in, at
+// cwnd = D + r RTT / 2 (between 1 and 1.5 BDP); a round whose smallest sample rose past the
+// delay threshold (a standing queue while the fair share binds) exits after 8 samples. At the
+// exit ssthresh = cwnd, credited at the end of the round that found it; as in Linux, HyStart
+// does not search again on that connection (only a loss timeout, which the model does not
+// have, would restart it).
 // Loss: see tcp-flow-model.h. After a loss (congestion avoidance), a window below the mean window
 // under loss -- cut short by a restart after idle, or by a loss in slow start's first rounds --
 // grows back to it by the variant's additive increase (LossResponseAlpha segments per round
@@ -33,6 +53,7 @@
 #include "sim/net/flow/incremental-max-min.h"
 #include "sim/net/flow/stream-id-set.h"
 #include "sim/net/flow/tcp-flow-model.h"
+#include "sim/net/hystart.h"
 #include "sim/net/message.h"
 
 #include "ns3/event-id.h"
@@ -90,6 +111,8 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     /// Current goodput in bytes/s (0 while idle) and congestion window in bytes.
     double GetRate(uint32_t stream);
     double GetCwnd(uint32_t stream);
+    /// Slow-start threshold in bytes (infinity until slow start has ended).
+    double GetSsthresh(uint32_t stream);
     const TcpFlowParams& GetParams(uint32_t stream) const { return m_streams.at(stream).tcp; }
     /// Times the rates were re-shared (for cost measurements).
     uint64_t GetReallocations() const { return m_reallocations; }
@@ -120,6 +143,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         ns3::Time sendEnd;        // when the last queued byte left (start of an idle period)
         bool roundOn{false};      // a round trip is being timed (the window binds)
         ns3::Time roundEnd;       // when the current round's bytes are acknowledged
+        ns3::Time roundStart;     // when the current round began
         double roundStartSent{0}; // sent offset when the round began
         double roundWindow{0};    // bytes the round may send
         bool roundSpent{false};   // the round's window has been sent
@@ -127,6 +151,10 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         double ackedMark{0};      // sent offset up to which cwnd has been credited
         double prevRoundBytes{0}; // bytes of the round before the current one (0: none)
         double nextLossAt{std::numeric_limits<double>::infinity()}; // sent offset
+        bool roundDoubling{false}; // slow start with cwnd the limit: sent at twice the drain
+        ns3::Time roundSpentAt;    // when the round's window was out
+        double srtt{0};            // Linux's smoothed RTT, seconds (Acknowledge)
+        HyStart hystart;           // CUBIC's slow-start exit (Acknowledge)
 
         std::deque<Frame> inFlight; // left, not yet arrived
         ns3::Time lastArrival;
@@ -144,7 +172,14 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     void Arrive(uint32_t id);
     double Cap(const Stream& s) const;
     void StartRound(Stream& s, ns3::Time now);
-    void CreditAcked(Stream& s);
+    /// The ACKs of the bytes sent since the last call (see the file comment): their RTT samples
+    /// to SRTT, each to HyStart while CUBIC is in slow start, then CreditAcked. `burstOver`: a
+    /// round is timed and its sending is over (its window out, or the data ran out) at
+    /// `burstEnd`; else the fair share binds and the stream sent at s.rate until `now`.
+    static void Acknowledge(Stream& s, bool burstOver, ns3::Time burstEnd, ns3::Time now);
+    /// Slow start's growth by the bytes acknowledged since the last call, at most `growth` of
+    /// them (fewer: HyStart's exit point came first; ssthresh = cwnd there).
+    static void CreditAcked(Stream& s, double growth);
 
     std::vector<double> m_capacity;
     IncrementalMaxMinFair m_fair; // the active streams' demands and max-min fair rates

@@ -149,6 +149,18 @@ LossThroughputBytesPerSecond(const TcpFlowParams& params)
     return params.mss_bytes / (params.rtt_s / w + timeoutSecondsPerSegment);
 }
 
+double
+SmoothedRttAfter(double srttS, double fromS, double lastS, double samples)
+{
+    NS_ABORT_MSG_IF(!(samples >= 1), "SmoothedRttAfter: needs at least one sample");
+    // s_i = s_{i-1} + g (x_i - s_{i-1}) on x_i = from + i d trails the ramp by L = d (1 - g) / g
+    // once settled, and the distance from that settles by (1 - g) per sample.
+    constexpr double keep = 7.0 / 8.0; // 1 - g, Linux's gain g = 1/8
+    const double step = (lastS - fromS) / samples;
+    const double lag = step * keep / (1.0 - keep);
+    return lastS - lag + (srttS - fromS + lag) * std::pow(keep, samples);
+}
+
 TcpFlowParams
 TcpFlowParamsFor(const std::vector<const LinkSpec*>& route, const SocketOptions& options)
 {

@@ -110,6 +110,12 @@ double SteadyWindowSegments(double beta, bool cubic, double rttS, double lossEve
 /// timeouts' share.
 double LossThroughputBytesPerSecond(const TcpFlowParams& params);
 
+/// Linux's smoothed round trip (tcp_rtt_estimator: srtt += (sample - srtt) / 8 per RTT sample)
+/// after `samples` samples that rise evenly from just above `fromS` to `lastS` (sample i of n is
+/// fromS + i (lastS - fromS) / n; all equal to lastS when fromS == lastS), starting from `srttS`.
+/// A closed form: O(1) for any number of samples. REQUIRES: samples >= 1.
+double SmoothedRttAfter(double srttS, double fromS, double lastS, double samples);
+
 /// Closed form of one flow alone on its path from a congestion window of `cwndBytes` in slow
 /// start, no loss, as FlowNetwork models it: while the window W = min(cwnd, send buffer) is below
 /// the path's goodput `goodputBps` (bytes/s) times RTT, round k sends W_k bytes at the goodput
