@@ -121,7 +121,7 @@ int64_t
 SpectralTruncation::MaxWidth(size_t i) const
 {
     const MatrixSpec& s = m_layout.matrix(i);
-    return std::max(m_width, std::min(s.rows, s.cols) / 2);
+    return std::max(m_width, std::min(2 * m_width, std::min(s.rows, s.cols) / 2));
 }
 
 int64_t
@@ -137,7 +137,7 @@ int64_t
 SpectralTruncation::WidthFor(size_t i, int64_t k) const
 {
     int64_t w = m_width;
-    while (w - w / 4 < k + 2 && w < MaxWidth(i))
+    while (w - w / 4 < k + 1 && w < MaxWidth(i))
         w = std::min(2 * w, MaxWidth(i));
     return w;
 }
@@ -158,11 +158,25 @@ SpectralTruncation::LayOutScratch()
         m_range_at[i] = range;
         range += std::min(s.rows, s.cols) * w;
     }
-    // Grows only: a narrower layout keeps the capacity, so the steady state allocates nothing.
-    if (static_cast<size_t>(scratch) > m_scratch.size())
-        m_scratch.resize(static_cast<size_t>(scratch));
-    if (static_cast<size_t>(range) > m_range.size())
-        m_range.resize(static_cast<size_t>(range));
+    // Grows only, to the widest layout at once (every sketched matrix at its widest): widths
+    // that change between encodes then never reallocate, and the steady state allocates nothing.
+    if (static_cast<size_t>(scratch) > m_scratch.size() ||
+        static_cast<size_t>(range) > m_range.size())
+    {
+        int64_t widest_scratch = 0;
+        int64_t widest_range = 0;
+        for (size_t i = 0; i < m_layout.size(); ++i)
+        {
+            if (!Sketched(i))
+                continue;
+            const MatrixSpec& s = m_layout.matrix(i);
+            const int64_t w = m_warm ? MaxWidth(i) : m_width;
+            widest_scratch += std::max(s.rows, s.cols) * w;
+            widest_range += std::min(s.rows, s.cols) * w;
+        }
+        m_scratch.resize(static_cast<size_t>(widest_scratch));
+        m_range.resize(static_cast<size_t>(widest_range));
+    }
 }
 
 int64_t
@@ -327,7 +341,7 @@ SpectralTruncation::CommitBases(const SpectralPlan& plan, const std::vector<int6
             const int64_t w = WidthFor(i, ks[i]);
             const at::Tensor lead = sp.basis.narrow(1, 0, w).contiguous();
             next.assign(lead.data_ptr<float>(), lead.data_ptr<float>() + m * w);
-            m_next_exact[i] = w - w / 4 < ks[i] + 2 ? 1 : 0;
+            m_next_exact[i] = w - w / 4 < ks[i] + 1 ? 1 : 0;
             continue;
         }
         if (next.empty())

@@ -40,11 +40,11 @@
 // leaves its leading singular vectors as its next basis. When gradients change slowly the basis
 // tracks their leading subspace; on a repeated X it converges to it. A Plan that fails leaves the
 // bases as they were.
-// Each matrix's basis has a width of its own, w_i in {L, 2L, 4L, ..., max(L, m_i / 2)}: a
+// Each matrix's basis has a width of its own, w_i = L or the widest, max(L, min(2L, m_i / 2)): a
 // matrix the allocation saturates is redone exactly this once and hands on its leading w_i
-// singular vectors, w_i the smallest width whose offered pairs exceed its rank by two, so that
+// singular vectors, w_i the narrowest width whose offered pairs exceed its rank, so that
 // the next encode's sketch holds what it took instead of an exact Gram and eigendecomposition
-// every step; a matrix whose rank fits a narrower width by the same margin narrows to it (the
+// every step; a matrix whose rank fits the narrower width narrows to it (the
 // next basis is Z R, the power step in descending Ritz order, whose leading columns span its
 // leading directions). Only matrices that want more than the widest sketch offers are still
 // computed exactly, and they from the start of the next encode (no sketch that saturates, and
@@ -128,7 +128,8 @@ class SpectralTruncation
     /// [L, MaxWidth(i)], or a non-finite value.
     Status RestoreWarmState(std::string_view state, const std::string& name);
 
-    /// The widest basis matrix i may keep in warm mode: max(L, m_i / 2).
+    /// The widest basis matrix i may keep in warm mode: max(L, min(2L, m_i / 2)). Wider sketches
+    /// cost about what the exact spectrum costs (two passes of width 4L against a Gram).
     int64_t MaxWidth(size_t i) const;
     /// The width matrix i's sketch has at the next Plan: its basis's in warm mode, else L.
     int64_t Width(size_t i) const;
@@ -196,8 +197,8 @@ class SpectralTruncation
     /// Warm mode, after a successful Plan with ranks `ks`: the next bases, at the widths the
     /// ranks ask for (exact spectra give their leading singular vectors), become the current ones.
     void CommitBases(const SpectralPlan& plan, const std::vector<int64_t>& ks);
-    /// The width a basis of matrix i gets for rank k: the smallest of L, 2L, 4L, ..., MaxWidth(i)
-    /// whose offered pairs exceed k by two (else MaxWidth(i)).
+    /// The width a basis of matrix i gets for rank k: L when its offered pairs exceed k, else
+    /// MaxWidth(i).
     int64_t WidthFor(size_t i, int64_t k) const;
     /// Places every sketched matrix's W and Y in the scratch at its current width.
     void LayOutScratch();
