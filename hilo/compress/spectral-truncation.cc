@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace hilo
 {
@@ -145,37 +146,36 @@ SpectralTruncation::WidthFor(size_t i, int64_t k) const
 void
 SpectralTruncation::LayOutScratch()
 {
-    int64_t scratch = 0;
-    int64_t range = 0;
-    for (size_t i = 0; i < m_layout.size(); ++i)
+    // Places every sketched matrix at width(i); returns the W and Y scratch sizes. With `record`,
+    // writes the offsets.
+    auto place = [this](const std::function<int64_t(size_t)>& width, bool record)
     {
-        if (!Sketched(i))
-            continue;
-        const MatrixSpec& s = m_layout.matrix(i);
-        const int64_t w = Width(i);
-        m_scratch_at[i] = scratch;
-        scratch += std::max(s.rows, s.cols) * w;
-        m_range_at[i] = range;
-        range += std::min(s.rows, s.cols) * w;
-    }
-    // Grows only, to the widest layout at once (every sketched matrix at its widest): widths
-    // that change between encodes then never reallocate, and the steady state allocates nothing.
-    if (static_cast<size_t>(scratch) > m_scratch.size() ||
-        static_cast<size_t>(range) > m_range.size())
-    {
-        int64_t widest_scratch = 0;
-        int64_t widest_range = 0;
+        int64_t scratch = 0;
+        int64_t range = 0;
         for (size_t i = 0; i < m_layout.size(); ++i)
         {
             if (!Sketched(i))
                 continue;
             const MatrixSpec& s = m_layout.matrix(i);
-            const int64_t w = m_warm ? MaxWidth(i) : m_width;
-            widest_scratch += std::max(s.rows, s.cols) * w;
-            widest_range += std::min(s.rows, s.cols) * w;
+            if (record)
+            {
+                m_scratch_at[i] = scratch;
+                m_range_at[i] = range;
+            }
+            scratch += std::max(s.rows, s.cols) * width(i);
+            range += std::min(s.rows, s.cols) * width(i);
         }
-        m_scratch.resize(static_cast<size_t>(widest_scratch));
-        m_range.resize(static_cast<size_t>(widest_range));
+        return std::make_pair(static_cast<size_t>(scratch), static_cast<size_t>(range));
+    };
+    const auto now = place([this](size_t i) { return Width(i); }, true);
+    // Grows only, to the widest layout at once (every sketched matrix at its widest): widths
+    // that change between encodes then never reallocate, and the steady state allocates nothing.
+    if (now.first > m_scratch.size() || now.second > m_range.size())
+    {
+        const auto widest =
+            place([this](size_t i) { return m_warm ? MaxWidth(i) : m_width; }, false);
+        m_scratch.resize(widest.first);
+        m_range.resize(widest.second);
     }
 }
 
