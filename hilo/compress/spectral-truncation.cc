@@ -16,6 +16,8 @@ namespace
 
 // The stream Omega's signs are drawn from (any fixed value; changing it changes every sketch).
 constexpr uint64_t kOmegaSeed = 0x53504152534b4554ULL;
+// How far a restored basis's B^T B may be from the identity (fp32 QR gives ~1e-6).
+constexpr double kOrthonormalTolerance = 1e-3;
 
 /// Lower triangle (row-major) of the Gram matrix of the row-major rows x cols matrix `x`: X X^T
 /// when rows <= cols, else X^T X. `g` is m x m contiguous fp32, m = min(rows, cols). ssyrk forms
@@ -427,6 +429,23 @@ SpectralTruncation::RestoreWarmState(std::string_view state, const std::string& 
         if (!hilo::AllFinite(bases[i].data(), len))
             return Status::Corruption(name + ": local basis " + std::to_string(i) +
                                       " holds a non-finite value");
+        // Plans use a basis as it is (no QR per encode), so it must be orthonormal: a forged
+        // one with large entries would make Ritz values and triplets that overflow.
+        const int64_t m = std::min(s.rows, s.cols);
+        const int64_t w = static_cast<int64_t>(width);
+        const float* b = bases[i].data();
+        for (int64_t p = 0; p < w; ++p)
+        {
+            for (int64_t q = 0; q <= p; ++q)
+            {
+                double dot = 0.0;
+                for (int64_t r = 0; r < m; ++r)
+                    dot += static_cast<double>(b[r * w + p]) * b[r * w + q];
+                if (std::fabs(dot - (p == q ? 1.0 : 0.0)) > kOrthonormalTolerance)
+                    return Status::Corruption(name + ": local basis " + std::to_string(i) +
+                                              " is not orthonormal");
+            }
+        }
     }
     if (!r.empty())
         return Status::Corruption(name + ": local state has " + std::to_string(r.remaining()) +

@@ -125,7 +125,7 @@ class SpectralTruncation
     std::string SaveWarmState() const;
     /// Restores SaveWarmState()'s bytes; kCorruption (prefixed `name`, the bases unchanged) for
     /// a wrong count, flag or length, a basis on a matrix that is not sketched, a width outside
-    /// [L, MaxWidth(i)], or a non-finite value.
+    /// [L, MaxWidth(i)], a non-finite value, or a basis that is not orthonormal.
     Status RestoreWarmState(std::string_view state, const std::string& name);
 
     /// The widest basis matrix i may keep in warm mode: max(L, min(2L, m_i / 2)). Wider sketches

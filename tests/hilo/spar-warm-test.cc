@@ -192,6 +192,12 @@ TEST(SparWarm, RestoreRefusesBadStateAndKeepsItsOwn)
     const float q = std::numeric_limits<float>::quiet_NaN();
     std::memcpy(&nan[6 + 4 * 7], &q, 4); // a NaN in basis 0 (after its one-byte width)
     bad.push_back(nan);
+    std::string scaled = good; // finite, but not orthonormal: a basis entry times 2^20
+    float e = 0.0f;
+    std::memcpy(&e, &scaled[6 + 4 * 3], 4);
+    e = e * 1048576.0f + 1.0f;
+    std::memcpy(&scaled[6 + 4 * 3], &e, 4);
+    bad.push_back(scaled);
     for (size_t k = 0; k < bad.size(); ++k)
     {
         const Status s = c->RestoreLocalState(bad[k]);
@@ -294,7 +300,7 @@ TEST(SparWarm, RestoreRefusesAForgedWidth)
         w.PutU8(1);
         w.PutVarint(width);
         for (uint64_t k = 0; k < floats; ++k)
-            w.PutF32(k % 33 == 0 ? 1.0f : 0.0f);
+            w.PutF32(width > 0 && k / width == k % width ? 1.0f : 0.0f); // orthonormal
         for (size_t i = 1; i < layout.size(); ++i)
             w.PutU8(0);
         return out;
