@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace hilo
 {
@@ -15,6 +16,8 @@ namespace
 
 // The stream Omega's signs are drawn from (any fixed value; changing it changes every sketch).
 constexpr uint64_t kOmegaSeed = 0x53504152534b4554ULL;
+// How far a restored basis's B^T B may be from the identity (fp32 QR gives ~1e-6).
+constexpr double kOrthonormalTolerance = 1e-3;
 
 /// Lower triangle (row-major) of the Gram matrix of the row-major rows x cols matrix `x`: X X^T
 /// when rows <= cols, else X^T X. `g` is m x m contiguous fp32, m = min(rows, cols). ssyrk forms
@@ -82,35 +85,26 @@ SpectralTruncation::SpectralTruncation(const AdapterLayout& layout, int64_t sket
   : m_layout(layout)
   , m_width(sketch_width)
   , m_screen(screen && sketch_width > 0)
+  , m_sketched(layout.size(), 0)
   , m_scratch_at(layout.size(), -1)
   , m_range_at(layout.size(), -1)
   , m_warm(warm && sketch_width > 0 && !m_screen)
-  , m_basis_set(m_warm ? layout.size() : 0, 0)
-  , m_next_set(m_warm ? layout.size() : 0, 0)
+  , m_basis(m_warm ? layout.size() : 0)
+  , m_next_basis(m_warm ? layout.size() : 0)
+  , m_exact(m_warm ? layout.size() : 0, 0)
+  , m_next_exact(m_warm ? layout.size() : 0, 0)
 {
     if (m_width <= 0)
         return;
+    int64_t long_side = 0;
     for (size_t i = 0; i < layout.size(); ++i)
     {
         const MatrixSpec& s = layout.matrix(i);
         if (std::min(s.rows, s.cols) > m_width)
         {
-            m_scratch_at[i] = m_scratch_size;
-            m_scratch_size += std::max(s.rows, s.cols) * m_width;
-            m_range_at[i] = m_range_size;
-            m_range_size += std::min(s.rows, s.cols) * m_width;
-        }
-    }
-    int64_t long_side = 0;
-    for (const MatrixSpec& s : layout.matrices())
-    {
-        if (std::min(s.rows, s.cols) > m_width)
+            m_sketched[i] = 1;
             long_side = std::max(long_side, std::max(s.rows, s.cols));
-    }
-    if (m_warm)
-    {
-        m_basis.assign(static_cast<size_t>(m_range_size), 0.0f);
-        m_next_basis.assign(static_cast<size_t>(m_range_size), 0.0f);
+        }
     }
     m_omega = at::empty({long_side, m_width}, at::kFloat);
     float* o = m_omega.data_ptr<float>();
@@ -123,6 +117,67 @@ SpectralTruncation::SpectralTruncation(const AdapterLayout& layout, int64_t sket
                 kOmegaSeed, static_cast<uint64_t>(r * ((m_width + 63) / 64) + c / 64));
             o[r * m_width + c] = (bits >> (c % 64)) & 1u ? 1.0f : -1.0f;
         }
+    }
+}
+
+int64_t
+SpectralTruncation::MaxWidth(size_t i) const
+{
+    const MatrixSpec& s = m_layout.matrix(i);
+    return std::max(m_width, std::min(2 * m_width, std::min(s.rows, s.cols) / 2));
+}
+
+int64_t
+SpectralTruncation::Width(size_t i) const
+{
+    if (!m_warm || m_basis[i].empty())
+        return m_width;
+    const MatrixSpec& s = m_layout.matrix(i);
+    return static_cast<int64_t>(m_basis[i].size()) / std::min(s.rows, s.cols);
+}
+
+int64_t
+SpectralTruncation::WidthFor(size_t i, int64_t k) const
+{
+    int64_t w = m_width;
+    while (w - w / 4 < k + 1 && w < MaxWidth(i))
+        w = std::min(2 * w, MaxWidth(i));
+    return w;
+}
+
+void
+SpectralTruncation::LayOutScratch()
+{
+    // Places every sketched matrix at width(i); returns the W and Y scratch sizes. With `record`,
+    // writes the offsets.
+    auto place = [this](const std::function<int64_t(size_t)>& width, bool record)
+    {
+        int64_t scratch = 0;
+        int64_t range = 0;
+        for (size_t i = 0; i < m_layout.size(); ++i)
+        {
+            if (!Sketched(i))
+                continue;
+            const MatrixSpec& s = m_layout.matrix(i);
+            if (record)
+            {
+                m_scratch_at[i] = scratch;
+                m_range_at[i] = range;
+            }
+            scratch += std::max(s.rows, s.cols) * width(i);
+            range += std::min(s.rows, s.cols) * width(i);
+        }
+        return std::make_pair(static_cast<size_t>(scratch), static_cast<size_t>(range));
+    };
+    const auto now = place([this](size_t i) { return Width(i); }, true);
+    // Grows only, to the widest layout at once (every sketched matrix at its widest): widths
+    // that change between encodes then never reallocate, and the steady state allocates nothing.
+    if (now.first > m_scratch.size() || now.second > m_range.size())
+    {
+        const auto widest =
+            place([this](size_t i) { return m_warm ? MaxWidth(i) : m_width; }, false);
+        m_scratch.resize(widest.first);
+        m_range.resize(widest.second);
     }
 }
 
@@ -215,8 +270,8 @@ SpectralTruncation::RayleighRitz(const std::vector<float>& x, size_t i, const at
     const MatrixSpec& s = m_layout.matrix(i);
     const int64_t d = std::max(s.rows, s.cols);
     const at::Tensor xs = ShortSideRows(x, i);
-    at::Tensor w = at::from_blob(w_store, {d, m_width}, at::kFloat);
-    at::mm_out(w, xs.t(), q);        // d x L = X^T Q
+    at::Tensor w = at::from_blob(w_store, {d, q.size(1)}, at::kFloat);
+    at::mm_out(w, xs.t(), q);        // d x l = X^T Q
     at::Tensor h = at::mm(w.t(), w); // L x L
     if (!AllFinite(h))
         return false;
@@ -238,53 +293,73 @@ SpectralTruncation::WarmSketch(const std::vector<float>& x, size_t i, float* y_s
     const MatrixSpec& s = m_layout.matrix(i);
     const int64_t m = std::min(s.rows, s.cols);
     const int64_t d = std::max(s.rows, s.cols);
+    const int64_t l = Width(i);
     at::Tensor q;
-    if (m_basis_set[i])
+    if (!m_basis[i].empty())
     {
-        q = at::from_blob(m_basis.data() + m_range_at[i], {m, m_width}, at::kFloat);
+        q = at::from_blob(m_basis[i].data(), {m, l}, at::kFloat);
     }
     else
     {
         if (!Range(x, i, y_store, nullptr))
             return false;
-        q = Orthonormal(at::from_blob(y_store, {m, m_width}, at::kFloat));
+        q = Orthonormal(at::from_blob(y_store, {m, l}, at::kFloat));
     }
     if (!RayleighRitz(x, i, q, w_store, out))
         return false;
-    // Z = X W = X X^T B while X is still in cache: the next basis, one power step further.
-    at::Tensor z = at::from_blob(y_store, {m, m_width}, at::kFloat);
-    at::mm_out(z, ShortSideRows(x, i), at::from_blob(w_store, {d, m_width}, at::kFloat));
-    float* next = m_next_basis.data() + m_range_at[i];
-    m_next_set[i] = 0;
+    // Z = X W = X X^T B while X is still in cache: the next basis, one power step further. Its
+    // columns in descending Ritz order (Z R), so that the leading ones span the leading
+    // directions and a narrower next basis is their first columns.
+    at::Tensor z = at::from_blob(y_store, {m, l}, at::kFloat);
+    at::mm_out(z, ShortSideRows(x, i), at::from_blob(w_store, {d, l}, at::kFloat));
+    std::vector<float>& next = m_next_basis[i];
+    next.clear();
     if (AllFinite(z))
     {
-        const at::Tensor b = Orthonormal(z).contiguous();
+        const at::Tensor b = Orthonormal(at::mm(z, out->rotation)).contiguous();
         if (AllFinite(b))
-        {
-            std::copy(b.data_ptr<float>(), b.data_ptr<float>() + m * m_width, next);
-            m_next_set[i] = 1;
-        }
+            next.assign(b.data_ptr<float>(), b.data_ptr<float>() + m * l);
     }
     return true;
 }
 
 void
-SpectralTruncation::CommitBases(const SpectralPlan& plan)
+SpectralTruncation::CommitBases(const SpectralPlan& plan, const std::vector<int64_t>& ks)
 {
     for (size_t i = 0; i < m_layout.size(); ++i)
     {
-        const MatrixSpectrum& sp = plan.spectra[i];
-        if (!Sketched(i) || !sp.exact)
+        if (!Sketched(i))
             continue;
-        // Redone exactly: its leading L singular vectors (basis columns, descending).
-        const int64_t m = sp.basis.size(0);
-        const at::Tensor lead = sp.basis.narrow(1, 0, m_width).contiguous();
-        std::copy(lead.data_ptr<float>(), lead.data_ptr<float>() + m * m_width,
-                  m_next_basis.data() + m_range_at[i]);
-        m_next_set[i] = 1;
+        const MatrixSpectrum& sp = plan.spectra[i];
+        std::vector<float>& next = m_next_basis[i];
+        const int64_t m = std::min(m_layout.matrix(i).rows, m_layout.matrix(i).cols);
+        m_next_exact[i] = 0;
+        if (sp.exact)
+        {
+            // Exact: its leading singular vectors (basis columns, descending), as many as its
+            // rank asks for. When even the widest sketch would not hold its rank with the same
+            // margin, the next Plan computes it exactly from the start: a sketch that saturates
+            // costs its passes and lends its bytes to other matrices until it is redone.
+            const int64_t w = WidthFor(i, ks[i]);
+            const at::Tensor lead = sp.basis.narrow(1, 0, w).contiguous();
+            next.assign(lead.data_ptr<float>(), lead.data_ptr<float>() + m * w);
+            m_next_exact[i] = w - w / 4 < ks[i] + 1 ? 1 : 0;
+            continue;
+        }
+        if (next.empty())
+            continue;
+        // Sketched: narrower when its rank fits a narrower width (never wider: not saturated).
+        const int64_t l = static_cast<int64_t>(sp.gains.size());
+        const int64_t w = std::min(l, WidthFor(i, ks[i]));
+        if (w < l)
+        {
+            for (int64_t r = 0; r < m; ++r)
+                std::copy(next.begin() + r * l, next.begin() + r * l + w, next.begin() + r * w);
+            next.resize(static_cast<size_t>(m * w));
+        }
     }
     m_basis.swap(m_next_basis);
-    m_basis_set.swap(m_next_set);
+    m_exact.swap(m_next_exact);
 }
 
 std::string
@@ -297,12 +372,11 @@ SpectralTruncation::SaveWarmState() const
     w.PutU32(static_cast<uint32_t>(m_layout.size()));
     for (size_t i = 0; i < m_layout.size(); ++i)
     {
-        w.PutU8(m_basis_set[i]);
-        if (!m_basis_set[i])
+        w.PutU8(m_basis[i].empty() ? 0 : m_exact[i] ? 2 : 1);
+        if (m_basis[i].empty())
             continue;
-        const MatrixSpec& s = m_layout.matrix(i);
-        w.PutFloats(m_basis.data() + m_range_at[i],
-                    static_cast<size_t>(std::min(s.rows, s.cols) * m_width), ValueDtype::kFp32);
+        w.PutVarint(static_cast<uint64_t>(Width(i)));
+        w.PutFloats(m_basis[i].data(), m_basis[i].size(), ValueDtype::kFp32);
     }
     return out;
 }
@@ -320,33 +394,64 @@ SpectralTruncation::RestoreWarmState(std::string_view state, const std::string& 
     uint32_t n = 0;
     if (!r.GetU32(&n) || n != m_layout.size())
         return Status::Corruption(name + ": local state does not hold one entry per matrix");
-    std::vector<float> basis(m_basis.size(), 0.0f);
-    std::vector<uint8_t> set(m_layout.size(), 0);
+    std::vector<std::vector<float>> bases(m_layout.size());
+    std::vector<uint8_t> exact(m_layout.size(), 0);
     for (size_t i = 0; i < m_layout.size(); ++i)
     {
-        if (!r.GetU8(&set[i]) || set[i] > 1)
+        uint8_t set = 0;
+        if (!r.GetU8(&set) || set > 2)
             return Status::Corruption(name + ": local state entry " + std::to_string(i) +
                                       " is truncated or has a bad flag");
-        if (!set[i])
+        if (!set)
             continue;
+        exact[i] = set == 2 ? 1 : 0;
         if (!Sketched(i))
             return Status::Corruption(name + ": local state holds a basis for matrix " +
                                       std::to_string(i) + ", which is not sketched");
+        uint64_t width = 0;
+        if (!r.GetVarint(&width) || width < static_cast<uint64_t>(m_width) ||
+            width > static_cast<uint64_t>(MaxWidth(i)))
+        {
+            return Status::Corruption(name + ": local basis " + std::to_string(i) +
+                                      " has no width in [" + std::to_string(m_width) + ", " +
+                                      std::to_string(MaxWidth(i)) + "]");
+        }
         const MatrixSpec& s = m_layout.matrix(i);
-        const int64_t len = std::min(s.rows, s.cols) * m_width;
-        float* dst = basis.data() + m_range_at[i];
-        if (!r.GetFloats(dst, static_cast<size_t>(len), ValueDtype::kFp32))
+        const int64_t len = std::min(s.rows, s.cols) * static_cast<int64_t>(width);
+        // The width is bounded, so is this allocation; the length check reads before it fills.
+        if (r.remaining() < static_cast<size_t>(len) * sizeof(float))
             return Status::Corruption(name + ": local state truncated in matrix " +
                                       std::to_string(i));
-        if (!hilo::AllFinite(dst, len))
+        bases[i].resize(static_cast<size_t>(len));
+        if (!r.GetFloats(bases[i].data(), static_cast<size_t>(len), ValueDtype::kFp32))
+            return Status::Corruption(name + ": local state truncated in matrix " +
+                                      std::to_string(i));
+        if (!hilo::AllFinite(bases[i].data(), len))
             return Status::Corruption(name + ": local basis " + std::to_string(i) +
                                       " holds a non-finite value");
+        // Plans use a basis as it is (no QR per encode), so it must be orthonormal: a forged
+        // one with large entries would make Ritz values and triplets that overflow.
+        const int64_t m = std::min(s.rows, s.cols);
+        const int64_t w = static_cast<int64_t>(width);
+        const float* b = bases[i].data();
+        for (int64_t p = 0; p < w; ++p)
+        {
+            for (int64_t q = 0; q <= p; ++q)
+            {
+                double dot = 0.0;
+                for (int64_t r = 0; r < m; ++r)
+                    dot += static_cast<double>(b[r * w + p]) * b[r * w + q];
+                if (std::fabs(dot - (p == q ? 1.0 : 0.0)) > kOrthonormalTolerance)
+                    return Status::Corruption(name + ": local basis " + std::to_string(i) +
+                                              " is not orthonormal");
+            }
+        }
     }
     if (!r.empty())
         return Status::Corruption(name + ": local state has " + std::to_string(r.remaining()) +
                                   " trailing bytes");
-    m_basis = std::move(basis);
-    m_basis_set = std::move(set);
+    m_basis = std::move(bases);
+    m_exact = std::move(exact);
     return Status::Ok();
 }
 
@@ -420,8 +525,7 @@ SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>
                          const std::string& name)
 {
     const size_t n = m_layout.size();
-    m_scratch.resize(static_cast<size_t>(m_scratch_size));
-    m_range.resize(static_cast<size_t>(m_range_size));
+    LayOutScratch();
     const bool screen = m_screen && min_rank == 0 && mode == SparAllocation::kGreedy;
     SpectralPlan plan;
     plan.spectra.assign(n, MatrixSpectrum());
@@ -447,7 +551,7 @@ SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>
                             const size_t i = which[static_cast<size_t>(t)];
                             MatrixSpectrum* sp = &plan.spectra[i];
                             bool ok = false;
-                            if (pass == Pass::kExact || !Sketched(i))
+                            if (pass == Pass::kExact || !Sketched(i) || (m_warm && m_exact[i]))
                             {
                                 ok = Exact(x, i, sp);
                             }
@@ -513,7 +617,7 @@ SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>
         if (saturated.empty())
         {
             if (m_warm)
-                CommitBases(plan);
+                CommitBases(plan, *alloc);
             plan.ks = std::move(*alloc);
             return plan;
         }

@@ -37,9 +37,18 @@
 // Z = X W = X X^T B (the matrix is still in cache), whose orthonormal basis is the next Plan's B:
 // a power step further into the leading subspace than B. A matrix without a basis (the first
 // encode, or a basis that lost a direction) starts from Y = X Omega; a matrix redone exactly
-// leaves its leading L singular vectors as its next basis. When gradients change slowly the basis
+// leaves its leading singular vectors as its next basis. When gradients change slowly the basis
 // tracks their leading subspace; on a repeated X it converges to it. A Plan that fails leaves the
 // bases as they were.
+// Each matrix's basis has a width of its own, w_i = L or the widest, max(L, min(2L, m_i / 2)): a
+// matrix the allocation saturates is redone exactly this once and hands on its leading w_i
+// singular vectors, w_i the narrowest width whose offered pairs exceed its rank, so that
+// the next encode's sketch holds what it took instead of an exact Gram and eigendecomposition
+// every step; a matrix whose rank fits the narrower width narrows to it (the
+// next basis is Z R, the power step in descending Ritz order, whose leading columns span its
+// leading directions). Only matrices that want more than the widest sketch offers are still
+// computed exactly, and they from the start of the next encode (no sketch that saturates, and
+// no other matrix's allocation inflated by it until the redo).
 //
 // Deterministic: Omega is a pure function of its row and column (counter-based draws, no state),
 // every matrix is computed by one thread with BLAS held at one thread, and the matrices' results
@@ -111,12 +120,19 @@ class SpectralTruncation
     bool warm() const { return m_warm; }
 
     /// The warm-start bases (learner-local state; empty unless warm): u32 matrix count, then per
-    /// matrix u8 1 and its m_i x L fp32 basis (row-major), or u8 0 (none yet, or not sketched).
+    /// matrix u8 1 (or 2: computed exactly at the next Plan), its width w_i (varint) and its
+    /// m_i x w_i fp32 basis (row-major), or u8 0 (none yet, or not sketched).
     std::string SaveWarmState() const;
     /// Restores SaveWarmState()'s bytes; kCorruption (prefixed `name`, the bases unchanged) for
-    /// a wrong count, flag or length, a basis on a matrix that is not sketched, or a non-finite
-    /// value.
+    /// a wrong count, flag or length, a basis on a matrix that is not sketched, a width outside
+    /// [L, MaxWidth(i)], a non-finite value, or a basis that is not orthonormal.
     Status RestoreWarmState(std::string_view state, const std::string& name);
+
+    /// The widest basis matrix i may keep in warm mode: max(L, min(2L, m_i / 2)). Wider sketches
+    /// cost about what the exact spectrum costs (two passes of width 4L against a Gram).
+    int64_t MaxWidth(size_t i) const;
+    /// The width matrix i's sketch has at the next Plan: its basis's in warm mode, else L.
+    int64_t Width(size_t i) const;
 
     /// kInvalidArgument when x is not the layout's size, kBudgetTooSmall when `budget_bytes` is
     /// below `min_bytes` (messages prefixed `name`).
@@ -172,21 +188,26 @@ class SpectralTruncation
     /// False when a product holds a non-finite value.
     bool Finish(const std::vector<float>& x, size_t i, const float* y, float* w,
                 MatrixSpectrum* out) const;
-    /// The Rayleigh-Ritz step of matrix i on the orthonormal m x L basis `q`: W = X^T Q into `w`.
+    /// The Rayleigh-Ritz step of matrix i on the orthonormal m x l basis `q`: W = X^T Q into `w`.
     bool RayleighRitz(const std::vector<float>& x, size_t i, const at::Tensor& q, float* w,
                       MatrixSpectrum* out) const;
     /// Warm mode's pass over matrix i: the sketch from its basis (or from Y = X Omega into `y`
     /// when it has none) and its next basis into m_next_basis. False on a non-finite product.
     bool WarmSketch(const std::vector<float>& x, size_t i, float* y, float* w, MatrixSpectrum* out);
-    /// Warm mode, after a successful Plan: the next bases (exact spectra give their leading L
-    /// vectors) become the current ones.
-    void CommitBases(const SpectralPlan& plan);
+    /// Warm mode, after a successful Plan with ranks `ks`: the next bases, at the widths the
+    /// ranks ask for (exact spectra give their leading singular vectors), become the current ones.
+    void CommitBases(const SpectralPlan& plan, const std::vector<int64_t>& ks);
+    /// The width a basis of matrix i gets for rank k: L when its offered pairs exceed k, else
+    /// MaxWidth(i).
+    int64_t WidthFor(size_t i, int64_t k) const;
+    /// Places every sketched matrix's W and Y in the scratch at its current width.
+    void LayOutScratch();
     /// Which sketched matrices get their second pass, from their Range estimates (the rest are
     /// marked screened out in `spectra`).
     std::vector<size_t> Screen(const std::vector<std::vector<double>>& estimates,
                                const std::vector<int64_t>& triplet_bytes, int64_t budget_bytes,
                                std::vector<MatrixSpectrum>* spectra) const;
-    bool Sketched(size_t i) const { return m_scratch_at[i] >= 0; }
+    bool Sketched(size_t i) const { return m_sketched[i] != 0; }
     /// The leading gains a spectrum offers the allocator.
     int64_t Offered(const MatrixSpectrum& s) const;
 
@@ -194,23 +215,25 @@ class SpectralTruncation
     int64_t m_width;
     bool m_screen;
     at::Tensor m_omega; // max long side x L fp32, entries +-1 (rows 0..d-1 serve a matrix)
-    // Learner-local scratch for the sketches' W (d_i x L at m_scratch_at[i], -1 = never
-    // sketched) and Y (m_i x L at m_range_at[i]), allocated by the first Plan and reused: fresh
-    // pages for every encode cost more than the products that fill them. Holds no state: every
-    // Plan overwrites what it reads.
+    std::vector<uint8_t> m_sketched; // 1 where min(rows, cols) > L
+    // Learner-local scratch for the sketches' W (d_i x w_i at m_scratch_at[i]) and Y (m_i x w_i
+    // at m_range_at[i]), laid out by every Plan at the current widths and reused: it only grows,
+    // and fresh pages for every encode cost more than the products that fill them. Holds no
+    // state: every Plan overwrites what it reads.
     std::vector<int64_t> m_scratch_at;
     std::vector<int64_t> m_range_at;
-    int64_t m_scratch_size{0};
-    int64_t m_range_size{0};
     std::vector<float> m_scratch;
     std::vector<float> m_range;
-    // Warm mode: the bases (m_i x L at m_range_at[i]; m_basis_set[i] = 0 where none) and the
-    // next Plan's, written by this Plan and swapped in when it succeeds.
+    // Warm mode: the bases (m_i x w_i row-major, empty where none) and the next Plan's, written
+    // by this Plan and swapped in when it succeeds. Per matrix, so that a width change moves no
+    // other matrix's basis; their capacity is kept from Plan to Plan.
     bool m_warm;
-    std::vector<float> m_basis;
-    std::vector<uint8_t> m_basis_set;
-    std::vector<float> m_next_basis;
-    std::vector<uint8_t> m_next_set;
+    std::vector<std::vector<float>> m_basis;
+    std::vector<std::vector<float>> m_next_basis;
+    // Warm mode: 1 where the next Plan computes the matrix exactly from the start (its rank is
+    // beyond what its widest sketch offers), and the next Plan's.
+    std::vector<uint8_t> m_exact;
+    std::vector<uint8_t> m_next_exact;
 };
 
 } // namespace hilo

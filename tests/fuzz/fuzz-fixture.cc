@@ -17,6 +17,12 @@ FuzzLayout()
     return AdapterLayout::Create({{"a", 2, 3}, {"b", 3, 2}}).value();
 }
 
+AdapterLayout
+WideFuzzLayout()
+{
+    return AdapterLayout::Create({{"a", 16, 20}, {"b", 20, 16}}).value();
+}
+
 AdapterState
 FuzzInitialState()
 {
@@ -52,6 +58,7 @@ CompressorConfigs()
         {"sparq", "bits=8;min_rank=1"},
         {"pulse", ""},
         {"powersgd", "dtype=bf16;error_feedback=true;max_rank=1"},
+        {"spar", "dtype=fp32;sketch=4;warm=true", true},
     };
     return kConfigs;
 }
@@ -65,7 +72,8 @@ MakeCompressor(size_t i)
     {
         Fail(std::string("fuzz table: options '") + c.options + "': " + options.status().message());
     }
-    StatusOr<std::unique_ptr<Compressor>> made = NewCompressor(c.kind, FuzzLayout(), *options);
+    StatusOr<std::unique_ptr<Compressor>> made =
+        NewCompressor(c.kind, c.wide ? WideFuzzLayout() : FuzzLayout(), *options);
     if (!made.ok())
     {
         Fail(std::string("fuzz table: ") + c.kind + " (" + c.options +

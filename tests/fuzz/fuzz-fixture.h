@@ -23,6 +23,9 @@ namespace hilo::fuzz
 
 /// The layout of compressor golden tests: a 2x3 A factor and a 3x2 B factor (12 values).
 AdapterLayout FuzzLayout();
+/// A rank-16 layout (16x20 and 20x16, 640 values) for the configurations whose state needs a
+/// rank above their sketch width: spar's warm-start bases.
+AdapterLayout WideFuzzLayout();
 /// Initial parameters every fuzzed replica and the seed writer's publisher start from.
 AdapterState FuzzInitialState();
 
@@ -30,10 +33,11 @@ struct CompressorConfig
 {
     const char* kind;
     const char* options; // "key=value;..." as in Params()
+    bool wide{false};    // built for WideFuzzLayout() instead of FuzzLayout()
 };
 /// Every compressor kind, each with the option variants that change what Decode reads.
 const std::vector<CompressorConfig>& CompressorConfigs();
-/// Builds configuration `i` for FuzzLayout(); aborts when it does not build (a broken table).
+/// Builds configuration `i` for its layout; aborts when it does not build (a broken table).
 std::unique_ptr<Compressor> MakeCompressor(size_t i);
 
 struct ReplicaConfig

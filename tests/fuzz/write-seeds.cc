@@ -86,7 +86,11 @@ CompressorSeeds(const fs::path& dir)
                 {
                     base_aware->SetBase(&base.theta); // pulse encodes against the replicas' bits
                 }
-                hilo::StatusOr<hilo::Encoded> e = c->Encode(inputs[k], budget);
+                const std::vector<float> x =
+                    static_cast<int64_t>(inputs[k].size()) == c->layout().numel()
+                        ? inputs[k]
+                        : Gradient(c->layout().numel(), 7 + k);
+                hilo::StatusOr<hilo::Encoded> e = c->Encode(x, budget);
                 if (!e.ok() && base_aware != nullptr &&
                     e.status().code() == hilo::StatusCode::kBudgetTooSmall)
                 {
@@ -182,7 +186,10 @@ RestoreSeeds(const fs::path& dir)
             {
                 base_aware->SetBase(&base.theta);
             }
-            if (!c->Encode(Gradient(layout.numel(), 40 + step), int64_t{1} << 20).ok())
+            // The wide configurations' budget changes, so that warm bases widen and narrow.
+            const bool narrow = hilo::fuzz::CompressorConfigs()[i].wide && step == 2;
+            const int64_t budget = narrow ? c->layout().adapter_bytes() / 8 : int64_t{1} << 20;
+            if (!c->Encode(Gradient(c->layout().numel(), 40 + step), budget).ok())
             {
                 Fail("restore seed: encode of configuration " + std::to_string(i));
             }

@@ -10,6 +10,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -62,6 +63,31 @@ Frames(Compressor* c, const AdapterLayout& layout, int from, int to)
         out.push_back(e.ok() ? e->payload : std::string());
     }
     return out;
+}
+
+/// The width of every basis in a warm state (SpectralTruncation::SaveWarmState), 0 where none.
+std::vector<int64_t>
+StateWidths(const AdapterLayout& layout, const std::string& state)
+{
+    ByteReader r(state);
+    uint32_t n = 0;
+    EXPECT_TRUE(r.GetU32(&n));
+    std::vector<int64_t> widths;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        uint8_t set = 0;
+        uint64_t w = 0;
+        EXPECT_TRUE(r.GetU8(&set));
+        if (set && r.GetVarint(&w))
+        {
+            const MatrixSpec& s = layout.matrix(i);
+            std::vector<float> skip(static_cast<size_t>(w * std::min(s.rows, s.cols)));
+            EXPECT_TRUE(r.GetFloats(skip.data(), skip.size(), ValueDtype::kFp32));
+        }
+        widths.push_back(static_cast<int64_t>(w));
+    }
+    EXPECT_TRUE(r.empty());
+    return widths;
 }
 
 class WarmThreads : public ::testing::Test
@@ -120,6 +146,10 @@ TEST(SparWarm, ACheckpointContinuesByteForByte)
     auto kept = MakeCompressor("spar", layout, kWarm);
     const std::vector<std::string> before = Frames(kept.get(), layout, 0, 4);
     const std::string state = kept->SaveLocalState();
+    // Mid-run, some bases have widened (steps 1 and 3 saturate matrices at 5% and 10%).
+    const std::vector<int64_t> widths = StateWidths(layout, state);
+    EXPECT_GT(std::count(widths.begin(), widths.end(), 16), 0);
+    EXPECT_GT(std::count(widths.begin(), widths.end(), 8), 0);
     const std::vector<std::string> want = Frames(kept.get(), layout, 4, 8);
 
     auto restored = MakeCompressor("spar", layout, kWarm);
@@ -144,8 +174,10 @@ TEST(SparWarm, RestoreRefusesBadStateAndKeepsItsOwn)
     auto c = MakeCompressor("spar", layout, kWarm);
     (void) Frames(c.get(), layout, 0, 2);
     const std::string good = c->SaveLocalState();
-    // Entry 0: flag at byte 4, then m x L fp32 (m = 32: the LoRA rank).
-    ASSERT_EQ(good[4], 1);
+    // Entry 0: flag at byte 4 (1, or 2: exact next), its width at byte 5, then m x w fp32 (m =
+    // 32: the LoRA rank).
+    ASSERT_TRUE(good[4] == 1 || good[4] == 2);
+    ASSERT_TRUE(good[5] == 8 || good[5] == 16);
     std::vector<std::string> bad;
     bad.push_back(good.substr(0, good.size() - 1)); // truncated
     bad.push_back(good + std::string(1, '\0'));     // trailing byte
@@ -154,17 +186,23 @@ TEST(SparWarm, RestoreRefusesBadStateAndKeepsItsOwn)
     count[0] = static_cast<char>(count[0] + 1); // wrong matrix count
     bad.push_back(count);
     std::string flag = good;
-    flag[4] = 2; // bad flag
+    flag[4] = 3; // bad flag
     bad.push_back(flag);
     std::string nan = good;
     const float q = std::numeric_limits<float>::quiet_NaN();
-    std::memcpy(&nan[5 + 4 * 7], &q, 4); // a NaN in basis 0
+    std::memcpy(&nan[6 + 4 * 7], &q, 4); // a NaN in basis 0 (after its one-byte width)
     bad.push_back(nan);
+    std::string scaled = good; // finite, but not orthonormal: a basis entry times 2^20
+    float e = 0.0f;
+    std::memcpy(&e, &scaled[6 + 4 * 3], 4);
+    e = e * 1048576.0f + 1.0f;
+    std::memcpy(&scaled[6 + 4 * 3], &e, 4);
+    bad.push_back(scaled);
     for (size_t k = 0; k < bad.size(); ++k)
     {
         const Status s = c->RestoreLocalState(bad[k]);
         EXPECT_EQ(s.code(), StatusCode::kCorruption) << k << " " << s.ToString();
-        EXPECT_EQ(c->SaveLocalState(), good) << k;
+        EXPECT_TRUE(c->SaveLocalState() == good) << k;
     }
     // A basis on a matrix that is not sketched (rank 8 = the width: exact only).
     const AdapterLayout small = testing::LoraLayout(2, 8, 96, 192);
@@ -182,6 +220,108 @@ TEST(SparWarm, RestoreRefusesBadStateAndKeepsItsOwn)
     auto plain = MakeCompressor("spar", layout, "dtype=bf16;sketch=8");
     EXPECT_EQ(plain->RestoreLocalState(good).code(), StatusCode::kCorruption);
     EXPECT_TRUE(plain->RestoreLocalState("").ok());
+}
+
+TEST(SparWarm, ASaturatedMatrixWidensItsBasisInsteadOfBeingRedoneEveryStep)
+{
+    // m = 32 (widths 8 and 16, offering 6 and 12 pairs) and m = 24 (v's B: widths 8 and 12).
+    const AdapterLayout layout = Rank32();
+    const std::vector<float> x = SpectralGradient(layout, 4, 1e-3);
+    SpectralTruncation warm(layout, 8, false, true);
+    SpectralTruncation exact(layout, 0, false);
+    std::vector<int64_t> bytes;
+    for (const MatrixSpec& s : layout.matrices())
+        bytes.push_back(4 + 4 * (s.rows + s.cols));
+    const int64_t budget = layout.adapter_bytes() * 2 / 5;
+    StatusOr<SpectralPlan> want = exact.Plan(x, bytes, budget, 0, SparAllocation::kGreedy, "t");
+    ASSERT_TRUE(want.ok());
+    int64_t wide = 0;   // want more than a width-8 sketch offers, and fit in the widest one
+    int64_t beyond = 0; // want all the widest sketch offers, or more
+    for (size_t i = 0; i < layout.size(); ++i)
+    {
+        const int64_t k = want->ks[i];
+        const int64_t w = warm.MaxWidth(i);
+        wide += k >= 6 && k < w - w / 4 ? 1 : 0;
+        beyond += k >= w - w / 4 ? 1 : 0;
+    }
+    ASSERT_GT(wide, 0);
+    ASSERT_GT(beyond, 0);
+    for (int step = 0; step < 4; ++step)
+    {
+        StatusOr<SpectralPlan> p = warm.Plan(x, bytes, budget, 0, SparAllocation::kGreedy, "t");
+        ASSERT_TRUE(p.ok());
+        int64_t exact_spectra = 0;
+        for (const MatrixSpectrum& sp : p->spectra)
+            exact_spectra += sp.exact ? 1 : 0;
+        if (step == 0)
+        {
+            // Saturated at width 8: redone exactly.
+            EXPECT_GE(p->exact_redos, wide + beyond);
+        }
+        else
+        {
+            // Then sketched at their new widths; those beyond are exact from the start.
+            EXPECT_EQ(p->exact_redos, 0) << step;
+            EXPECT_EQ(exact_spectra, beyond) << step;
+        }
+        if (step == 3)
+        {
+            EXPECT_EQ(p->ks, want->ks);
+        }
+        for (size_t i = 0; i < layout.size(); ++i)
+        {
+            const int64_t k = want->ks[i];
+            EXPECT_EQ(warm.Width(i), k >= 6 ? warm.MaxWidth(i) : 8)
+                << "step " << step << " matrix " << i;
+        }
+    }
+    // A budget that takes at most 4 triplets anywhere narrows every basis back to width 8.
+    const int64_t small = layout.adapter_bytes() / 50;
+    StatusOr<SpectralPlan> p = warm.Plan(x, bytes, small, 0, SparAllocation::kGreedy, "t");
+    ASSERT_TRUE(p.ok());
+    for (size_t i = 0; i < layout.size(); ++i)
+    {
+        ASSERT_LE(p->ks[i], 4) << i;
+        EXPECT_EQ(warm.Width(i), 8) << i;
+    }
+    EXPECT_EQ(StateWidths(layout, warm.SaveWarmState()), std::vector<int64_t>(layout.size(), 8));
+}
+
+TEST(SparWarm, RestoreRefusesAForgedWidth)
+{
+    const AdapterLayout layout = Rank32(); // widths 8 to 16
+    SpectralTruncation t(layout, 8, false, true);
+    const std::string before = t.SaveWarmState();
+    auto forged = [&](uint64_t width, uint64_t floats)
+    {
+        std::string out;
+        ByteWriter w(&out);
+        w.PutU32(static_cast<uint32_t>(layout.size()));
+        w.PutU8(1);
+        w.PutVarint(width);
+        for (uint64_t k = 0; k < floats; ++k)
+            w.PutF32(width > 0 && k / width == k % width ? 1.0f : 0.0f); // orthonormal
+        for (size_t i = 1; i < layout.size(); ++i)
+            w.PutU8(0);
+        return out;
+    };
+    for (uint64_t width :
+         {uint64_t{0}, uint64_t{4}, uint64_t{7}, uint64_t{17}, uint64_t{32}, uint64_t{1} << 30})
+    {
+        // Forged with the floats its width asks for (capped), so only the width is wrong.
+        const Status s = t.RestoreWarmState(forged(width, 32 * std::min<uint64_t>(width, 64)), "t");
+        EXPECT_EQ(s.code(), StatusCode::kCorruption) << width;
+        EXPECT_NE(s.message().find("width"), std::string::npos) << s.ToString();
+        EXPECT_EQ(t.SaveWarmState(), before) << width;
+    }
+    // Widths in range are restored as they are.
+    for (uint64_t width : {uint64_t{8}, uint64_t{12}, uint64_t{16}})
+    {
+        const std::string state = forged(width, 32 * width);
+        ASSERT_TRUE(t.RestoreWarmState(state, "t").ok()) << width;
+        EXPECT_EQ(t.Width(0), static_cast<int64_t>(width));
+        EXPECT_EQ(t.SaveWarmState(), state);
+    }
 }
 
 TEST(SparWarm, ARefusedEncodeLeavesTheBases)
