@@ -35,10 +35,13 @@ WeightBytesPerGpu(const GpuNode& node, const LlmProfile& llm)
     return 2.0 * static_cast<double>(CeilDiv(llm.Params(), node.tp()));
 }
 
-// KV cache bytes per token of context one GPU holds (KV heads split, at least one per GPU).
+// KV cache bytes per token of context one GPU holds (KV heads split, at least one per GPU; an
+// MLA latent is shared by all heads, so every GPU holds all of it).
 double
 KvBytesPerTokenPerGpu(const GpuNode& node, const LlmProfile& llm)
 {
+    if (llm.mla())
+        return static_cast<double>(llm.KvBytesPerToken());
     const int64_t heads = CeilDiv(llm.kv_heads, node.tp());
     return static_cast<double>(llm.layers * 2 * heads * llm.head_dim * 2);
 }
@@ -168,7 +171,9 @@ RolloutSeconds(const GpuNode& node, const LlmProfile& llm, int64_t lora_rank, in
         std::max<int64_t>(1, static_cast<int64_t>(std::floor(free_bytes / per_seq)));
     const double p = static_cast<double>(prompt_tokens);
     const double layers = static_cast<double>(llm.layers);
-    const double qw = static_cast<double>(llm.q_width());
+    // Per context token and layer, attention multiplies q with the keys (q_width) and the
+    // weights with the values (o_width): 2 x (q_width + o_width) flops, 4 x qw.
+    const double qw = 0.5 * static_cast<double>(llm.q_width() + llm.o_width());
     const double act_bytes = static_cast<double>(llm.hidden) * 2.0; // one token's activations
     // Replicas serve their shares in parallel: the busiest one's time.
     const int64_t share = CeilDiv(sequences, node.replicas());

@@ -14,16 +14,18 @@
 //   rollout  2·ceil(W/tp) + 2·L_g + KV of one sequence        <= mem · memory_headroom
 //   train    2·ceil(W/tp) + 16·L_g (fp32 adapter, gradient, m, v)
 //   KV per token per GPU = KvBytesPerToken · ceil(kv_heads/tp) / kv_heads (KV heads split; a
-//   GPU holds at least one, so with tp > kv_heads KV heads are replicated, as in vLLM).
+//   GPU holds at least one, so with tp > kv_heads KV heads are replicated, as in vLLM); with
+//   latent attention (MLA) KvBytesPerToken, the latent every head reads, on every GPU.
 // All-reduce of m bytes over n GPUs (ring): AR(m) = 2·(n−1)/n · m / link + allreduce_latency_s
 //   (0 when n = 1).
 // Rollout (vLLM-style serving, sequences batched, waves when the KV cache is full; each of the R
 // replicas serves ceil(sequences / R) of them, in parallel):
-//   prefill  FLOPs = b·P·2·(N + L) + b·2·layers·P²·q_width        (causal attention: QKᵀ + AV)
+//   prefill  FLOPs = b·P·2·(N + L) + b·2·layers·P²·a              (causal attention: QKᵀ + AV)
 //            time  = FLOPs / (peak·tp·prefill_mfu) + 2·layers·AR(b·P·hidden·2)
 //   decode   per generated token j (context c = P + j), for the b sequences of a wave:
 //            bytes = 2·(N_b/tp + L_g) + b·c·KV per token per GPU
-//            FLOPs = b·(2·(N + L) + 4·layers·c·q_width)
+//            FLOPs = b·(2·(N + L) + 4·layers·c·a), a = (q_width + o_width) / 2 (= q_width
+//            without MLA: keys and values as wide as the queries)
 //            time  = max(bytes / (bw·decode_mbu), FLOPs / (peak·tp·decode_mfu))
 //                    + 2·layers·AR(b·hidden·2)                      (tp: after attention and MLP)
 //   waves    b_max = floor(free memory per GPU / ((P + G)·KV per token per GPU))

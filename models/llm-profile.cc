@@ -26,6 +26,11 @@ struct Loaded
 std::string
 Inconsistent(const LlmProfile& p)
 {
+    if (!p.mla() && (p.q_lora_rank != 0 || p.rope_head_dim != 0 || p.v_head_dim != 0))
+        return "a model without latent attention (kv_lora_rank 0) has q_lora_rank, rope_head_dim "
+               "and v_head_dim 0";
+    if (p.mla() && p.v_head_dim < 1)
+        return "latent attention (kv_lora_rank > 0) needs v_head_dim >= 1";
     if (!p.moe())
     {
         if (p.active_experts != 0 || p.expert_intermediate != 0 || p.shared_experts != 0 ||
@@ -80,7 +85,11 @@ Load()
             {"active_experts", &p.active_experts, 0},
             {"expert_intermediate", &p.expert_intermediate, 0},
             {"shared_experts", &p.shared_experts, 0},
-            {"dense_layers", &p.dense_layers, 0}};
+            {"dense_layers", &p.dense_layers, 0},
+            {"q_lora_rank", &p.q_lora_rank, 0},
+            {"kv_lora_rank", &p.kv_lora_rank, 0},
+            {"rope_head_dim", &p.rope_head_dim, 0},
+            {"v_head_dim", &p.v_head_dim, 0}};
         for (const auto& [column, field, least] : ints)
         {
             hilo::StatusOr<double> v = t->Number(r, column);
@@ -149,12 +158,22 @@ LlmProfile::Modules(int64_t layer, const std::string& target) const
 {
     using Shapes = std::vector<std::pair<int64_t, int64_t>>;
     const bool moe_layer = moe() && layer >= dense_layers;
+    if (mla() && (target == "q" || target == "k" || target == "v"))
+    {
+        if (target == "k")
+            return Shapes{{kv_lora_rank + rope_head_dim, hidden}};
+        if (target == "v")
+            return Shapes{{heads * (head_dim + v_head_dim), kv_lora_rank}};
+        if (q_lora_rank == 0)
+            return Shapes{{q_width(), hidden}};
+        return Shapes{{q_lora_rank, hidden}, {q_width(), q_lora_rank}};
+    }
     if (target == "q")
         return Shapes{{q_width(), hidden}};
     if (target == "k" || target == "v")
         return Shapes{{kv_width(), hidden}};
     if (target == "o")
-        return Shapes{{hidden, q_width()}};
+        return Shapes{{hidden, o_width()}};
     if (target == "gate" || target == "up" || target == "down")
     {
         const int64_t width = moe_layer ? expert_intermediate : intermediate;
@@ -184,7 +203,13 @@ LlmProfile::Modules(int64_t layer, const std::string& target) const
 int64_t
 LlmProfile::MatmulParams() const
 {
-    const int64_t attention = hidden * q_width() + 2 * hidden * kv_width() + q_width() * hidden;
+    int64_t attention = 0;
+    for (const char* target : {"q", "k", "v", "o"})
+    {
+        const auto modules = Modules(0, target); // valid targets: never an error
+        for (const auto& [d_out, d_in] : *modules)
+            attention += d_out * d_in;
+    }
     const int64_t dense_mlp = 3 * hidden * intermediate;
     const int64_t dense_count = moe() ? dense_layers : layers;
     const int64_t moe_mlp = experts * hidden + (shared_experts + experts) * expert_params();
@@ -215,7 +240,8 @@ LlmProfile::TouchedMatmulParams(int64_t tokens) const
 int64_t
 LlmProfile::Params() const
 {
-    const int64_t norms = layers * 2 * hidden + hidden;
+    // MLA normalises its q and kv latents too (q_a_layernorm, kv_a_layernorm).
+    const int64_t norms = layers * (2 * hidden + q_lora_rank + kv_lora_rank) + hidden;
     const int64_t embedding = vocab * hidden;
     return MatmulParams() + norms + (tied_embeddings ? 0 : embedding);
 }
@@ -223,8 +249,23 @@ LlmProfile::Params() const
 namespace
 {
 
-// Sums over every layer and module of `targets`: r x (d_in + d_out) (all) and r x hidden (the
-// factor tensor parallelism replicates).
+// The LoRA parameters of module `index` of `target` (shape d_out x d_in) that every
+// tensor-parallel GPU holds whole (see the file comment of llm-profile.h).
+int64_t
+ReplicatedLora(const LlmProfile& p, const std::string& target, size_t index, int64_t rank,
+               int64_t d_out, int64_t d_in)
+{
+    const bool replicated_linear =
+        p.mla() && ((target == "q" && p.q_lora_rank > 0 && index == 0) || target == "k");
+    if (replicated_linear)
+        return rank * (d_in + d_out);
+    const bool row_parallel = target == "o" || target == "down" ||
+                              (target == "experts" && index % 3 == 2); // an expert's down
+    return row_parallel ? rank * d_out : rank * d_in;
+}
+
+// Sums over every layer and module of `targets`: r x (d_in + d_out) (all) and the factors tensor
+// parallelism replicates (ReplicatedLora).
 hilo::Status
 SumLora(const LlmProfile& p, int64_t rank, const std::vector<std::string>& targets, int64_t* all,
         int64_t* replicated)
@@ -249,10 +290,11 @@ SumLora(const LlmProfile& p, int64_t rank, const std::vector<std::string>& targe
             {
                 return modules.status();
             }
-            for (const auto& [d_out, d_in] : *modules)
+            for (size_t i = 0; i < modules->size(); ++i)
             {
+                const auto [d_out, d_in] = (*modules)[i];
                 *all += rank * (d_out + d_in);
-                *replicated += rank * p.hidden;
+                *replicated += ReplicatedLora(p, t, i, rank, d_out, d_in);
             }
         }
     }

@@ -7,6 +7,10 @@
 // LoRA on a linear of shape d_out x d_in at rank r has r x (d_in + d_out) parameters (A: r x d_in,
 // B: d_out x r). Target modules and their (d_out, d_in), per layer:
 //   q: (heads*head_dim, hidden)   k, v: (kv_heads*head_dim, hidden)   o: (hidden, heads*head_dim)
+//     with multi-head latent attention (MLA, named as in DeepSeek-V3's checkpoints):
+//     q: q_a_proj (q_lora_rank, hidden) and q_b_proj (heads*(head_dim+rope_head_dim), q_lora_rank)
+//     k: kv_a_proj_with_mqa (kv_lora_rank+rope_head_dim, hidden)
+//     v: kv_b_proj (heads*(head_dim+v_head_dim), kv_lora_rank)   o: (hidden, heads*v_head_dim)
 //   gate, up: (width, hidden)   down: (hidden, width), on every dense MLP (width = intermediate)
 //     and, in an MoE layer, on each shared expert (width = expert_intermediate); an MoE layer
 //     without shared experts has no gate/up/down module outside its routed experts;
@@ -20,7 +24,10 @@
 // gate/up are column-parallel (the output dimension is split across the GPUs), o and down are
 // row-parallel (the input dimension is split). Each GPU keeps the LoRA factor on the split
 // dimension in slices (B of a column-parallel module, A of a row-parallel one) and a replica of
-// the other factor, which is r x hidden either way: LoraReplicatedParams.
+// the other factor (r x d_in of a column-parallel module, d_out x r of a row-parallel one: r x
+// hidden for every module of a model without MLA): LoraReplicatedParams. MLA's q_a_proj and
+// kv_a_proj_with_mqa are replicated whole on every GPU (as vLLM runs them), and so are their
+// LoRA factors; q_b_proj and kv_b_proj are column-parallel, o row-parallel.
 #ifndef MODELS_LLM_PROFILE_H
 #define MODELS_LLM_PROFILE_H
 
@@ -56,9 +63,22 @@ struct LlmProfile
     int64_t expert_intermediate{0}; // MLP width of each routed or shared expert
     int64_t shared_experts{0};      // always-active experts per MoE layer
     int64_t dense_layers{0};        // leading dense-MLP layers of an MoE model
+    // Multi-head latent attention (DeepSeek-V2/V3), when kv_lora_rank > 0: k and v come from one
+    // compressed latent of kv_lora_rank values per token plus one rotary key of rope_head_dim
+    // shared by the heads, and the KV cache holds only those; q is hidden -> q_lora_rank ->
+    // heads x (head_dim + rope_head_dim) (q_lora_rank 0: one projection). head_dim is the
+    // per-head key width without the rotary part. All four are 0 in a model without MLA.
+    int64_t q_lora_rank{0};
+    int64_t kv_lora_rank{0};
+    int64_t rope_head_dim{0};
+    int64_t v_head_dim{0}; // per-head value width (MLA; otherwise head_dim)
 
     bool moe() const { return experts > 0; }
-    int64_t q_width() const { return heads * head_dim; }
+    bool mla() const { return kv_lora_rank > 0; }
+    /// Width of q (and of each head's query-key product, all heads together).
+    int64_t q_width() const { return heads * (head_dim + rope_head_dim); }
+    /// Width of the attention output the o projection reads (all heads' values).
+    int64_t o_width() const { return mla() ? heads * v_head_dim : q_width(); }
     int64_t kv_width() const { return kv_heads * head_dim; }
     /// Layers whose MLP is a mixture of experts (0 for a dense model).
     int64_t moe_layers() const { return moe() ? layers - dense_layers : 0; }
@@ -84,8 +104,12 @@ struct LlmProfile
     /// Params less the routed experts a token skips: the "activated parameters" model cards
     /// state (embedding included); Params for a dense model.
     int64_t ActiveParams() const { return Params() - (MatmulParams() - ActiveMatmulParams()); }
-    /// bf16 KV cache bytes per token of context (all layers, K and V).
-    int64_t KvBytesPerToken() const { return layers * 2 * kv_width() * 2; }
+    /// bf16 KV cache bytes per token of context (all layers, K and V; MLA: the latent and the
+    /// rotary key).
+    int64_t KvBytesPerToken() const
+    {
+        return mla() ? layers * (kv_lora_rank + rope_head_dim) * 2 : layers * 2 * kv_width() * 2;
+    }
 
     /// LoRA parameters at `rank` on `targets` in every layer. Errors: rank < 1, unknown or
     /// repeated target.

@@ -5,6 +5,7 @@
 #include "models/llm-profile.h"
 
 #include <cstdio>
+#include <cstring>
 
 namespace hilosim
 {
@@ -32,7 +33,7 @@ KnownLlms()
     std::vector<std::pair<std::string, std::string>> out;
     for (const models::LlmProfile& l : models::ListLlms())
     {
-        char buf[400];
+        char buf[512];
         const auto r64 = l.LoraParams(64, models::LlmTargetNames());
         const double r64_m = r64.ok() ? static_cast<double>(*r64) / 1e6 : 0.0;
         int n = std::snprintf(buf, sizeof(buf),
@@ -54,6 +55,16 @@ KnownLlms()
                           static_cast<long long>(l.expert_intermediate),
                           static_cast<long long>(l.shared_experts),
                           static_cast<double>(l.ActiveParams()) / 1e9, r64e_m, r64e_m * 2);
+        }
+        const size_t used = std::strlen(buf);
+        if (l.mla() && used < sizeof(buf))
+        {
+            std::snprintf(buf + used, sizeof(buf) - used,
+                          "; latent attention: KV cache %lld + %lld per token and layer (%.1f KB "
+                          "per token)",
+                          static_cast<long long>(l.kv_lora_rank),
+                          static_cast<long long>(l.rope_head_dim),
+                          static_cast<double>(l.KvBytesPerToken()) / 1e3);
         }
         out.emplace_back(l.name, buf);
     }

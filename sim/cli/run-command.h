@@ -23,10 +23,16 @@ struct RunOptions
     std::string pcap_dir;               // non-empty: pcap traces of every link end, per arm
                                         // in pcap_dir/<arm>/ (sim/net/link-pcap.h)
     uint32_t pcap_snaplen{65535};       // bytes kept of each captured frame
+    // Processes running arms at once (each arm is one simulation, and ns-3's Simulator is one per
+    // process). 1: every arm in this process, one after another. More: each arm in a child
+    // process forked before any simulation or workload exists; the outputs are byte-identical
+    // to a run with 1 (timing.json aside).
+    uint32_t jobs{1};
 };
 
 /// Runs `scenario` (valid, as LoadScenarioFile returns it). Returns the process exit code:
-/// 0 on success, 1 on a runtime failure (message on stderr). Bad input was rejected earlier.
+/// 0 on success, 1 on a runtime failure, 2 on bad input found by the arms' checks (message on
+/// stderr; no output file is written).
 int RunScenario(const LoadedScenario& scenario, const RunOptions& options);
 
 } // namespace hilosim

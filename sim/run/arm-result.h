@@ -99,6 +99,8 @@ struct ArmResult
     std::string window_limited_example;     // one of them, described; empty when none
 
     double wall_s{0};     // wall-clock seconds of this arm's simulation (not deterministic)
+    double cpu_s{0};      // CPU seconds of the process that ran this arm, setup included, while
+                          // it ran (not deterministic; 0: not measured)
     hilo::Status failure; // first runtime failure; ok when the arm completed
 };
 

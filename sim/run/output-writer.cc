@@ -358,6 +358,7 @@ TimingJson(const std::vector<ArmResult>& arms)
         o << (i ? ",\n" : "\n") << "    {\"name\": " << JsonString(a.name)
           << ", \"wall_s\": " << FormatNumber(a.wall_s) << ", \"wall_s_per_step\": "
           << FormatNumber(a.publishes.empty() ? 0 : a.wall_s / a.publishes.size())
+          << (a.cpu_s > 0 ? ", \"cpu_s\": " + FormatNumber(a.cpu_s) : std::string())
           << ", \"gradient_s\": " << FormatNumber(grad) << ", \"publish_s\": " << FormatNumber(enc)
           << ", \"rollout_s\": " << FormatNumber(rollout)
           << ", \"replica_apply_s\": " << FormatNumber(apply)
