@@ -206,6 +206,28 @@ STUDIES = {
               " --benchmark_filter='BM_Encode/(3|9|12|14|15)/(16|50)/'"
               f" --benchmark_out={CMP}/bench-warm-2threads.json --benchmark_out_format=json"
               f" | tee {CMP}/bench-warm-2threads.txt", "command", ("hilo-compress-bench",)),
+        Study("bench-widths", ("bench-widths-2threads.json", "bench-widths-2threads.txt",
+                               "bench-widths-before-2threads.json"),
+              "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-compress-bench"
+              " --benchmark_filter='BM_Encode/(3|14)/(16|50)/'"
+              f" --benchmark_out={CMP}/bench-widths-2threads.json --benchmark_out_format=json"
+              f" | tee {CMP}/bench-widths-2threads.txt", "command", ("hilo-compress-bench",),
+              note="bench-widths-before-2threads.json is the same command run with a binary built"
+              " before per-matrix widths (the commit is in the .txt's first line)"),
+        Study("reconstruction-error-widths",
+              ("reconstruction-error-widths.csv", "reconstruction-error-widths.csv.meta.json"),
+              "build/tests/hilo-compress-error spar-warm8"
+              f" > {CMP}/reconstruction-error-widths.csv;"
+              f" {PY} scripts/csv_provenance.py {CMP}/reconstruction-error-widths.csv", "command",
+              ("hilo-compress-error",)),
+        Study("profile-warm8", ("profile-warm8-2threads.txt",),
+              "perf record -F 400 --call-graph dwarf,16384 -o /tmp/warm.data"
+              " build/tests/hilo-compress-bench --benchmark_filter='BM_Encode/(3|14)/(16|50)/';"
+              " perf script -i /tmp/warm.data -F tid,ip,sym,dso | c++filt"
+              " | tests/bench/hilo-profile-buckets.py --drop-first-fill"
+              " 'SparCompressor::Encode|SpectralTruncation::'"
+              f" > {CMP}/profile-warm8-2threads.txt", "command", ("hilo-compress-bench",),
+              note="the file's first line names the binary's commit and the PowerSGD variant"),
         Study("plan-profile", ("plan-profile-2threads.txt",),
               "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-spectra-bench --benchmark_filter=BM_Plan"
               f" | tee {CMP}/plan-profile-2threads.txt", "command", ("hilo-spectra-bench",)),
