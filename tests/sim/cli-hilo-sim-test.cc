@@ -205,19 +205,10 @@ TEST(CliHiloSim, RunRejectsBadInputWithTwo)
 }
 
 // A relay region behind a learner uplink: every kind of link (uplink, region WAN, LAN) appears.
-const char* kTinyRelay = R"(
+const std::string kTinyRelay = R"(
 name: "tiny-relay"
 seed: 5
-workload {
-  kind: "distill"
-  steps: 2
-  model { vocab: 32 d_model: 32 layers: 1 heads: 2 context: 24 }
-  lora { rank: 4 }
-  prompts_per_worker: 2
-  gen_tokens: 8
-  eval_prompts: 8
-}
-learner { gpu: "H100-SXM" }
+)" + std::string(test::kTinyWorkload) + R"(
 workers { count: 2 gpu: "A10G" region: "r" }
 network {
   topology: "relay"

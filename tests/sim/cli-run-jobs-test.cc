@@ -18,19 +18,10 @@ using test::HiloSim;
 using test::ReadFile;
 using test::RunCommand;
 
-const char* kThreeArms = R"(
+const std::string kThreeArms = R"(
 name: "jobs"
 seed: 11
-workload {
-  kind: "distill"
-  steps: 2
-  model { vocab: 32 d_model: 32 layers: 1 heads: 2 context: 24 }
-  lora { rank: 4 }
-  prompts_per_worker: 2
-  gen_tokens: 8
-  eval_prompts: 8
-}
-learner { gpu: "H100-SXM" }
+)" + std::string(test::kTinyWorkload) + R"(
 workers { count: 3 gpu: "A10G" }
 network { worker_link { bandwidth: "50Mbps" delay: "5ms" } }
 arms { name: "full" strategy: "full" compressor: "dense" }

@@ -52,6 +52,21 @@ RunCommand(const std::string& command)
     return r;
 }
 
+/// A two-step distillation on a one-layer model with its learner: the smallest workload a CLI
+/// run can train, for tests that only vary workers, network and arms.
+constexpr const char* kTinyWorkload = R"(
+workload {
+  kind: "distill"
+  steps: 2
+  model { vocab: 32 d_model: 32 layers: 1 heads: 2 context: 24 }
+  lora { rank: 4 }
+  prompts_per_worker: 2
+  gen_tokens: 8
+  eval_prompts: 8
+}
+learner { gpu: "H100-SXM" }
+)";
+
 inline std::string
 HiloSim()
 {
