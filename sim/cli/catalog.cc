@@ -16,7 +16,8 @@ KnownNetworkModels()
         {"flow",
          "Each message a flow on the same routes: max-min fair rates re-shared whenever a flow "
          "starts or ends, TCP handshake, slow start, window limit, header overhead, and "
-         "random loss as Linux CUBIC's mean window under it. Seconds instead of minutes, whatever "
+         "random loss as expected loss events, each cutting the window by the variant's beta "
+         "and CUBIC's curve growing it between them. Seconds instead of minutes, whatever "
          "the bytes; within 5% of "
          "packet on update-latency p50 for clean links and moderate sharing "
          "(results/sim/flow-vs-packet.md). Choose it for scale (many workers, large adapters, "

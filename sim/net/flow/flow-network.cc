@@ -414,7 +414,9 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
             Acknowledge(s, false, now, now);
         }
         s.slowStart = false;
-        s.cwnd = std::min(s.cwnd, std::max(s.tcp.loss_rate_Bps * s.tcp.rtt_s, s.tcp.beta * s.cwnd));
+        s.lastCut = WindowAfterLoss(s.tcp, s.cwnd, s.lastCut.w_max_bytes);
+        s.cwnd = s.lastCut.cwnd_bytes;
+        s.epochS = 0;
         s.ssthresh = s.cwnd;
         s.roundLoss = true;
         s.nextLossAt += LossEventSpacing(s.tcp, s.rate, std::min(s.cwnd, s.tcp.window_bytes));
@@ -451,14 +453,17 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         const bool windowBound = s.roundSpent || s.rate * s.tcp.rtt_s >= s.roundWindow;
         const double roundBytes = s.sentBytes - s.ackedMark;
         Acknowledge(s, s.roundSpent, s.roundSpentAt, now);
-        const double meanWindow = s.tcp.loss_rate_Bps * s.tcp.rtt_s;
         const bool cwndLimited = s.roundSpent && s.roundWindow >= s.cwnd * (1 - 1e-9);
-        if (s.tcp.loss > 0 && !s.slowStart && cwndLimited && !s.roundLoss && s.cwnd < meanWindow)
+        if (s.tcp.loss > 0 && !s.slowStart && !s.roundLoss)
         {
-            // Congestion avoidance below the mean window under loss: the additive increase, only
-            // while cwnd is the limit (Linux's tcp_is_cwnd_limited).
-            s.cwnd = std::min(meanWindow, s.cwnd + LossResponseAlpha(s.tcp.beta, s.tcp.cubic) *
-                                                       s.tcp.mss_bytes);
+            // Congestion avoidance after a loss: the variant's growth, counted in the rounds
+            // that sent (idle time is not CUBIC's t, as in Linux), applied only while cwnd is
+            // the limit (Linux's tcp_is_cwnd_limited).
+            s.epochS += s.tcp.rtt_s;
+            if (cwndLimited)
+            {
+                s.cwnd = WindowAfterLossFreeRound(s.tcp, s.cwnd, s.lastCut, s.epochS);
+            }
         }
         if (windowBound)
         {

@@ -42,11 +42,12 @@
 // exit ssthresh = cwnd, credited at the end of the round that found it; as in Linux, HyStart
 // does not search again on that connection (only a loss timeout, which the model does not
 // have, would restart it).
-// Loss: see tcp-flow-model.h. After a loss (congestion avoidance), a window below the mean window
-// under loss -- cut short by a restart after idle, or by a loss in slow start's first rounds --
-// grows back to it by the variant's additive increase (LossResponseAlpha segments per round
-// trip: Reno's, or CUBIC's Reno-friendly region, a lower bound of its cubic curve), at the end of
-// each round that filled its window and had no loss event (no growth in recovery).
+// Loss: see tcp-flow-model.h. A loss event falls at an expected stream offset (the first after
+// 1/p segments, then LossEventRate's spacing at the window of the moment); it cuts cwnd by beta
+// (WindowAfterLoss) and ends slow start with ssthresh = cwnd. After it (congestion avoidance) the
+// window grows at the end of each round that filled it and had no loss event (no growth in
+// recovery) by WindowAfterLossFreeRound: CUBIC's curve from the cut's W_max, t the sending time
+// since the cut.
 #ifndef HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 #define HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 
@@ -154,6 +155,8 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         bool roundDoubling{false}; // slow start with cwnd the limit: sent at twice the drain
         ns3::Time roundSpentAt;    // when the round's window was out
         double srtt{0};            // Linux's smoothed RTT, seconds (Acknowledge)
+        LossCut lastCut;           // the last loss cut (CUBIC's W_max and K)
+        double epochS{0};          // sending time since that cut (CUBIC's t), seconds
         HyStart hystart;           // CUBIC's slow-start exit (Acknowledge)
 
         std::deque<Frame> inFlight; // left, not yet arrived

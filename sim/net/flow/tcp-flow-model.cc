@@ -149,6 +149,32 @@ LossThroughputBytesPerSecond(const TcpFlowParams& params)
     return params.mss_bytes / (params.rtt_s / w + timeoutSecondsPerSegment);
 }
 
+LossCut
+WindowAfterLoss(const TcpFlowParams& params, double cwndBytes, double wMaxBytes)
+{
+    LossCut cut;
+    cut.w_max_bytes = cwndBytes < wMaxBytes ? cwndBytes * (1.0 + params.beta) / 2.0 : cwndBytes;
+    cut.cwnd_bytes = std::min(cwndBytes, std::max(2.0 * params.mss_bytes, params.beta * cwndBytes));
+    cut.k_s =
+        std::cbrt(std::max(0.0, cut.w_max_bytes - cut.cwnd_bytes) / params.mss_bytes / kCubicC);
+    return cut;
+}
+
+double
+WindowAfterLossFreeRound(const TcpFlowParams& params, double cwndBytes, const LossCut& cut,
+                         double epochS)
+{
+    const double additive =
+        cwndBytes + LossResponseAlpha(params.beta, params.cubic) * params.mss_bytes;
+    if (!params.cubic)
+    {
+        return additive;
+    }
+    const double ahead = epochS + params.rtt_s - cut.k_s;
+    const double curve = cut.w_max_bytes + kCubicC * ahead * ahead * ahead * params.mss_bytes;
+    return std::max(additive, std::min(curve, 1.5 * cwndBytes));
+}
+
 double
 SmoothedRttAfter(double srttS, double fromS, double lastS, double samples)
 {
@@ -198,10 +224,6 @@ TcpFlowParamsFor(const std::vector<const LinkSpec*>& route, const SocketOptions&
     t.beta = variant->beta;
     t.cubic = variant->cubic;
     t.restart_after_idle = options.restart_after_idle;
-    if (t.loss > 0)
-    {
-        t.loss_rate_Bps = LossThroughputBytesPerSecond(t);
-    }
     return t;
 }
 

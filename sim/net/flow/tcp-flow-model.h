@@ -12,29 +12,32 @@
 //     qdisc, nor does the packet model);
 //   - the congestion window starts at 10 segments and grows in slow start by the bytes acked
 //     (ns-3 counts bytes in slow start, RFC 3465), i.e. doubles every round trip while it binds;
-//   - under random loss p the window tends to the mean window of the variant's loss response,
-//     with Linux's loss recovery (SACK, RACK and a tail loss probe, RFC 8985, which the packet
-//     model has), sized from first principles rather than fitted (LossThroughputBytesPerSecond):
+//   - under random loss p, losses are counted in expectation and their effect on the window is
+//     played out round by round (FlowNetwork), with Linux's loss recovery (SACK, RACK and a tail
+//     loss probe, RFC 8985, which the packet model has) in mind:
 //       * loss events, not losses, cut the window: at most one cut per round trip with a loss,
 //         and none in the round of recovery after it, so with W segments per round a cut comes
 //         every 1 + 1 / (1 - (1 - p)^W) rounds (LossEventRate: about p / (1 + W p) per segment);
-//       * between cuts the window is the sawtooth of the deterministic loss model of RFC 9438
-//         section 5.1 at that event rate pe: an AIMD(alpha, beta) flow averages
-//         sqrt(alpha (1 + beta) / (2 (1 - beta) pe)) segments; CUBIC takes the larger of its
-//         Reno-friendly region (alpha = 3 (1 - beta) / (1 + beta), RFC 9438 section 4.3, which
-//         averages Reno's sqrt(3 / (2 pe))) and its cubic curve, averaging
-//         (C (3 + beta) / (4 (1 - beta)))^(1/4) (RTT / pe)^(3/4) with C = 0.4 (section 5.1).
+//         the first comes after 1/p segments and ends slow start;
+//       * each cut multiplies cwnd by the variant's beta (WindowAfterLoss: Linux's
+//         bictcp_recalc_ssthresh, at least two segments, never above cwnd), ssthresh = cwnd;
+//       * between cuts, each round that fills the window grows it by the variant's own rule
+//         (WindowAfterLossFreeRound): Reno's one segment (AIMD(1, beta) for the others), and for
+//         CUBIC the larger of its Reno-friendly region (alpha = 3 (1 - beta) / (1 + beta), RFC
+//         9438 section 4.3) and its cubic curve from the last cut's W_max (section 4.2, with
+//         Linux's fast convergence), its time t counted in rounds that sent, not in idle time.
 //         Linux grows the window per segment acknowledged, not per ACK, so delayed ACKs do not
-//         slow it;
-//       * a loss event ends in a retransmission timeout only when its repair is lost too (the
-//         retransmission, or the probe at a flight's tail, with probability p): RACK and the
-//         probe recover everything else without one. A timeout costs Linux's RTO, RTT + 200 ms
-//         (its minimum RTO, which the packet model sets), backed off as in Padhye et al.,
-//         SIGCOMM 1998: T0 f(p) / (1 - p), f(p) = 1 + p + 2p^2 + ... + 32p^6;
-//     so the rate is mss / (RTT / W + pe p T0 f(p) / (1 - p)) with W at most the send buffer.
-//     Losses are counted in expectation: the first after 1/p segments ends slow start; each
-//     loss event multiplies the window by the variant's beta (FlowModelBeta), never below that
-//     mean window and never above the window before the loss.
+//         slow it. (A window held at the long flow's mean window, the closed form below, froze
+//         the growth above it, where Linux's curve keeps growing between an update's loss
+//         events: results/validation/simulator-rerun.md);
+//       * a retransmission timeout, which needs the repair of a loss event lost too (p per
+//         event), is left out of the rounds; it is part of the closed form below.
+//     The long-run rate of that sawtooth has a closed form, LossThroughputBytesPerSecond: the
+//     deterministic loss model of RFC 9438 section 5.1 at the event rate pe (an AIMD(alpha, beta)
+//     flow averages sqrt(alpha (1 + beta) / (2 (1 - beta) pe)) segments; CUBIC the larger of
+//     that and (C (3 + beta) / (4 (1 - beta)))^(1/4) (RTT / pe)^(3/4), C = 0.4), with Linux's
+//     RTO (RTT + 200 ms) backed off as in Padhye et al., SIGCOMM 1998 for the timeouts: a
+//     reference the rounds come within a few per cent of on a long transfer (tests/sim).
 //   - the model knows only loss-based variants whose window after a loss is a fixed fraction
 //     of the window before it and whose slow start is the standard one: CUBIC (beta 0.7),
 //     NewReno and Linux Reno (0.5), BIC (0.8) and Scalable (0.875), ns-3's defaults. The others
@@ -48,7 +51,6 @@
 #include "sim/net/socket-options.h"
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,7 +78,6 @@ struct TcpFlowParams
     double beta{0.7};              // window kept at a loss event
     bool cubic{true};              // CUBIC's loss response (else AIMD(1, beta))
     bool restart_after_idle{true}; // Linux's slow start after idle (SocketOptions)
-    double loss_rate_Bps{std::numeric_limits<double>::infinity()}; // goodput under loss, bytes/s
 };
 
 /// The fraction of its window `congestionControl` keeps at a loss event, as the flow model uses
@@ -103,6 +104,27 @@ double LossResponseAlpha(double beta, bool cubic);
 /// Mean congestion window in segments at `lossEvents` loss events per segment sent and round
 /// trip `rttS` of the loss response in the file comment: CUBIC's (`cubic`) or AIMD(1, beta)'s.
 double SteadyWindowSegments(double beta, bool cubic, double rttS, double lossEvents);
+
+/// A loss event's cut (Linux's bictcp_recalc_ssthresh, and tcp_reno_ssthresh for the others):
+/// cwnd becomes beta x cwnd, at least two segments and never above cwnd; W_max, the plateau of
+/// CUBIC's curve, becomes cwnd, or cwnd (1 + beta) / 2 when cwnd is below the previous W_max
+/// `wMaxBytes` (fast convergence); K, the seconds the curve takes from the new cwnd back to
+/// W_max, is cbrt((W_max - cwnd) / C) in segments (bictcp_update at the epoch's start).
+struct LossCut
+{
+    double cwnd_bytes{0};
+    double w_max_bytes{0};
+    double k_s{0};
+};
+LossCut WindowAfterLoss(const TcpFlowParams& params, double cwndBytes, double wMaxBytes);
+
+/// Congestion avoidance's window after one more cwnd-limited round trip without a loss event,
+/// `epochS` seconds of sending after the last cut (this round included): the variant's additive
+/// increase (LossResponseAlpha segments), and for CUBIC at least its curve one round trip ahead,
+/// W_max + C (t + RTT - K)^3 (RFC 9438 section 4.2, in segments; `cut` the last cut's
+/// LossCut), at most 1.5 cwnd (Linux's cnt >= 2).
+double WindowAfterLossFreeRound(const TcpFlowParams& params, double cwndBytes, const LossCut& cut,
+                                double epochS);
 
 /// Goodput in bytes/s of `params`' flow under its random loss (params.loss > 0), as in the
 /// file comment: the loss-event rate and the mean window solved together (a fixed point: a
