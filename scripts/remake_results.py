@@ -220,6 +220,20 @@ STUDIES = {
               f" > {CMP}/reconstruction-error-widths.csv;"
               f" {PY} scripts/csv_provenance.py {CMP}/reconstruction-error-widths.csv", "command",
               ("hilo-compress-error",)),
+        Study("bench-onepass", ("bench-onepass-2threads.json", "bench-onepass-2threads.txt",
+                                "bench-onepass-before-2threads.json"),
+              "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-compress-bench"
+              " --benchmark_filter='BM_Encode/(3|14)/(16|50)/'"
+              f" --benchmark_out={CMP}/bench-onepass-2threads.json --benchmark_out_format=json"
+              f" | tee {CMP}/bench-onepass-2threads.txt", "command", ("hilo-compress-bench",),
+              note="bench-onepass-before-2threads.json is the same command run with a binary built"
+              " before the one-pass warm sketch (the commits are in the .txt's first line)"),
+        Study("reconstruction-error-onepass",
+              ("reconstruction-error-onepass.csv", "reconstruction-error-onepass.csv.meta.json"),
+              "build/tests/hilo-compress-error spar-warm8 powersgd"
+              f" > {CMP}/reconstruction-error-onepass.csv;"
+              f" {PY} scripts/csv_provenance.py {CMP}/reconstruction-error-onepass.csv", "command",
+              ("hilo-compress-error",)),
         Study("profile-warm8", ("profile-warm8-2threads.txt",),
               "perf record -F 400 --call-graph dwarf,16384 -o /tmp/warm.data"
               " build/tests/hilo-compress-bench --benchmark_filter='BM_Encode/(3|14)/(16|50)/';"

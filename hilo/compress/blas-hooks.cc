@@ -12,6 +12,7 @@ Blas()
     {
         BlasHooks h;
         h.ssyrk = reinterpret_cast<SsyrkFn>(dlsym(RTLD_DEFAULT, "ssyrk_"));
+        h.sgemm = reinterpret_cast<SgemmFn>(dlsym(RTLD_DEFAULT, "sgemm_"));
         h.set_threads =
             reinterpret_cast<SetThreadsFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
         h.get_threads =

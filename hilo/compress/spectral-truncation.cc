@@ -2,6 +2,8 @@
 
 #include "hilo/compress/blas-hooks.h"
 #include "hilo/compress/counter-rng.h"
+#include "hilo/compress/sketch-pass.h"
+#include "hilo/compress/small-eigen.h"
 #include "hilo/core/finite.h"
 #include "hilo/core/parallel.h"
 
@@ -139,9 +141,15 @@ SpectralTruncation::Width(size_t i) const
 int64_t
 SpectralTruncation::WidthFor(size_t i, int64_t k) const
 {
+    auto offered = [](int64_t w) { return w - w / 4; };
     int64_t w = m_width;
-    while (w - w / 4 < k + 1 && w < MaxWidth(i))
+    while (offered(w) < k + 1 && w < MaxWidth(i))
         w = std::min(2 * w, MaxWidth(i));
+    // Narrower than L while half the width still offers a pair beyond the one past the rank:
+    // the allocator reads a matrix's gains up to one past its rank, and the spare pair keeps a
+    // rank that grows by one from saturating (and being redone exactly) at once.
+    while (w <= m_width && w / 2 >= kMinWarmWidth && offered(w / 2) >= k + 2)
+        w /= 2;
     return w;
 }
 
@@ -271,14 +279,46 @@ SpectralTruncation::RayleighRitz(const std::vector<float>& x, size_t i, const at
     const int64_t d = std::max(s.rows, s.cols);
     const at::Tensor xs = ShortSideRows(x, i);
     at::Tensor w = at::from_blob(w_store, {d, q.size(1)}, at::kFloat);
-    at::mm_out(w, xs.t(), q);        // d x l = X^T Q
-    at::Tensor h = at::mm(w.t(), w); // L x L
-    if (!AllFinite(h))
+    at::mm_out(w, xs.t(), q); // d x l = X^T Q
+    return RitzStep(q, w, out);
+}
+
+bool
+SpectralTruncation::RitzStep(const at::Tensor& q_in, const at::Tensor& w, MatrixSpectrum* out) const
+{
+    // L x L and m x L work in the project's own loops (small-eigen.h): no LibTorch call per
+    // matrix but the two tensors the spectrum keeps.
+    const at::Tensor q = q_in.contiguous();
+    const int64_t m = q.size(0);
+    const int64_t l = w.size(1);
+    std::vector<float> h(static_cast<size_t>(l * l));
+    ColumnGram(w.data_ptr<float>(), w.size(0), l, h.data());
+    if (!hilo::AllFinite(h.data(), l * l))
         return false;
-    auto [evals, evecs] = at::linalg_eigh(h.to(at::kDouble));
-    at::Tensor e = evecs.flip({1}).to(at::kFloat).contiguous(); // descending Ritz values
-    out->gains = DescendingGains(evals);
-    out->basis = at::mm(q, e);
+    std::vector<double> values;
+    std::vector<double> vectors;
+    SymmetricEigen(l, std::vector<double>(h.begin(), h.end()), &values, &vectors);
+    at::Tensor e = at::empty({l, l}, at::kFloat); // descending Ritz values
+    float* ep = e.data_ptr<float>();
+    for (int64_t k = 0; k < l * l; ++k)
+        ep[k] = static_cast<float>(vectors[static_cast<size_t>(k)]);
+    at::Tensor basis = at::empty({m, l}, at::kFloat); // Q R
+    const float* qp = q.data_ptr<float>();
+    float* bp = basis.data_ptr<float>();
+    for (int64_t r = 0; r < m; ++r)
+    {
+        for (int64_t j = 0; j < l; ++j)
+        {
+            double acc = 0.0;
+            for (int64_t k = 0; k < l; ++k)
+                acc += static_cast<double>(qp[r * l + k]) * ep[k * l + j];
+            bp[r * l + j] = static_cast<float>(acc);
+        }
+    }
+    out->gains.resize(static_cast<size_t>(l));
+    for (int64_t j = 0; j < l; ++j) // negatives (rounding) as 0
+        out->gains[static_cast<size_t>(j)] = std::max(0.0, values[static_cast<size_t>(j)]);
+    out->basis = basis;
     out->projected = w;
     out->rotation = e;
     out->exact = false;
@@ -305,20 +345,39 @@ SpectralTruncation::WarmSketch(const std::vector<float>& x, size_t i, float* y_s
             return false;
         q = Orthonormal(at::from_blob(y_store, {m, l}, at::kFloat));
     }
-    if (!RayleighRitz(x, i, q, w_store, out))
+    // W = X^T Q and the next basis's Z = X W = X X^T Q in one pass over X (sketch-pass.h): one
+    // power step further. Z's columns then go in descending Ritz order (Z R), so that the leading
+    // ones span the leading directions and a narrower next basis is their first columns.
+    const at::Tensor qc = q.contiguous();
+    SketchPass(x.data() + m_layout.offset(i), s.rows, s.cols, qc.data_ptr<float>(), l, w_store,
+               y_store);
+    if (!RitzStep(qc, at::from_blob(w_store, {d, l}, at::kFloat), out))
         return false;
-    // Z = X W = X X^T B while X is still in cache: the next basis, one power step further. Its
-    // columns in descending Ritz order (Z R), so that the leading ones span the leading
-    // directions and a narrower next basis is their first columns.
     at::Tensor z = at::from_blob(y_store, {m, l}, at::kFloat);
-    at::mm_out(z, ShortSideRows(x, i), at::from_blob(w_store, {d, l}, at::kFloat));
     std::vector<float>& next = m_next_basis[i];
     next.clear();
     if (AllFinite(z))
     {
-        const at::Tensor b = Orthonormal(at::mm(z, out->rotation)).contiguous();
-        if (AllFinite(b))
-            next.assign(b.data_ptr<float>(), b.data_ptr<float>() + m * l);
+        // Z R in double, orthonormalized (small-eigen.h), the next basis.
+        std::vector<double> zr(static_cast<size_t>(m * l));
+        const float* zp = z.data_ptr<float>();
+        const float* rp = out->rotation.data_ptr<float>();
+        for (int64_t r = 0; r < m; ++r)
+        {
+            for (int64_t j = 0; j < l; ++j)
+            {
+                double acc = 0.0;
+                for (int64_t k = 0; k < l; ++k)
+                    acc += static_cast<double>(zp[r * l + k]) * rp[k * l + j];
+                zr[static_cast<size_t>(r * l + j)] = acc;
+            }
+        }
+        OrthonormalizeColumns(m, l, &zr);
+        next.resize(zr.size());
+        for (size_t k = 0; k < zr.size(); ++k)
+            next[k] = static_cast<float>(zr[k]);
+        if (!hilo::AllFinite(next.data(), m * l))
+            next.clear();
     }
     return true;
 }
@@ -409,11 +468,11 @@ SpectralTruncation::RestoreWarmState(std::string_view state, const std::string& 
             return Status::Corruption(name + ": local state holds a basis for matrix " +
                                       std::to_string(i) + ", which is not sketched");
         uint64_t width = 0;
-        if (!r.GetVarint(&width) || width < static_cast<uint64_t>(m_width) ||
+        if (!r.GetVarint(&width) || width < static_cast<uint64_t>(kMinWarmWidth) ||
             width > static_cast<uint64_t>(MaxWidth(i)))
         {
             return Status::Corruption(name + ": local basis " + std::to_string(i) +
-                                      " has no width in [" + std::to_string(m_width) + ", " +
+                                      " has no width in [" + std::to_string(kMinWarmWidth) + ", " +
                                       std::to_string(MaxWidth(i)) + "]");
         }
         const MatrixSpec& s = m_layout.matrix(i);

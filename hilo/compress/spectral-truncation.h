@@ -40,15 +40,20 @@
 // leaves its leading singular vectors as its next basis. When gradients change slowly the basis
 // tracks their leading subspace; on a repeated X it converges to it. A Plan that fails leaves the
 // bases as they were.
-// Each matrix's basis has a width of its own, w_i = L or the widest, max(L, min(2L, m_i / 2)): a
-// matrix the allocation saturates is redone exactly this once and hands on its leading w_i
-// singular vectors, w_i the narrowest width whose offered pairs exceed its rank, so that
-// the next encode's sketch holds what it took instead of an exact Gram and eigendecomposition
-// every step; a matrix whose rank fits the narrower width narrows to it (the
+// Each matrix's basis has a width of its own, from kMinWarmWidth up to the widest, max(L,
+// min(2L, m_i / 2)): a matrix the allocation saturates is redone exactly this once and hands on
+// its leading w_i singular vectors, w_i the narrowest width whose offered pairs exceed its rank,
+// so that the next encode's sketch holds what it took instead of an exact Gram and
+// eigendecomposition every step; a matrix whose rank fits a narrower width narrows to it (the
 // next basis is Z R, the power step in descending Ritz order, whose leading columns span its
-// leading directions). Only matrices that want more than the widest sketch offers are still
+// leading directions), below L by halves while half the width still offers two pairs past its
+// rank (at a small budget most matrices take 0-2 triplets: a width-2 or -4 sketch is all the
+// allocator reads of them). Only matrices that want more than the widest sketch offers are still
 // computed exactly, and they from the start of the next encode (no sketch that saturates, and
 // no other matrix's allocation inflated by it until the redo).
+// A warm pass reads each matrix from memory once: W = X^T B and Z = X W are formed block by block
+// along the long side (hilo/compress/sketch-pass.h), and the L x L eigendecomposition and the
+// basis's orthonormalization run in the project's own loops (hilo/compress/small-eigen.h).
 //
 // Deterministic: Omega is a pure function of its row and column (counter-based draws, no state),
 // every matrix is computed by one thread with BLAS held at one thread, and the matrices' results
@@ -80,6 +85,9 @@ constexpr int64_t kDefaultSketchWidth = 0;
 /// Screening keeps a matrix when its leading estimated gain per byte is at least the estimated
 /// threshold divided by this.
 constexpr double kScreenMargin = 4.0;
+
+/// The narrowest basis a matrix keeps in warm mode (two pairs: its rank is 0 and one gain past it).
+constexpr int64_t kMinWarmWidth = 2;
 
 /// One matrix's leading singular structure as the allocator and the coders see it.
 struct MatrixSpectrum
@@ -125,7 +133,7 @@ class SpectralTruncation
     std::string SaveWarmState() const;
     /// Restores SaveWarmState()'s bytes; kCorruption (prefixed `name`, the bases unchanged) for
     /// a wrong count, flag or length, a basis on a matrix that is not sketched, a width outside
-    /// [L, MaxWidth(i)], a non-finite value, or a basis that is not orthonormal.
+    /// [kMinWarmWidth, MaxWidth(i)], a non-finite value, or a basis that is not orthonormal.
     Status RestoreWarmState(std::string_view state, const std::string& name);
 
     /// The widest basis matrix i may keep in warm mode: max(L, min(2L, m_i / 2)). Wider sketches
@@ -191,14 +199,18 @@ class SpectralTruncation
     /// The Rayleigh-Ritz step of matrix i on the orthonormal m x l basis `q`: W = X^T Q into `w`.
     bool RayleighRitz(const std::vector<float>& x, size_t i, const at::Tensor& q, float* w,
                       MatrixSpectrum* out) const;
+    /// The Rayleigh-Ritz step from W = X^T Q (d x l, made by the caller): Ritz values, basis
+    /// Q R and rotation R into `out`. False when W^T W holds a non-finite value.
+    bool RitzStep(const at::Tensor& q, const at::Tensor& w, MatrixSpectrum* out) const;
     /// Warm mode's pass over matrix i: the sketch from its basis (or from Y = X Omega into `y`
     /// when it has none) and its next basis into m_next_basis. False on a non-finite product.
     bool WarmSketch(const std::vector<float>& x, size_t i, float* y, float* w, MatrixSpectrum* out);
     /// Warm mode, after a successful Plan with ranks `ks`: the next bases, at the widths the
     /// ranks ask for (exact spectra give their leading singular vectors), become the current ones.
     void CommitBases(const SpectralPlan& plan, const std::vector<int64_t>& ks);
-    /// The width a basis of matrix i gets for rank k: L when its offered pairs exceed k, else
-    /// MaxWidth(i).
+    /// The width a basis of matrix i gets for rank k: the narrowest of L, 2L, ... (capped at
+    /// MaxWidth(i)) whose offered pairs exceed k; below L, halved while half of it offers at
+    /// least k + 2 pairs (not below kMinWarmWidth).
     int64_t WidthFor(size_t i, int64_t k) const;
     /// Places every sketched matrix's W and Y in the scratch at its current width.
     void LayOutScratch();
