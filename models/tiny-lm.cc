@@ -1,8 +1,10 @@
 #include "models/tiny-lm.h"
 
+#include "models/grouped-product.h"
 #include "models/seeded-rng.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 #include <cmath>
@@ -165,40 +167,6 @@ TinyLm::LoraTensor(const std::vector<float>& theta) const
         .clone();
 }
 
-// x W^T for every row group of `x` ([B, n, d_in], dim 0 split into `groups`) as one batched
-// product with one matrix per group, each of the shape a separate call for that group would
-// multiply: a group's result does not depend on how many groups there are, and one batched call
-// costs far less than one call per group. Groups of unequal size are multiplied one by one, with
-// the same batched kernel (a batch of one).
-at::Tensor
-GroupedProduct(const at::Tensor& x, const at::Tensor& w, const std::vector<int64_t>& groups)
-{
-    const int64_t n = x.size(1);
-    const int64_t d_in = x.size(2);
-    const int64_t d_out = w.size(0);
-    const at::Tensor wt = w.t().unsqueeze(0);
-    auto product = [&](const at::Tensor& part, int64_t g)
-    {
-        const int64_t rows = part.size(0) / g;
-        return at::bmm(part.reshape({g, rows * n, d_in}), wt.expand({g, d_in, d_out}))
-            .reshape({g * rows, n, d_out});
-    };
-    const bool equal =
-        std::all_of(groups.begin(), groups.end(), [&](int64_t r) { return r == groups.front(); });
-    if (equal)
-    {
-        return product(x, static_cast<int64_t>(groups.size()));
-    }
-    std::vector<at::Tensor> parts;
-    int64_t start = 0;
-    for (int64_t rows : groups)
-    {
-        parts.push_back(product(x.narrow(0, start, rows), 1));
-        start += rows;
-    }
-    return at::cat(parts, 0);
-}
-
 // x W^T, grouped when `groups` is given (GroupedProduct), else as one product (at::linear).
 at::Tensor
 Product(const at::Tensor& x, const at::Tensor& w, const std::vector<int64_t>* groups)
@@ -286,21 +254,25 @@ Generation
 TinyLm::GenerateStreams(const at::Tensor& prompts, int64_t gen_tokens, double temperature,
                         const at::Tensor& lora, const std::vector<SampleStream>& streams) const
 {
-    at::NoGradGuard no_grad;
     const int64_t batch = prompts.size(0);
     const int64_t plen = prompts.size(1);
     const int64_t vocab = m_options.vocab;
     const int64_t dh = m_options.d_model / m_options.heads;
-    Cache cache;
-    for (int64_t l = 0; l < m_options.layers; ++l)
-    {
-        cache.k.push_back(at::zeros({batch, m_options.heads, plen + gen_tokens, dh}, at::kFloat));
-        cache.v.push_back(at::zeros({batch, m_options.heads, plen + gen_tokens, dh}, at::kFloat));
-    }
+    // The results are ordinary tensors (made before the guard), so callers may use them anywhere.
     Generation g;
     g.tokens = at::zeros({batch, plen + gen_tokens}, at::kLong);
     g.tokens.narrow(1, 0, plen).copy_(prompts);
     g.logp = at::zeros({batch, gen_tokens}, at::kFloat);
+    // Inference mode rather than NoGradGuard: the same kernels without autograd's bookkeeping
+    // (version counters, view tracking) on each of the many small operations of a generation.
+    c10::InferenceMode inference;
+    Cache cache;
+    for (int64_t l = 0; l < m_options.layers; ++l)
+    {
+        // Uninitialised: position p is written (Run) before any attention reads it.
+        cache.k.push_back(at::empty({batch, m_options.heads, plen + gen_tokens, dh}, at::kFloat));
+        cache.v.push_back(at::empty({batch, m_options.heads, plen + gen_tokens, dh}, at::kFloat));
+    }
     auto tok = g.tokens.accessor<int64_t, 2>();
     auto out_lp = g.logp.accessor<float, 2>();
 
