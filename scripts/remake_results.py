@@ -228,6 +228,13 @@ STUDIES = {
               f" | tee {CMP}/bench-onepass-2threads.txt", "command", ("hilo-compress-bench",),
               note="bench-onepass-before-2threads.json is the same command run with a binary built"
               " before the one-pass warm sketch (the commits are in the .txt's first line)"),
+        Study("bench-onepass-idle", ("bench-onepass-idle-2threads.json",
+                                     "bench-onepass-idle-2threads.txt"),
+              "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-compress-bench"
+              " --benchmark_filter='BM_Encode/(3|14)/(16|50)/' --benchmark_repetitions=3"
+              f" --benchmark_out={CMP}/bench-onepass-idle-2threads.json --benchmark_out_format=json"
+              f" | tee {CMP}/bench-onepass-idle-2threads.txt", "command", ("hilo-compress-bench",),
+              note="run it on an otherwise idle machine: the ratio moves with the load"),
         Study("reconstruction-error-onepass",
               ("reconstruction-error-onepass.csv", "reconstruction-error-onepass.csv.meta.json"),
               "build/tests/hilo-compress-error spar-warm8 powersgd"
