@@ -1,14 +1,11 @@
 #include "models/grouped-product.h"
 
+#include "hilo/compress/blas-hooks.h"
+
 #include <ATen/core/grad_mode.h>
 
 #include <algorithm>
 #include <limits>
-
-// The Fortran BLAS entry point LibTorch's CPU matrix products call (ATen's cpublas::gemm).
-extern "C" void sgemm_(const char* transa, const char* transb, const int* m, const int* n,
-                       const int* k, const float* alpha, const float* a, const int* lda,
-                       const float* b, const int* ldb, const float* beta, float* c, const int* ldc);
 
 namespace models
 {
@@ -24,6 +21,10 @@ constexpr int64_t kBmmBlasMinWork = 400;
 bool
 DirectCallMatchesBmm(const at::Tensor& x, const at::Tensor& w, const std::vector<int64_t>& groups)
 {
+    if (hilo::Blas().sgemm == nullptr)
+    {
+        return false; // no sgemm_ in the BLAS LibTorch loaded: its own path
+    }
     if (x.scalar_type() != at::kFloat || w.scalar_type() != at::kFloat || !x.device().is_cpu() ||
         !w.device().is_cpu() || x.dim() != 3 || w.dim() != 2 || x.size(2) != w.size(1))
     {
@@ -116,11 +117,13 @@ GroupedProduct(const at::Tensor& x, const at::Tensor& w, const std::vector<int64
     const float* wp = wc.data_ptr<float>();
     const float* xp = xc.data_ptr<float>();
     float* yp = y.data_ptr<float>();
+    // sgemm_ looked up in the process (hilo::Blas()), so it is the one LibTorch itself calls,
+    // not a second BLAS linked beside it.
+    const hilo::SgemmFn sgemm = hilo::Blas().sgemm;
     for (int64_t rows : groups)
     {
         const int m = static_cast<int>(rows * n);
-        sgemm_(&transa, &transb, &d_out, &m, &d_in, &alpha, wp, &d_in, xp, &d_in, &beta, yp,
-               &d_out);
+        sgemm(&transa, &transb, &d_out, &m, &d_in, &alpha, wp, &d_in, xp, &d_in, &beta, yp, &d_out);
         xp += static_cast<int64_t>(m) * d_in;
         yp += static_cast<int64_t>(m) * d_out;
     }

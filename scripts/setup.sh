@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   cmake g++ make ccache pkg-config
   libns3-dev ns3 libgsl-dev libsqlite3-dev libxml2-dev
-  libtorch-dev libopenblas0-pthread libblas-dev
+  libtorch-dev libopenblas0-pthread
   libprotobuf-dev protobuf-compiler
   libboost-program-options-dev
   libgtest-dev libbenchmark-dev
