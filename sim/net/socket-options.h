@@ -49,6 +49,9 @@
 namespace hilosim
 {
 
+/// How long a receiver holds the ACK of a lone segment, milliseconds: Linux's TCP_ATO_MIN.
+constexpr int64_t kDelayedAckMs = 40;
+
 struct BufferSizing
 {
     // "auto": window = 1.25 BDP keeps the link busy with headroom for ACK jitter; more only builds
@@ -83,9 +86,9 @@ struct SocketOptions
                                  const BufferSizing& sizing = BufferSizing());
 
     /// Applies to a TCP socket before Connect/Listen (segment size, buffers, congestion control
-    /// -- wrapped in TcpIdleRestart, its restart on with restart_after_idle --, pacing, which is on for every
-    /// variant). Buffers may be changed again later; the segment
-    /// size may not.
+    /// -- wrapped in TcpIdleRestart, its restart on with restart_after_idle --, SACK, Linux's
+    /// delayed-ACK timeout, pacing for BBR only). Buffers may be changed again later; the
+    /// segment size may not.
     /// REQUIRES: `socket` is an ns3::TcpSocketBase.
     void ApplyTo(ns3::Ptr<ns3::Socket> socket) const;
     /// Only the buffer sizes (allowed on a connected socket). Both apply the SafeBuffers.

@@ -129,6 +129,7 @@ TcpLinuxSocket::SendDataPacket(ns3::SequenceNumber32 seq, uint32_t maxSize, bool
             {
                 s.at = now;
                 s.delivered = false;
+                s.retransmitted = true;
             }
         }
     }
@@ -237,6 +238,68 @@ TcpLinuxSocket::ProbeTimeout()
     m_retxEvent = ns3::Simulator::Schedule(m_rto, &TcpLinuxSocket::ReTxTimeout, this);
 }
 
+ns3::TcpOptionSack::SackList
+TcpLinuxSocket::SackBlocks(const ns3::TcpHeader& tcpHeader)
+{
+    if (!tcpHeader.HasOption(ns3::TcpOption::SACK))
+    {
+        return {};
+    }
+    auto sack =
+        ns3::DynamicCast<const ns3::TcpOptionSack>(tcpHeader.GetOption(ns3::TcpOption::SACK));
+    return sack ? sack->GetSackList() : ns3::TcpOptionSack::SackList();
+}
+
+bool
+TcpLinuxSocket::Covers(const Sent& s, ns3::SequenceNumber32 ack,
+                       const ns3::TcpOptionSack::SackList& blocks)
+{
+    bool covered = s.end <= ack;
+    for (const auto& [left, right] : blocks)
+    {
+        covered |= left <= s.begin && s.end <= right;
+    }
+    return covered;
+}
+
+ns3::Time
+TcpLinuxSocket::AckRttSample(const ns3::TcpHeader& tcpHeader) const
+{
+    if (m_sent.empty() || !(tcpHeader.GetFlags() & ns3::TcpHeader::ACK))
+    {
+        return ns3::Time(0);
+    }
+    const ns3::SequenceNumber32 ack = tcpHeader.GetAckNumber();
+    const ns3::TcpOptionSack::SackList blocks = SackBlocks(tcpHeader);
+    const Sent* latest = nullptr;
+    for (const Sent& s : m_sent)
+    {
+        if (!s.delivered && !s.retransmitted && Covers(s, ack, blocks) &&
+            (latest == nullptr || s.at >= latest->at))
+        {
+            latest = &s;
+        }
+    }
+    return latest == nullptr ? ns3::Time(0) : ns3::Simulator::Now() - latest->at;
+}
+
+void
+TcpLinuxSocket::EstimateRtt(const ns3::TcpHeader& tcpHeader)
+{
+    const ns3::Time lastSample = m_tcb->m_lastRtt.Get();
+    ns3::TcpSocketBase::EstimateRtt(tcpHeader); // SRTT and RTO as ns-3 (RFC 6298)
+    const ns3::Time sample = AckRttSample(tcpHeader);
+    if (sample.IsStrictlyPositive())
+    {
+        m_tcb->m_lastRtt = sample;
+        m_tcb->m_minRtt = std::min(m_tcb->m_minRtt, sample);
+    }
+    else if (lastSample.IsStrictlyPositive())
+    {
+        m_tcb->m_lastRtt = lastSample; // ns-3 put its SRTT there
+    }
+}
+
 void
 TcpLinuxSocket::RackDelivered(const ns3::TcpHeader& tcpHeader)
 {
@@ -245,29 +308,11 @@ TcpLinuxSocket::RackDelivered(const ns3::TcpHeader& tcpHeader)
         return;
     }
     const ns3::SequenceNumber32 ack = tcpHeader.GetAckNumber();
-    ns3::TcpOptionSack::SackList blocks;
-    if (tcpHeader.HasOption(ns3::TcpOption::SACK))
-    {
-        auto sack =
-            ns3::DynamicCast<const ns3::TcpOptionSack>(tcpHeader.GetOption(ns3::TcpOption::SACK));
-        if (sack)
-        {
-            blocks = sack->GetSackList();
-        }
-    }
+    const ns3::TcpOptionSack::SackList blocks = SackBlocks(tcpHeader);
     const ns3::Time now = ns3::Simulator::Now();
     for (Sent& s : m_sent)
     {
-        if (s.delivered)
-        {
-            continue;
-        }
-        bool delivered = s.end <= ack;
-        for (const auto& [left, right] : blocks)
-        {
-            delivered |= left <= s.begin && s.end <= right;
-        }
-        if (!delivered)
+        if (s.delivered || !Covers(s, ack, blocks))
         {
             continue;
         }

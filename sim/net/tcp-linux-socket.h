@@ -16,19 +16,30 @@
 //     SACK) and RACK.rtt + RACK.reo_wnd (min RTT / 4) has passed since it was sent; then the
 //     socket enters fast recovery (ns-3's own, PRR and the RFC 6675 scoreboard) without waiting
 //     for three duplicate ACKs. A reordering timer checks again when that time comes.
+//   - the RTT congestion control sees: ns-3 3.37 hands PktsAcked its smoothed RTT (TcpSocketBase::
+//     EstimateRtt sets TcpSocketState::m_lastRtt, "last RTT sample", to RttEstimator's estimate),
+//     where Linux hands pkts_acked the RTT of the most recently sent segment this ACK delivers,
+//     never a retransmitted one (tcp_clean_rtx_queue's ca_rtt_us; Karn). HyStart's delay test
+//     and delay_min, and the restart's RTO estimate (sim/net/tcp-idle-restart.h), are made for
+//     per-ACK samples: fed the SRTT that a previous burst's queue inflated, HyStart found a
+//     delay increase on an empty path and left slow start after an idle restart. So after
+//     ns-3's estimator has run (its RTO is unchanged) m_lastRtt is set to that sample, and
+//     m_minRtt to the smallest sample; an ACK that delivers nothing new keeps the last sample.
 //   - TCP small queues, approximately: Create() makes its node's FIFO egress queues fair
 //     (per-connection round robin) and unbounded (sim/net/host-egress.h), so a window sent at
 //     once (senders other than BBR do not pace) waits at the host's own NIC, sharing it with
 //     the host's other connections, instead of being dropped there.
 // ns-3 3.37 has neither: its only answer to a tail loss is the retransmission timeout. The
-// timers Linux pairs with them -- a 200 ms minimum RTO and 40 ms delayed ACKs -- are socket
-// attributes SocketOptions sets. The RTT, RTO and congestion control are ns-3's.
+// timers Linux pairs with them are socket attributes: SocketOptions sets Linux's 40 ms delayed
+// ACK; the minimum RTO stays ns-3's 1 s (socket-options.cc says why). The SRTT, RTO and
+// congestion control are ns-3's.
 #ifndef HILO_SIM_NET_TCP_LINUX_SOCKET_H
 #define HILO_SIM_NET_TCP_LINUX_SOCKET_H
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/sequence-number.h"
+#include "ns3/tcp-option-sack.h"
 #include "ns3/tcp-socket-base.h"
 
 #include <cstdint>
@@ -60,6 +71,7 @@ class TcpLinuxSocket : public ns3::TcpSocketBase
                     uint32_t currentDelivered,
                     const ns3::SequenceNumber32& oldHeadSequence) override;
     void ReTxTimeout() override;
+    void EstimateRtt(const ns3::TcpHeader& tcpHeader) override;
     void DoDispose() override;
 
   private:
@@ -69,7 +81,17 @@ class TcpLinuxSocket : public ns3::TcpSocketBase
         ns3::SequenceNumber32 end;
         ns3::Time at; // last (re)transmission
         bool delivered{false};
+        bool retransmitted{false};
     };
+
+    /// The SACK blocks `tcpHeader` carries (none without the option).
+    static ns3::TcpOptionSack::SackList SackBlocks(const ns3::TcpHeader& tcpHeader);
+    /// Whether an ACK up to `ack` with `blocks` covers `s` whole.
+    static bool Covers(const Sent& s, ns3::SequenceNumber32 ack,
+                       const ns3::TcpOptionSack::SackList& blocks);
+    /// Linux's ca_rtt_us for `tcpHeader`: the time since the most recently sent segment it
+    /// newly delivers was sent, among those never retransmitted; zero when there is none.
+    ns3::Time AckRttSample(const ns3::TcpHeader& tcpHeader) const;
 
     void SchedulePto();
     void ProbeTimeout();

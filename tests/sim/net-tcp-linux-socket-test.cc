@@ -1,7 +1,8 @@
 // TcpLinuxSocket (sim/net/tcp-linux-socket.h): lost last segments, which no duplicate ACK
 // reports, are repaired after a tail loss probe 2 SRTT after the last ACK (RFC 8985 section 7)
 // instead of by a retransmission timeout; a lost segment followed by a few delivered ones is
-// found by RACK's time rule before any timeout.
+// found by RACK's time rule before any timeout; congestion control sees each ACK's own RTT sample,
+// and a lone segment is acknowledged after Linux's 40 ms.
 #include "net-test-util.h"
 #include "net-worker-learner.h"
 
@@ -20,7 +21,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace hilosim
 {
@@ -127,6 +133,83 @@ TEST_F(TcpLinuxSocketTest, ALossFollowedByTwoDeliveredSegmentsIsFoundByRack)
     const Outcome timedOut = SendOne({lost});
     ASSERT_GT(timedOut.arrival_s, 0);
     EXPECT_GT(timedOut.arrival_s - clean.arrival_s, 0.2);
+}
+
+// The RTT values the worker's congestion control was handed (TcpSocketState::m_lastRtt), the last
+// one set at each instant, over 100 Mbps / 40 ms after `sends` (start s, bytes) from the worker.
+std::map<double, double>
+RttsSeenByCongestionControl(const std::vector<std::pair<double, size_t>>& sends)
+{
+    TopologySpec spec;
+    spec.worker_links = {Link("100Mbps", "40ms", 1500)};
+    testing::WorkerLearner pair(spec,
+                                [](const PathInfo& path) {
+                                    return SocketOptions::ForPath(path, ns3::TcpCubic::GetTypeId());
+                                });
+    std::vector<double> arrived(sends.size(), 0);
+    for (size_t i = 0; i < sends.size(); ++i)
+    {
+        pair.SendAt(sends[i].first, RandomPayload(sends[i].second, i + 1), &arrived[i]);
+    }
+    std::map<double, double> seen;
+    const std::string path = "/NodeList/" +
+                             std::to_string(pair.GetTopology().GetWorker(0)->GetId()) +
+                             "/$ns3::TcpL4Protocol/SocketList/*/RTT";
+    ns3::Simulator::Schedule(
+        ns3::Seconds(0.5),
+        [&seen, path]()
+        {
+            ns3::Config::ConnectWithoutContext(
+                path, ns3::MakeCallback(+[](std::map<double, double>* out, ns3::Time, ns3::Time v) {
+                          (*out)[ns3::Simulator::Now().GetSeconds()] = v.GetSeconds();
+                      }).Bind(&seen));
+        });
+    testing::RunAndDestroy(ns3::Seconds(60));
+    for (double a : arrived)
+    {
+        EXPECT_GT(a, 0) << "a message never arrived";
+    }
+    return seen;
+}
+
+// On-the-wire time of one packet of `ipBytes` at 100 Mbps (point-to-point header: 2 bytes).
+double
+WireS(double ipBytes)
+{
+    return (ipBytes + 2) * 8 / 100e6;
+}
+
+TEST(TcpLinuxSocketRtt, EachAckHandsCongestionControlItsOwnSampleNotTheSrtt)
+{
+    // A 2 MB message queues at the worker's egress (samples above 95 ms; the SRTT they feed still
+    // holds about 1 ms of that queue when it ends). 3 s later a message of about ten segments
+    // leaves at once (the restart after idle brings cwnd back to 10). The first ACK covers the
+    // first two, so its sample -- Linux's ca_rtt_us -- is the path's: 80 ms, two data packets of
+    // 1500 bytes on the wire and the ACK (52 bytes: TCP and IP headers, timestamp option).
+    const double second = 4.0;
+    const auto seen = RttsSeenByCongestionControl({{1.0, 2000000}, {second, 10 * 1448 - 64}});
+    auto first = seen.upper_bound(second);
+    ASSERT_NE(first, seen.end());
+    EXPECT_NEAR(first->second, 0.080 + 2 * WireS(1500) + WireS(52), 2e-6);
+    // The 2 MB message's own samples carried its queue.
+    double largest = 0;
+    for (const auto& [t, rtt] : seen)
+    {
+        if (t < second)
+            largest = std::max(largest, rtt);
+    }
+    EXPECT_GT(largest, 0.095);
+}
+
+TEST(TcpLinuxSocketRtt, ALoneSegmentIsAcknowledgedAfterLinuxs40Ms)
+{
+    // A message of one segment waits at the receiver for a second one that never comes, until
+    // the delayed-ACK timer: Linux's 40 ms (TCP_ATO_MIN), not ns-3's default 200 ms.
+    const double at = 3.0;
+    const auto seen = RttsSeenByCongestionControl({{1.0, 100000}, {at, 200}});
+    auto sample = seen.upper_bound(at);
+    ASSERT_NE(sample, seen.end());
+    EXPECT_NEAR(sample->second, 0.080 + 0.040, 0.0002);
 }
 
 TEST(TcpLinuxSocketHost, AWindowLargerThanTheHostsQueueWaitsThereInsteadOfBeingDropped)
