@@ -409,7 +409,9 @@ LearnerRole::MaybeTrain()
         return;
     }
     auto it = m_batches.find(next);
-    if (it == m_batches.end())
+    // Fewer batches than members: one is surely missing, known without a look-up per member on
+    // every arrival (which would cost workers^2 per step).
+    if (it == m_batches.end() || it->second.size() < m_members.size())
     {
         return;
     }

@@ -109,9 +109,8 @@ WorkerRole::MaybeStartRound()
         prompt = m_context->modelled_prompt_tokens;
         gen = m_context->modelled_gen_tokens;
     }
-    auto rollout_s = models::RolloutSeconds(
-        m_context->worker_gpus[m_worker], m_context->llm, m_context->training_rank, info.sequences,
-        std::max<int64_t>(1, prompt), std::max<int64_t>(1, gen), m_context->compute);
+    auto rollout_s =
+        RolloutSeconds(info.sequences, std::max<int64_t>(1, prompt), std::max<int64_t>(1, gen));
     if (!rollout_s.ok())
     {
         Fail(rollout_s.status());
@@ -171,18 +170,43 @@ WorkerRole::NextGpuWork()
     MaybeStartRound();
 }
 
-double
-WorkerRole::ApplySeconds() const
+hilo::StatusOr<double>
+WorkerRole::RolloutSeconds(int64_t sequences, int64_t prompt_tokens, int64_t gen_tokens)
 {
+    RolloutShape& m = m_rolloutTime;
+    if (m.sequences == sequences && m.prompt_tokens == prompt_tokens && m.gen_tokens == gen_tokens)
+    {
+        return m.seconds;
+    }
+    auto s = models::RolloutSeconds(m_context->worker_gpus[m_worker], m_context->llm,
+                                    m_context->training_rank, sequences, prompt_tokens, gen_tokens,
+                                    m_context->compute);
+    if (s.ok())
+    {
+        m = RolloutShape{sequences, prompt_tokens, gen_tokens, *s};
+    }
+    return s;
+}
+
+double
+WorkerRole::ApplySeconds()
+{
+    if (m_applySeconds)
+    {
+        return *m_applySeconds;
+    }
     const models::GpuNode& gpu = m_context->worker_gpus[m_worker];
     if (m_context->sync.kind == hilo::SyncKind::kFull)
     {
-        return models::AdapterLoadSeconds(gpu, m_context->modelled_byte_shards, m_context->compute);
+        m_applySeconds =
+            models::AdapterLoadSeconds(gpu, m_context->modelled_byte_shards, m_context->compute);
+        return *m_applySeconds;
     }
     auto s =
         models::DecodeReplaySeconds(gpu, m_context->modelled_shards,
                                     hilo::SyncKindName(m_context->sync.kind), m_context->compute);
-    return s.ok() ? *s : 0.0;
+    m_applySeconds = s.ok() ? *s : 0.0;
+    return *m_applySeconds;
 }
 
 hilo::Status

@@ -110,7 +110,11 @@ class WorkerRole
     void StartCatchUp();
     void FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s);
     void VersionReached();
-    double ApplySeconds() const;
+    double ApplySeconds();
+    /// models::RolloutSeconds for this worker's GPU node, remembered for the last shape asked
+    /// (a pure function of the shape here: every other input is fixed for the worker's life).
+    hilo::StatusOr<double> RolloutSeconds(int64_t sequences, int64_t prompt_tokens,
+                                          int64_t gen_tokens);
 
     std::shared_ptr<ArmContext> m_context;
     RolePort* m_port;
@@ -143,6 +147,16 @@ class WorkerRole
     std::map<uint32_t, ReconnectBackoff> m_backoff; // by peer
     bool m_doneSent{false};
     hilo::Status m_failure;
+    // Modelled GPU times, computed once: a simulation asks for the same ones every step.
+    struct RolloutShape
+    {
+        int64_t sequences{-1};
+        int64_t prompt_tokens{-1};
+        int64_t gen_tokens{-1};
+        double seconds{0};
+    };
+    RolloutShape m_rolloutTime;
+    std::optional<double> m_applySeconds;
 };
 
 } // namespace hilosim

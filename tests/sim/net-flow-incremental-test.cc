@@ -106,6 +106,63 @@ TEST(IncrementalMaxMinFair, EqualsFullProgressiveFillingOnRandomCases)
     EXPECT_LT(resolved, present);
 }
 
+// A star, the shape a fleet makes: every flow crosses one shared link and its own. Components of
+// hundreds of flows take the solver's large-component paths (ids put in order by one pass over
+// the id range; buffers reused as components grow and shrink); rates stay those of the full
+// progressive filling, bit for bit, and the solved ids are exactly the present ones, ascending.
+TEST(IncrementalMaxMinFair, EqualsFullProgressiveFillingOnLargeStars)
+{
+    std::mt19937_64 rng(20261202);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (int round = 0; round < 6; ++round)
+    {
+        const uint32_t spokes = 100 + static_cast<uint32_t>(rng() % 500);
+        std::vector<double> capacity(spokes + 1);
+        capacity[0] = 50.0 + 100.0 * unit(rng);
+        for (uint32_t l = 1; l <= spokes; ++l)
+            capacity[l] = rng() % 4 == 0 ? 1.0 : 2.0 * unit(rng);
+        IncrementalMaxMinFair inc(capacity);
+        std::map<uint32_t, FlowDemand> flows;
+        for (int batch = 0; batch < 40; ++batch)
+        {
+            // Mostly adds at first, then mostly removals: the component grows, then shrinks.
+            const double removeShare = batch < 20 ? 0.1 : 0.6;
+            const int ops = 1 + static_cast<int>(rng() % 60);
+            bool changed = false; // removing an absent flow changes nothing
+            for (int op = 0; op < ops; ++op)
+            {
+                const uint32_t id = static_cast<uint32_t>(rng() % spokes);
+                if (unit(rng) < removeShare)
+                {
+                    changed = changed || flows.count(id) != 0;
+                    inc.Remove(id);
+                    flows.erase(id);
+                    continue;
+                }
+                changed = true;
+                FlowDemand d;
+                d.links = {0, 1 + id};
+                const double pick = unit(rng);
+                d.cap = pick < 0.5 ? std::numeric_limits<double>::infinity()
+                                   : (pick < 0.7 ? 0.25 : unit(rng));
+                d.weight = rng() % 2 == 0 ? 1.0 : 1.0 + 0.05 * unit(rng);
+                inc.Set(id, d);
+                flows[id] = d;
+            }
+            const std::vector<uint32_t> solved = inc.Reshare();
+            std::vector<uint32_t> present;
+            for (const auto& [id, d] : flows)
+                present.push_back(id);
+            // Every change touches the shared link: the whole star is re-solved.
+            if (changed)
+                ASSERT_EQ(solved, present) << "round " << round << " batch " << batch;
+            for (const auto& [id, rate] : FullRates(capacity, flows))
+                ASSERT_EQ(inc.Rate(id), rate)
+                    << "round " << round << " batch " << batch << " flow " << id;
+        }
+    }
+}
+
 TEST(IncrementalMaxMinFair, ResolvesOnlyTheComponentThatChanged)
 {
     // Two separate bottlenecks, two flows on each; a third link joins flows 4 and 0.

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <unordered_map>
 
 namespace hilosim
 {
@@ -446,6 +447,10 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     // state hash.
     const uint64_t final_hash = result.publishes.empty() ? 0 : result.publishes.back().state_hash;
     std::string mismatched;
+    const bool complete = recorder.Complete();
+    // Replicas of a group share state objects; every replica is alive here, so one object (one
+    // address) is one state, hashed once.
+    std::unordered_map<const hilo::ReplicatedState*, uint64_t> hashes;
     for (uint32_t w = 0; w < workers.size(); ++w)
     {
         WorkerEnd end;
@@ -454,12 +459,18 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         if (end.alive && workers[w]->failure().ok())
         {
             end.version = workers[w]->replica().version();
-            end.state_hash = workers[w]->replica().state().adapter.Hash();
+            const hilo::ReplicatedState& state = workers[w]->replica().state();
+            auto known = hashes.find(&state);
+            if (known == hashes.end())
+            {
+                known = hashes.emplace(&state, state.adapter.Hash()).first;
+            }
+            end.state_hash = known->second;
             if (end.version == context->steps && end.state_hash == final_hash)
             {
                 ++result.workers_at_final_hash;
             }
-            if (recorder.Complete() && end.state_hash != final_hash)
+            if (complete && end.state_hash != final_hash)
             {
                 char buf[96];
                 std::snprintf(buf, sizeof(buf), "worker %u holds state hash %016llx", w,

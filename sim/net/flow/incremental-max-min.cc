@@ -12,7 +12,37 @@ IncrementalMaxMinFair::IncrementalMaxMinFair(std::vector<double> capacity)
   , m_flowsOn(m_capacity.size())
   , m_linkDirty(m_capacity.size(), 0)
   , m_linkSeen(m_capacity.size(), 0)
+  , m_linkLocal(m_capacity.size(), 0)
 {
+}
+
+void
+IncrementalMaxMinFair::SortIds(std::vector<uint32_t>* ids, size_t range)
+{
+    // Distinct ids below `range`: when they are a good part of it, one pass over the range puts
+    // them in order for less than a comparison sort (a star's shared link holds every flow).
+    if (ids->size() < 64 || ids->size() * 8 < range)
+    {
+        std::sort(ids->begin(), ids->end());
+        return;
+    }
+    if (m_sortMark.size() < range)
+    {
+        m_sortMark.resize(range, 0);
+    }
+    for (uint32_t id : *ids)
+    {
+        m_sortMark[id] = 1;
+    }
+    ids->clear();
+    for (size_t id = 0; id < range; ++id)
+    {
+        if (m_sortMark[id])
+        {
+            m_sortMark[id] = 0;
+            ids->push_back(static_cast<uint32_t>(id));
+        }
+    }
 }
 
 void
@@ -120,10 +150,11 @@ IncrementalMaxMinFair::Reshare()
             ++m_components;
         }
     }
-    std::vector<uint32_t> links;
-    std::vector<uint32_t> flows;
-    std::vector<uint32_t> stack;
-    std::vector<uint32_t> seenLinks;
+    std::vector<uint32_t>& links = m_links;
+    std::vector<uint32_t>& flows = m_componentFlows;
+    std::vector<uint32_t>& stack = m_stack;
+    std::vector<uint32_t>& seenLinks = m_seenLinks;
+    seenLinks.clear();
     for (uint32_t start : m_dirtyLinks)
     {
         if (m_linkSeen[start])
@@ -164,27 +195,34 @@ IncrementalMaxMinFair::Reshare()
             continue; // links every flow left
         }
         // The global orders break progressive filling's ties: keep them.
-        std::sort(links.begin(), links.end());
-        std::sort(flows.begin(), flows.end());
-        std::vector<double> capacity(links.size());
+        SortIds(&links, m_capacity.size());
+        SortIds(&flows, m_flows.size());
+        std::vector<double>& capacity = m_componentCapacity;
+        capacity.resize(links.size());
         for (size_t i = 0; i < links.size(); ++i)
         {
             capacity[i] = m_capacity[links[i]];
+            m_linkLocal[links[i]] = static_cast<uint32_t>(i);
         }
-        std::vector<FlowDemand> demands(flows.size());
+        // Reused across calls: each demand's link list keeps its allocation.
+        std::vector<FlowDemand>& demands = m_demands; // the first flows.size() are this one's
+        if (demands.size() < flows.size())
+        {
+            demands.resize(flows.size());
+        }
         for (size_t i = 0; i < flows.size(); ++i)
         {
             const FlowDemand& d = m_flows[flows[i]].demand;
             demands[i].cap = d.cap;
             demands[i].weight = d.weight;
-            demands[i].links.reserve(d.links.size());
+            demands[i].links.clear();
             for (uint32_t l : d.links)
             {
-                demands[i].links.push_back(static_cast<uint32_t>(
-                    std::lower_bound(links.begin(), links.end(), l) - links.begin()));
+                demands[i].links.push_back(m_linkLocal[l]);
             }
         }
-        const std::vector<double> rates = MaxMinFairRates(capacity, demands);
+        std::vector<double>& rates = m_rates;
+        MaxMinFairRates(capacity, demands.data(), flows.size(), &m_solver, &rates);
         for (size_t i = 0; i < flows.size(); ++i)
         {
             m_flows[flows[i]].rate = rates[i];
@@ -209,7 +247,7 @@ IncrementalMaxMinFair::Reshare()
     }
     m_dirtyLinks.clear();
     m_dirtyLoose.clear();
-    std::sort(m_result.begin(), m_result.end());
+    SortIds(&m_result, m_flows.size());
     return m_result;
 }
 

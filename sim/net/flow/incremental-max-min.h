@@ -11,7 +11,8 @@
 // random cases.
 //
 // Cost of Reshare: O((sum of path lengths + links) * log(links)) over the components touched,
-// instead of over the whole network; Set and Remove are O(path length).
+// instead of over the whole network; Set and Remove are O(path length). Its buffers are kept
+// between calls: a re-share allocates nothing once they have grown.
 #ifndef HILO_SIM_NET_FLOW_INCREMENTAL_MAX_MIN_H
 #define HILO_SIM_NET_FLOW_INCREMENTAL_MAX_MIN_H
 
@@ -56,6 +57,8 @@ class IncrementalMaxMinFair
 
     void Detach(uint32_t id);
     void MarkLinks(const std::vector<uint32_t>& links);
+    /// Sorts `ids`, distinct and each below `range`, ascending.
+    void SortIds(std::vector<uint32_t>* ids, size_t range);
 
     std::vector<double> m_capacity;
     std::vector<Flow> m_flows;                    // by id
@@ -67,6 +70,16 @@ class IncrementalMaxMinFair
     // Scratch of Reshare, kept to avoid reallocating.
     std::vector<uint8_t> m_linkSeen;
     std::vector<uint8_t> m_flowSeen;
+    std::vector<uint32_t> m_linkLocal; // by link: its index in the component being solved
+    std::vector<uint8_t> m_sortMark;   // SortIds' marks, all 0 between calls
+    std::vector<uint32_t> m_links;
+    std::vector<uint32_t> m_componentFlows;
+    std::vector<uint32_t> m_stack;
+    std::vector<uint32_t> m_seenLinks;
+    std::vector<double> m_componentCapacity;
+    std::vector<FlowDemand> m_demands; // grows only, so each demand keeps its link list's buffer
+    MaxMinFairScratch m_solver;
+    std::vector<double> m_rates;
     uint64_t m_resolvedFlows{0};
     uint64_t m_components{0};
 };

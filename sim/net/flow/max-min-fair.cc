@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <queue>
 #include <tuple>
 
 namespace hilosim
@@ -12,40 +11,83 @@ namespace hilosim
 std::vector<double>
 MaxMinFairRates(const std::vector<double>& capacity, const std::vector<FlowDemand>& flows)
 {
+    MaxMinFairScratch scratch;
+    std::vector<double> rate;
+    MaxMinFairRates(capacity, flows.data(), flows.size(), &scratch, &rate);
+    return rate;
+}
+
+void
+MaxMinFairRates(const std::vector<double>& capacity, const FlowDemand* flows, size_t count,
+                MaxMinFairScratch* scratch, std::vector<double>* rates)
+{
     const size_t nLinks = capacity.size();
-    const size_t nFlows = flows.size();
-    std::vector<double> rate(nFlows, 0.0);
-    std::vector<bool> frozen(nFlows, false);
-    std::vector<double> remaining(capacity); // capacity not used by frozen flows
-    std::vector<double> weight(nLinks, 0.0); // total weight of unfrozen flows per link
-    std::vector<std::vector<uint32_t>> flowsOn(nLinks);
-    std::vector<uint64_t> version(nLinks, 0);
+    const size_t nFlows = count;
+    std::vector<double>& rate = *rates;
+    rate.assign(nFlows, 0.0);
+    std::vector<uint8_t>& frozen = scratch->frozen;
+    frozen.assign(nFlows, 0);
+    std::vector<double>& remaining = scratch->remaining; // capacity not used by frozen flows
+    remaining.assign(capacity.begin(), capacity.end());
+    std::vector<double>& weight = scratch->weight; // total weight of unfrozen flows per link
+    weight.assign(nLinks, 0.0);
+    std::vector<uint64_t>& version = scratch->version;
+    version.assign(nLinks, 0);
+    // The flows on each link, ascending, in one buffer: link l's are
+    // flowsOn[onStart[l] .. onStart[l + 1]) (one allocation, not one per link).
+    std::vector<uint32_t>& onStart = scratch->on_start;
+    onStart.assign(nLinks + 1, 0);
     for (uint32_t f = 0; f < nFlows; ++f)
     {
         for (uint32_t l : flows[f].links)
         {
             weight[l] += flows[f].weight;
-            flowsOn[l].push_back(f);
+            ++onStart[l + 1];
+        }
+    }
+    for (size_t l = 0; l < nLinks; ++l)
+    {
+        onStart[l + 1] += onStart[l];
+    }
+    std::vector<uint32_t>& flowsOn = scratch->flows_on;
+    flowsOn.resize(onStart[nLinks]);
+    std::vector<uint32_t>& fill = scratch->fill;
+    fill.assign(onStart.begin(), onStart.end() - 1);
+    for (uint32_t f = 0; f < nFlows; ++f)
+    {
+        for (uint32_t l : flows[f].links)
+        {
+            flowsOn[fill[l]++] = f;
         }
     }
 
-    // Level at which each link saturates if every unfrozen flow on it runs at that level.
-    using Entry = std::tuple<double, uint32_t, uint64_t>; // level, link, version
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    // Level at which each link saturates if every unfrozen flow on it runs at that level: a
+    // min-heap (what std::priority_queue with std::greater keeps, in a buffer that is reused).
+    using Entry = MaxMinFairScratch::Entry; // level, link, version
+    std::vector<Entry>& heap = scratch->heap;
+    heap.clear();
+    const std::greater<Entry> later;
     auto push = [&](uint32_t l)
     {
         ++version[l];
         if (weight[l] > 0)
         {
-            heap.emplace(std::max(0.0, remaining[l]) / weight[l], l, version[l]);
+            heap.emplace_back(std::max(0.0, remaining[l]) / weight[l], l, version[l]);
+            std::push_heap(heap.begin(), heap.end(), later);
         }
+    };
+    auto pop = [&]()
+    {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        heap.pop_back();
     };
     for (uint32_t l = 0; l < nLinks; ++l)
     {
         push(l);
     }
     // Unfrozen flows by cap, smallest first (index order breaks ties: deterministic).
-    std::vector<uint32_t> byCap(nFlows);
+    std::vector<uint32_t>& byCap = scratch->by_cap;
+    byCap.resize(nFlows);
     for (uint32_t f = 0; f < nFlows; ++f)
     {
         byCap[f] = f;
@@ -56,7 +98,7 @@ MaxMinFairRates(const std::vector<double>& capacity, const std::vector<FlowDeman
 
     auto freeze = [&](uint32_t f, double level)
     {
-        frozen[f] = true;
+        frozen[f] = 1;
         rate[f] = level;
         for (uint32_t l : flows[f].links)
         {
@@ -77,14 +119,14 @@ MaxMinFairRates(const std::vector<double>& capacity, const std::vector<FlowDeman
         {
             ++nextCap;
         }
-        while (!heap.empty() && std::get<2>(heap.top()) != version[std::get<1>(heap.top())])
+        while (!heap.empty() && std::get<2>(heap.front()) != version[std::get<1>(heap.front())])
         {
-            heap.pop();
+            pop();
         }
         const double capLevel =
             nextCap < nFlows ? flows[byCap[nextCap]].cap : std::numeric_limits<double>::infinity();
         const double linkLevel =
-            heap.empty() ? std::numeric_limits<double>::infinity() : std::get<0>(heap.top());
+            heap.empty() ? std::numeric_limits<double>::infinity() : std::get<0>(heap.front());
         if (capLevel <= linkLevel)
         {
             // Also covers flows without links: they stop at their own cap.
@@ -92,11 +134,12 @@ MaxMinFairRates(const std::vector<double>& capacity, const std::vector<FlowDeman
             --left;
             continue;
         }
-        const uint32_t link = std::get<1>(heap.top());
-        heap.pop();
+        const uint32_t link = std::get<1>(heap.front());
+        pop();
         ++version[link];
-        for (uint32_t f : flowsOn[link])
+        for (uint32_t i = onStart[link]; i < onStart[link + 1]; ++i)
         {
+            const uint32_t f = flowsOn[i];
             if (!frozen[f])
             {
                 freeze(f, linkLevel);
@@ -104,7 +147,6 @@ MaxMinFairRates(const std::vector<double>& capacity, const std::vector<FlowDeman
             }
         }
     }
-    return rate;
 }
 
 } // namespace hilosim

@@ -12,8 +12,10 @@
 #ifndef HILO_SIM_NET_FLOW_MAX_MIN_FAIR_H
 #define HILO_SIM_NET_FLOW_MAX_MIN_FAIR_H
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 namespace hilosim
@@ -31,6 +33,25 @@ struct FlowDemand
 /// indices < capacity.size().
 std::vector<double> MaxMinFairRates(const std::vector<double>& capacity,
                                     const std::vector<FlowDemand>& flows);
+/// Buffers of MaxMinFairRates, kept by a caller that solves often so that a solve allocates
+/// nothing once they have grown.
+struct MaxMinFairScratch
+{
+    using Entry = std::tuple<double, uint32_t, uint64_t>; // level, link, version
+    std::vector<uint8_t> frozen;
+    std::vector<double> remaining;
+    std::vector<double> weight;
+    std::vector<uint64_t> version;
+    std::vector<uint32_t> on_start;
+    std::vector<uint32_t> flows_on;
+    std::vector<uint32_t> fill;
+    std::vector<Entry> heap;
+    std::vector<uint32_t> by_cap;
+};
+
+/// The same for the `count` flows at `flows`, into `rates`, with `scratch`'s buffers.
+void MaxMinFairRates(const std::vector<double>& capacity, const FlowDemand* flows, size_t count,
+                     MaxMinFairScratch* scratch, std::vector<double>* rates);
 
 } // namespace hilosim
 
