@@ -155,7 +155,9 @@ TEST(IncrementalMaxMinFair, EqualsFullProgressiveFillingOnLargeStars)
                 present.push_back(id);
             // Every change touches the shared link: the whole star is re-solved.
             if (changed)
+            {
                 ASSERT_EQ(solved, present) << "round " << round << " batch " << batch;
+            }
             for (const auto& [id, rate] : FullRates(capacity, flows))
                 ASSERT_EQ(inc.Rate(id), rate)
                     << "round " << round << " batch " << batch << " flow " << id;
