@@ -8,7 +8,8 @@ Every CSV of this project is plain (readable by pandas.read_csv without options)
 lines. Tools that print '# command: ...' lines first (the C++ benchmark and workload-curve
 writers) get them moved by this script: the leading lines that start with '#' are removed from
 the CSV and stored verbatim in FILE.csv.meta.json as "comment_lines"; a "# command: X" line also
-sets "command" to X. --set adds (or replaces) other entries, e.g. --set workload="paper
+sets "command" to X (the first such line). A CSV written again replaces the sidecar's
+"comment_lines" and "command" with its own; --set adds (or replaces) other entries, e.g. --set workload="paper
 distillation workload, step 11". An existing sidecar is kept and updated. The rest of the file
 is not touched: its bytes after the removed lines are unchanged (checked before writing).
 --check only reports files that still carry '#' lines (exit 1 if any).
@@ -62,11 +63,14 @@ def main():
         if head:
             meta["about"] = (f"provenance of {os.path.basename(path)}: its leading '#' lines, "
                              "moved here so that the CSV is plain")
-            meta["comment_lines"] = meta.get("comment_lines", []) + head
+            # The '#' lines describe the CSV as it is now: a rewritten CSV's lines replace the
+            # earlier ones (they described the earlier contents).
+            meta["comment_lines"] = head
             for line in head:
                 text = line.lstrip("#").strip()
-                if text.startswith("command:") and "command" not in meta:
+                if text.startswith("command:"):
                     meta["command"] = text[len("command:"):].strip()
+                    break
         meta.update(extra)
         if not head and not extra:
             continue
