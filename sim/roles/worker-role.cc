@@ -191,21 +191,22 @@ WorkerRole::RolloutSeconds(int64_t sequences, int64_t prompt_tokens, int64_t gen
 double
 WorkerRole::ApplySeconds()
 {
-    if (m_applySeconds)
+    if (!m_applySeconds)
     {
-        return *m_applySeconds;
+        const models::GpuNode& gpu = m_context->worker_gpus[m_worker];
+        if (m_context->sync.kind == hilo::SyncKind::kFull)
+        {
+            m_applySeconds = models::AdapterLoadSeconds(gpu, m_context->modelled_byte_shards,
+                                                        m_context->compute);
+        }
+        else
+        {
+            auto s = models::DecodeReplaySeconds(gpu, m_context->modelled_shards,
+                                                 hilo::SyncKindName(m_context->sync.kind),
+                                                 m_context->compute);
+            m_applySeconds = s.ok() ? *s : 0.0;
+        }
     }
-    const models::GpuNode& gpu = m_context->worker_gpus[m_worker];
-    if (m_context->sync.kind == hilo::SyncKind::kFull)
-    {
-        m_applySeconds =
-            models::AdapterLoadSeconds(gpu, m_context->modelled_byte_shards, m_context->compute);
-        return *m_applySeconds;
-    }
-    auto s =
-        models::DecodeReplaySeconds(gpu, m_context->modelled_shards,
-                                    hilo::SyncKindName(m_context->sync.kind), m_context->compute);
-    m_applySeconds = s.ok() ? *s : 0.0;
     return *m_applySeconds;
 }
 
