@@ -4,7 +4,7 @@
 Usage:
   scripts/compare_modes.py SCENARIO [--set PATH=VALUE ...] [--out DIR] [--label TEXT]
                            [--csv FILE] [--hilo-sim PATH] [--hilo-emu PATH]
-                           [--emu-arg ARG ...] [--reuse]
+                           [--emu-arg ARG ...] [--emu-runs N] [--reuse]
 
 Runs `hilo-sim run SCENARIO --set ... --quiet --out DIR/sim` and
 `hilo-emu run SCENARIO --set ... --network ns3 --quiet --out DIR/emu` (real processes in network
@@ -20,7 +20,14 @@ namespaces, the scenario's links in ns-3 real time; needs root), then prints per
     time lengthens the emulated latencies).
 --csv appends one row per arm to FILE (header written when FILE is new), with --label and the
 overrides in front: scripts/validate_emulation.sh builds results/validation/ from these rows.
---reuse skips a mode whose DIR/<mode>/summary.json exists. Extra --emu-arg values go to hilo-emu.
+--emu-runs N runs the emulation N times (DIR/emu, DIR/emu-2, ... DIR/emu-N): the kernel's TCP
+is not deterministic, and whether an idle connection's window restarts halve it two or three
+times can turn on a few milliseconds, so one emulated run can land a round trip away from the
+next. The emulation's figures are then the MEDIAN over the runs of each run's figure (p50, p99,
+step, transfer), its health the WORST run's (lag, carried peak, overrun), its quality "same" only
+when every run's is; the CSV keeps every run's p50 (emu_latency_p50_runs_s) and their range.
+--reuse skips a mode (or an emulation run) whose summary.json exists. Extra --emu-arg values go to
+hilo-emu.
 
 --hilo-sim and --hilo-emu locate the binaries (defaults $HILO_SIM / $HILO_EMU, else build/sim/;
 --bin DIR, a folder holding both, is a deprecated alias).
@@ -42,8 +49,23 @@ CSV_FIELDS = [
     "step_ratio", "sim_transfer_p50_s", "emu_transfer_p50_s", "transfer_p50_ratio",
     "sim_wire_bytes", "emu_wire_bytes", "sim_quality", "emu_quality", "quality_same",
     "emu_lag_mean_s", "emu_lag_p99_s", "emu_lag_max_s", "emu_link_capacity_bps",
-    "emu_carried_peak_bps", "emu_overrun_max_s", "emu_warnings",
+    "emu_carried_peak_bps", "emu_overrun_max_s", "emu_warnings", "emu_runs",
+    "emu_latency_p50_min_s", "emu_latency_p50_max_s", "emu_latency_p50_runs_s",
 ]
+
+
+def median(values):
+    """The middle value (the mean of the two middle ones for an even count); nan when empty."""
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        return float("nan")
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+
+
+def emu_dir_name(k):
+    """The k-th emulation run's folder (1-based): emu, emu-2, emu-3, ..."""
+    return "emu" if k == 1 else f"emu-{k}"
 
 
 def run(cmd, log):
@@ -111,9 +133,14 @@ def main():
                         help="deprecated: folder with hilo-sim and hilo-emu (use --hilo-sim and "
                              "--hilo-emu)")
     parser.add_argument("--emu-arg", action="append", default=[], help="extra hilo-emu argument")
+    parser.add_argument("--emu-runs", type=int, default=1, metavar="N",
+                        help="emulation runs; their median is the reference (default 1)")
     parser.add_argument("--reuse", action="store_true",
                         help="keep a mode's earlier results when its summary.json exists")
     args = parser.parse_args()
+    if not 1 <= args.emu_runs <= 20:
+        print(f"compare_modes.py: --emu-runs {args.emu_runs}: needs 1..20", file=sys.stderr)
+        return 2
 
     if not os.path.isfile(args.scenario):
         print(f"compare_modes.py: no scenario file {args.scenario}", file=sys.stderr)
@@ -133,9 +160,11 @@ def main():
     commands = {
         "sim": [args.hilo_sim, "run", args.scenario, *sets, "--quiet",
                 "--out", os.path.join(out, "sim")],
-        "emu": [args.hilo_emu, "run", args.scenario, *sets, "--network",
-                "ns3", "--quiet", *args.emu_arg, "--out", os.path.join(out, "emu")],
     }
+    emu_modes = [emu_dir_name(k) for k in range(1, args.emu_runs + 1)]
+    for mode in emu_modes:
+        commands[mode] = [args.hilo_emu, "run", args.scenario, *sets, "--network", "ns3",
+                          "--quiet", *args.emu_arg, "--out", os.path.join(out, mode)]
     summaries = {}
     for mode, cmd in commands.items():
         os.makedirs(os.path.join(out, mode), exist_ok=True)
@@ -156,35 +185,49 @@ def main():
     rows = []
     for sim_arm in summaries["sim"]["arms"]:
         arm = sim_arm["name"]
-        emu_arm = next(a for a in summaries["emu"]["arms"] if a["name"] == arm)
-        sim_tr = transfers(os.path.join(out, "sim"), arm)
-        emu_tr = transfers(os.path.join(out, "emu"), arm)
-        lag = emu_arm.get("emulation_lag_s", {})
-        traffic = emu_arm.get("emulation_link_traffic_bps", {})
+        runs = []  # per emulation run: (its dir, its arm summary)
+        for mode in emu_modes:
+            found = [a for a in summaries[mode]["arms"] if a["name"] == arm]
+            if not found:
+                print(f"compare_modes.py: {os.path.join(out, mode, 'summary.json')} has no arm "
+                      f"'{arm}'", file=sys.stderr)
+                return 1
+            runs.append((os.path.join(out, mode), found[0]))
+        p50s = [a["update_latency_s"]["p50"] for _, a in runs]
+        lags = [a.get("emulation_lag_s", {}) for _, a in runs]
+        traffic = [a.get("emulation_link_traffic_bps", {}) for _, a in runs]
+        warnings = []
+        for _, a in runs:
+            warnings += [w for w in a.get("emulation_warnings", []) if w not in warnings]
         row = {
             "label": args.label,
             "overrides": " ".join(args.overrides),
             "arm": arm,
             "sim_latency_p50_s": sim_arm["update_latency_s"]["p50"],
-            "emu_latency_p50_s": emu_arm["update_latency_s"]["p50"],
+            "emu_latency_p50_s": median(p50s),
             "sim_latency_p99_s": sim_arm["update_latency_s"]["p99"],
-            "emu_latency_p99_s": emu_arm["update_latency_s"]["p99"],
+            "emu_latency_p99_s": median(a["update_latency_s"]["p99"] for _, a in runs),
             "sim_step_s": sim_arm["step_time_s_mean"],
-            "emu_step_s": emu_arm["step_time_s_mean"],
-            "sim_transfer_p50_s": percentile(sim_tr, 50),
-            "emu_transfer_p50_s": percentile(emu_tr, 50),
+            "emu_step_s": median(a["step_time_s_mean"] for _, a in runs),
+            "sim_transfer_p50_s": percentile(transfers(os.path.join(out, "sim"), arm), 50),
+            "emu_transfer_p50_s": median(percentile(transfers(d, arm), 50) for d, _ in runs),
             "sim_wire_bytes": sim_arm["wire_bytes_per_update_mean"],
-            "emu_wire_bytes": emu_arm["wire_bytes_per_update_mean"],
+            "emu_wire_bytes": median(a["wire_bytes_per_update_mean"] for _, a in runs),
             "sim_quality": sim_arm["final_quality"],
-            "emu_quality": emu_arm["final_quality"],
-            "quality_same": int(sim_arm["final_quality"] == emu_arm["final_quality"]),
-            "emu_lag_mean_s": lag.get("mean", float("nan")),
-            "emu_lag_p99_s": lag.get("p99", float("nan")),
-            "emu_lag_max_s": lag.get("max", float("nan")),
-            "emu_link_capacity_bps": traffic.get("capacity", float("nan")),
-            "emu_carried_peak_bps": traffic.get("carried_peak", float("nan")),
-            "emu_overrun_max_s": overrun_max(os.path.join(out, "emu"), arm),
-            "emu_warnings": " | ".join(emu_arm.get("emulation_warnings", [])),
+            "emu_quality": median(a["final_quality"] for _, a in runs),
+            "quality_same": int(all(a["final_quality"] == sim_arm["final_quality"]
+                                    for _, a in runs)),
+            "emu_lag_mean_s": max(lag.get("mean", float("nan")) for lag in lags),
+            "emu_lag_p99_s": max(lag.get("p99", float("nan")) for lag in lags),
+            "emu_lag_max_s": max(lag.get("max", float("nan")) for lag in lags),
+            "emu_link_capacity_bps": traffic[0].get("capacity", float("nan")),
+            "emu_carried_peak_bps": max(t.get("carried_peak", float("nan")) for t in traffic),
+            "emu_overrun_max_s": max(overrun_max(d, arm) for d, _ in runs),
+            "emu_warnings": " | ".join(warnings),
+            "emu_runs": len(runs),
+            "emu_latency_p50_min_s": min(p50s),
+            "emu_latency_p50_max_s": max(p50s),
+            "emu_latency_p50_runs_s": " ".join(f"{v:.6g}" for v in p50s),
         }
         row["latency_p50_ratio"] = ratio(row["sim_latency_p50_s"], row["emu_latency_p50_s"])
         row["latency_p99_ratio"] = ratio(row["sim_latency_p99_s"], row["emu_latency_p99_s"])
@@ -208,6 +251,9 @@ def main():
               f"{r['emu_wire_bytes']:10.0f}  {r['sim_quality']:11.6g} {same:>9}  "
               f"{r['emu_lag_p99_s'] * 1e3:6.2f}ms {r['emu_carried_peak_bps'] / 1e6:5.0f}Mbps "
               f"{r['emu_overrun_max_s']:6.3f}s")
+        if r["emu_runs"] > 1:
+            print(f"  emulation: median of {r['emu_runs']} runs; their p50s "
+                  f"{r['emu_latency_p50_runs_s']} s")
         if r["emu_warnings"]:
             print(f"  warnings: {r['emu_warnings']}")
     if args.csv:

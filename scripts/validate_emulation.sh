@@ -7,17 +7,23 @@
 # emulator's lag, and emulation-notes.md -- why rows miss, written by hand -- below it),
 # emulation-commits.csv (the commit and date each side of each row was made at; a side kept by
 # --reuse keeps its earlier line) and the runs under results/runs/validation-emu/.
-# Needs root (hilo-emu --network ns3) and a build (scripts/build.sh --target hilo-sim hilo-emu
-# hilo-node hilo-netem). About 30 minutes.
+# Each loss-free row's emulation runs three times and its median run is the reference (the kernel's
+# TCP varies from run to run by more than a loss-free row's 10% goal: compare_modes.py --emu-runs);
+# a lossy row's once, its spread being the loss draw on both sides, which one more emulated run does
+# not average out. Needs root (hilo-emu --network ns3) and a build (scripts/build.sh --target
+# hilo-sim hilo-emu hilo-node hilo-netem). About 60 minutes.
 usage() {
   cat <<'USAGE'
-Usage: scripts/validate_emulation.sh [--reuse] [--hilo-sim PATH] [--hilo-emu PATH] [--help]
+Usage: scripts/validate_emulation.sh [--reuse] [--emu-runs N] [--lossy-emu-runs N]
+                                    [--hilo-sim PATH] [--hilo-emu PATH] [--help]
   --reuse           keep each mode's earlier results where its summary.json exists (rerun one
                     side only by deleting that side's folder)
+  --emu-runs N      emulation runs per loss-free row, the median run the reference (default 3)
+  --lossy-emu-runs N  emulation runs per row with random loss (default 1)
   --hilo-sim PATH   hilo-sim binary (default $HILO_SIM, else build/sim/hilo-sim)
   --hilo-emu PATH   hilo-emu binary (default $HILO_EMU, else build/sim/hilo-emu)
 Writes results/validation/emulation.{csv,md}; runs go to results/runs/validation-emu/.
-Needs root (hilo-emu --network ns3). About 30 minutes.
+Needs root (hilo-emu --network ns3). About 60 minutes.
 USAGE
 }
 set -euo pipefail
@@ -25,9 +31,16 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 reuse=()
 bins=()
+clean_runs=3
+lossy_runs=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --reuse) reuse=(--reuse) ;;
+    --emu-runs|--lossy-emu-runs)
+      [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]?$ ]] || {
+        echo "validate_emulation.sh: $1 needs a count 1..99" >&2; exit 2; }
+      if [ "$1" = --emu-runs ]; then clean_runs="$2"; else lossy_runs="$2"; fi
+      shift ;;
     --hilo-sim|--hilo-emu)
       [ $# -ge 2 ] || { echo "validate_emulation.sh: $1 needs a PATH" >&2; exit 2; }
       bins+=("$1" "$2"); shift ;;
@@ -37,8 +50,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 out=results/validation
-runs=results/runs/validation-emu
-mkdir -p "$out" "$runs"
+runs_dir=results/runs/validation-emu
+mkdir -p "$out" "$runs_dir"
 csv="$out/emulation.csv"
 rm -f "$csv"
 # Which commit made each side of each row: label,side,commit,date. A side kept by --reuse keeps
@@ -56,7 +69,7 @@ if [ ${#reuse[@]} -gt 0 ] && [ -f "$meta" ]; then
   earlier="$(grep -E '^(date|load before|load after):' "$meta" | sed 's/^/earlier run (results reused where present), /')"
 fi
 {
-  echo "command: scripts/validate_emulation.sh ${reuse[*]}"
+  echo "command: scripts/validate_emulation.sh ${reuse[*]} --emu-runs $clean_runs --lossy-emu-runs $lossy_runs"
   echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet -- sim scripts scenarios || echo ' (with uncommitted changes)')"
   echo "kernel: $(uname -r)"
   echo "cpus: $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
@@ -65,16 +78,16 @@ fi
   [ -n "$earlier" ] && echo "$earlier"
 } > "$meta"
 
-compare() { # label scenario [--set ...]
-  local label="$1" scenario="$2" side line kept=()
-  shift 2
+compare() { # emulation-runs label scenario [--set ...]
+  local runs="$1" label="$2" scenario="$3" side line kept=()
+  shift 3
   for side in sim emu; do
-    if [ ${#reuse[@]} -gt 0 ] && [ -f "$runs/$label/$side/summary.json" ]; then
+    if [ ${#reuse[@]} -gt 0 ] && [ -f "$runs_dir/$label/$side/summary.json" ]; then
       kept+=("$side")
     fi
   done
   /usr/bin/python3 scripts/compare_modes.py "$scenario" "$@" --label "$label" --csv "$csv" \
-    --out "$runs/$label" "${reuse[@]}" "${bins[@]}"
+    --out "$runs_dir/$label" --emu-runs "$runs" "${reuse[@]}" "${bins[@]}"
   for side in sim emu; do
     if [[ " ${kept[*]} " == *" $side "* ]]; then
       line="$(awk -F, -v l="$label" -v s="$side" '$1 == l && $2 == s' "$old_commits")"
@@ -88,7 +101,8 @@ compare() { # label scenario [--set ...]
 for rate in 10Mbps 50Mbps 100Mbps; do
   for delay in 10ms 40ms; do
     for loss in 0 0.01; do
-      compare "link-$rate-$delay-loss$loss" scenarios/validation/emu-link.textproto \
+      n="$clean_runs"; [ "$loss" = 0 ] || n="$lossy_runs"
+      compare "$n" "link-$rate-$delay-loss$loss" scenarios/validation/emu-link.textproto \
         --set network.worker_link.bandwidth=$rate --set network.worker_link.delay=$delay \
         --set network.worker_link.loss=$loss
     done
@@ -98,20 +112,20 @@ done
 # rather than bytes bounds an update), and twice the workers behind each region's WAN link.
 for loss in 0.001 0.02; do
   for rate in 10Mbps 100Mbps; do
-    compare "link-$rate-40ms-loss$loss" scenarios/validation/emu-link.textproto \
+    compare "$lossy_runs" "link-$rate-40ms-loss$loss" scenarios/validation/emu-link.textproto \
       --set network.worker_link.bandwidth=$rate --set network.worker_link.delay=40ms \
       --set network.worker_link.loss=$loss
   done
 done
 for delay in 10ms 40ms; do
-  compare "link-300Mbps-$delay-loss0" scenarios/validation/emu-link.textproto \
+  compare "$clean_runs" "link-300Mbps-$delay-loss0" scenarios/validation/emu-link.textproto \
     --set network.worker_link.bandwidth=300Mbps --set network.worker_link.delay=$delay \
     --set network.worker_link.loss=0
 done
 for s in star-uplink regions relay gpu-mix; do
-  compare "$s" "scenarios/validation/emu-$s.textproto"
+  compare "$clean_runs" "$s" "scenarios/validation/emu-$s.textproto"
 done
-compare "regions-8" scenarios/validation/emu-regions.textproto \
+compare "$clean_runs" "regions-8" scenarios/validation/emu-regions.textproto \
   --set workers[0].count=4 --set workers[1].count=4
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$meta"
 notes=()
