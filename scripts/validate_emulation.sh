@@ -20,6 +20,9 @@ Usage: scripts/validate_emulation.sh [--reuse] [--emu-runs N] [--lossy-emu-runs 
                     side only by deleting that side's folder)
   --emu-runs N      emulation runs per loss-free row, the median run the reference (default 3)
   --lossy-emu-runs N  emulation runs per row with random loss (default 1)
+  --keep-lossy      rows with random loss keep their lines of the current emulation.csv and
+                    emulation-commits.csv (both sides' commit and date with them) instead of
+                    running: the loss-free rows are rerun alone
   --hilo-sim PATH   hilo-sim binary (default $HILO_SIM, else build/sim/hilo-sim)
   --hilo-emu PATH   hilo-emu binary (default $HILO_EMU, else build/sim/hilo-emu)
 Writes results/validation/emulation.{csv,md}; runs go to results/runs/validation-emu/.
@@ -33,9 +36,11 @@ reuse=()
 bins=()
 clean_runs=3
 lossy_runs=1
+keep_lossy=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --reuse) reuse=(--reuse) ;;
+    --keep-lossy) keep_lossy=1 ;;
     --emu-runs|--lossy-emu-runs)
       [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]?$ ]] || {
         echo "validate_emulation.sh: $1 needs a count 1..99" >&2; exit 2; }
@@ -53,23 +58,25 @@ out=results/validation
 runs_dir=results/runs/validation-emu
 mkdir -p "$out" "$runs_dir"
 csv="$out/emulation.csv"
+old_csv="$(mktemp)"
+[ -f "$csv" ] && cp "$csv" "$old_csv"
 rm -f "$csv"
 # Which commit made each side of each row: label,side,commit,date. A side kept by --reuse keeps
 # the line it had; a side run now gets this commit and date.
 commits="$out/emulation-commits.csv"
 old_commits="$(mktemp)"
-trap 'rm -f "$old_commits"' EXIT
+trap 'rm -f "$old_commits" "$old_csv"' EXIT
 [ -f "$commits" ] && cp "$commits" "$old_commits"
 echo "label,side,commit,date" > "$commits"
 head_commit="$(git rev-parse --short HEAD)$(git diff --quiet -- sim scripts scenarios || echo '+uncommitted')"
 meta="$out/emulation-meta.txt"
 earlier=""
-if [ ${#reuse[@]} -gt 0 ] && [ -f "$meta" ]; then
+if { [ ${#reuse[@]} -gt 0 ] || [ $keep_lossy = 1 ]; } && [ -f "$meta" ]; then
   # Results reused from an earlier run keep that run's date and load on record.
   earlier="$(grep -E '^(date|load before|load after):' "$meta" | sed 's/^/earlier run (results reused where present), /')"
 fi
 {
-  echo "command: scripts/validate_emulation.sh ${reuse[*]} --emu-runs $clean_runs --lossy-emu-runs $lossy_runs"
+  echo "command: scripts/validate_emulation.sh ${reuse[*]} --emu-runs $clean_runs --lossy-emu-runs $lossy_runs$([ $keep_lossy = 1 ] && echo ' --keep-lossy')"
   echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet -- sim scripts scenarios || echo ' (with uncommitted changes)')"
   echo "kernel: $(uname -r)"
   echo "cpus: $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
@@ -77,6 +84,32 @@ fi
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   [ -n "$earlier" ] && echo "$earlier"
 } > "$meta"
+
+keep_row() { # label: its lines of the earlier CSV and commits file, as they were
+  local label="$1"
+  /usr/bin/python3 - "$old_csv" "$csv" "$label" <<'PY' || exit 2
+import csv, os, sys
+sys.path.insert(0, "scripts")
+from compare_modes import CSV_FIELDS
+old, new, label = sys.argv[1:]
+with open(old, newline="") as f:
+    rows = [r for r in csv.DictReader(f) if r["label"] == label]
+if not rows:
+    sys.exit(f"validate_emulation.sh: --keep-lossy: no row '{label}' in the earlier emulation.csv")
+header = not os.path.exists(new)
+with open(new, "a", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=CSV_FIELDS, restval="", extrasaction="ignore")
+    if header:
+        w.writeheader()
+    for r in rows:
+        w.writerow(dict(r, emu_runs=r.get("emu_runs") or 1))
+PY
+  for side in sim emu; do
+    line="$(awk -F, -v l="$label" -v s="$side" '$1 == l && $2 == s' "$old_commits")"
+    [ -n "$line" ] || { echo "validate_emulation.sh: --keep-lossy: no $side line for '$label' in emulation-commits.csv" >&2; exit 2; }
+    echo "$line" >> "$commits"
+  done
+}
 
 compare() { # emulation-runs label scenario [--set ...]
   local runs="$1" label="$2" scenario="$3" side line kept=()
@@ -101,6 +134,10 @@ compare() { # emulation-runs label scenario [--set ...]
 for rate in 10Mbps 50Mbps 100Mbps; do
   for delay in 10ms 40ms; do
     for loss in 0 0.01; do
+      if [ "$loss" != 0 ] && [ $keep_lossy = 1 ]; then
+        keep_row "link-$rate-$delay-loss$loss"
+        continue
+      fi
       n="$clean_runs"; [ "$loss" = 0 ] || n="$lossy_runs"
       compare "$n" "link-$rate-$delay-loss$loss" scenarios/validation/emu-link.textproto \
         --set network.worker_link.bandwidth=$rate --set network.worker_link.delay=$delay \
@@ -112,6 +149,10 @@ done
 # rather than bytes bounds an update), and twice the workers behind each region's WAN link.
 for loss in 0.001 0.02; do
   for rate in 10Mbps 100Mbps; do
+    if [ $keep_lossy = 1 ]; then
+      keep_row "link-$rate-40ms-loss$loss"
+      continue
+    fi
     compare "$lossy_runs" "link-$rate-40ms-loss$loss" scenarios/validation/emu-link.textproto \
       --set network.worker_link.bandwidth=$rate --set network.worker_link.delay=40ms \
       --set network.worker_link.loss=$loss
