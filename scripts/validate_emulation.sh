@@ -73,7 +73,7 @@ meta="$out/emulation-meta.txt"
 earlier=""
 if { [ ${#reuse[@]} -gt 0 ] || [ $keep_lossy = 1 ]; } && [ -f "$meta" ]; then
   # Results reused from an earlier run keep that run's date and load on record.
-  earlier="$(grep -E '^(date|load before|load after):' "$meta" | sed 's/^/earlier run (results reused where present), /')"
+  earlier="$(grep -E '^(date|load before|load after):' "$meta" | sed 's/^/earlier run (results reused or rows kept), /')"
 fi
 {
   echo "command: scripts/validate_emulation.sh ${reuse[*]} --emu-runs $clean_runs --lossy-emu-runs $lossy_runs$([ $keep_lossy = 1 ] && echo ' --keep-lossy')"
