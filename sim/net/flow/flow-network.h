@@ -34,11 +34,18 @@
 // at 80 ms RTT, where Linux's SRTT includes it (results/validation/simulator-rerun.md).
 // Slow start ends, for CUBIC, where Linux's HyStart ends it: the packet model's rule itself
 // (sim/net/hystart.h) is fed the ACKs the model implies, one per two segments with the RTT
-// samples above, spaced as the bytes left the bottleneck (a timed round's ACKs are one HyStart
-// round). Unpaced, an ACK train longer than half the minimum RTT finds the exit: a lone flow's
-// round of D bytes at rate r, D / r > RTT / 2, exits once RTT / 2 of its ACKs are in, at
-// cwnd = D + r RTT / 2 (between 1 and 1.5 BDP); a round whose smallest sample rose past the
-// delay threshold (a standing queue while the fair share binds) exits after 8 samples. At the
+// samples above, spaced as the bytes left the bottleneck, and the snd_nxt Linux has at each: a
+// HyStart round ends at the first ACK past the snd_nxt recorded where it started, and unpaced
+// slow start sends two bytes per byte acknowledged, so snd_nxt runs ahead of the ACKs. A round
+// that starts at the k-th ACK of one burst ends at the 2k-th of the next, the same fraction f of
+// a burst twice as long: every round starts where the first did, at the ACK that brought cwnd
+// to HyStart's 16 segments (the 4th of the 5 of a 10-segment initial window: f = 0.6), and its
+// smallest sample carries the queue that fraction of the burst built, f D / (2 r) for a burst
+// of D bytes leaving at rate r. A lone flow exits by the first of: the delay test, 8 samples
+// into the first burst with f D / (2 r) above the delay threshold (at 100 Mbps and 80 ms RTT
+// the 320-segment burst: cwnd 528 segments, 0.79 BDP), and the ACK train, once the rest of a
+// burst, (1 - f) D / r, outlasts half the minimum RTT. A round whose smallest sample rose past
+// the delay threshold (a standing queue while the fair share binds) exits the same way. At the
 // exit ssthresh = cwnd, credited at the end of the round that found it; as in Linux, HyStart
 // does not search again on that connection (only a loss timeout, which the model does not
 // have, would restart it).
