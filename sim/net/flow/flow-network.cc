@@ -346,6 +346,12 @@ FlowNetwork::CreditAcked(Stream& s, double growth)
         if (growth < acked)
         {
             s.ssthresh = s.cwnd; // HyStart's exit point
+            if (!s.lossSeen)
+            {
+                // CUBIC's first epoch starts here, its curve from this window (K = 0).
+                s.lastCut = LossCut{s.cwnd, s.cwnd, 0};
+                s.epochS = 0;
+            }
         }
         if (s.cwnd >= s.ssthresh)
         {
@@ -463,6 +469,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         s.slowStart = false;
         s.lastCut = WindowAfterLoss(s.tcp, s.cwnd, s.lastCut.w_max_bytes);
         s.cwnd = s.lastCut.cwnd_bytes;
+        s.lossSeen = true;
         s.epochS = 0;
         s.ssthresh = s.cwnd;
         s.roundLoss = true;
@@ -501,15 +508,20 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         const double roundBytes = s.sentBytes - s.ackedMark;
         Acknowledge(s, s.roundSpent, s.roundSpentAt, now);
         const bool cwndLimited = s.roundSpent && s.roundWindow >= s.cwnd * (1 - 1e-9);
-        if (s.tcp.loss > 0 && !s.slowStart && !s.roundLoss)
+        if ((s.tcp.loss > 0 || s.hystart.Found()) && !s.slowStart && !s.roundLoss)
         {
-            // Congestion avoidance after a loss: the variant's growth, counted in the rounds
-            // that sent (idle time is not CUBIC's t, as in Linux), applied only while cwnd is
-            // the limit (Linux's tcp_is_cwnd_limited).
+            // Congestion avoidance after a loss or HyStart's exit: the variant's growth,
+            // counted in the rounds that sent (idle time is not CUBIC's t, as in Linux),
+            // applied only while cwnd is the limit (Linux's tcp_is_cwnd_limited).
             s.epochS += s.tcp.rtt_s;
             if (cwndLimited)
             {
-                s.cwnd = WindowAfterLossFreeRound(s.tcp, s.cwnd, s.lastCut, s.epochS);
+                double next = WindowAfterLossFreeRound(s.tcp, s.cwnd, s.lastCut, s.epochS);
+                if (s.tcp.cubic && !s.lossSeen)
+                {
+                    next = std::max(next, 1.05 * s.cwnd); // no W_max yet: cnt <= 20
+                }
+                s.cwnd = next;
             }
         }
         if (windowBound)

@@ -48,7 +48,11 @@
 // the delay threshold (a standing queue while the fair share binds) exits the same way. At the
 // exit ssthresh = cwnd, credited at the end of the round that found it; as in Linux, HyStart
 // does not search again on that connection (only a loss timeout, which the model does not
-// have, would restart it).
+// have, would restart it). Congestion avoidance then grows cwnd at the end of each round that
+// filled it, as after a loss (below) with CUBIC's curve starting at the exit's window (K = 0),
+// and, until the first loss, by at least 5% a round trip: Linux's CUBIC caps its ACK count per
+// segment of growth at 20 while it has no W_max (bictcp_update), so an exit below the path's
+// bandwidth-delay product regains the rest in a few round trips.
 // Loss: see tcp-flow-model.h. A loss event falls at an expected stream offset (the first after
 // 1/p segments, then LossEventRate's spacing at the window of the moment); it cuts cwnd by beta
 // (WindowAfterLoss) and ends slow start with ssthresh = cwnd. After it (congestion avoidance) the
@@ -163,6 +167,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         ns3::Time roundSpentAt;    // when the round's window was out
         double srtt{0};            // Linux's smoothed RTT, seconds (Acknowledge)
         LossCut lastCut;           // the last loss cut (CUBIC's W_max and K)
+        bool lossSeen{false};      // a loss event has cut cwnd (Linux's last_max_cwnd > 0)
         double epochS{0};          // sending time since that cut (CUBIC's t), seconds
         HyStart hystart;           // CUBIC's slow-start exit (Acknowledge)
 
