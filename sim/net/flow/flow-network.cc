@@ -267,9 +267,9 @@ FlowNetwork::Acknowledge(Stream& s, bool burstOver, ns3::Time burstEnd, ns3::Tim
         double resetAck = 1;
         if (s.hystart.RoundStarted())
         {
-            const auto ahead = static_cast<int32_t>(
-                s.hystart.GetRoundEnd() -
-                static_cast<uint32_t>(static_cast<uint64_t>(s.ackedMark)));
+            const auto ahead =
+                static_cast<int32_t>(s.hystart.GetRoundEnd() -
+                                     static_cast<uint32_t>(static_cast<uint64_t>(s.ackedMark)));
             resetAck = std::max(1.0, std::floor(ahead / ackBytes) + 1);
         }
         // Feed only the ACKs that can decide (an exit comes within one window of ACKs once
