@@ -59,6 +59,9 @@ class HyStart
 
     bool Found() const { return m_found; }
     ns3::Time GetDelayMin() const { return m_delayMin; }
+    /// A round has been started, ending at the first ACK whose snd_una is after GetRoundEnd().
+    bool RoundStarted() const { return m_started; }
+    uint32_t GetRoundEnd() const { return m_endSeq; }
 
   private:
     bool m_found{false};

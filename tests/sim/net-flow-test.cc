@@ -442,19 +442,18 @@ HundredMbpsEightyMs()
 TEST(FlowNetwork, TheRestartsRtoIncludesTheQueueOfTheStreamsOwnRounds)
 {
     // 100 Mbps (12.5 MB/s of wire, 1502 wire bytes per 1448-byte segment: 12.05 MB/s of
-    // goodput), 80 ms RTT (BDP 964 kB), 10-segment initial window. 1595240 bytes leave in slow
-    // start's rounds of 14480 x 2^k for k = 0..5 (912240 bytes) and a seventh round of the last
-    // 683000 (window 926720), in which HyStart ends slow start at cwnd 978 segments (the exit of
-    // CubicLeavesSlowStartWhereHyStartsAckTrainOutlastsHalfTheMinimumRtt: the 170th ACK, 236 of
-    // them in this round).
-    // The 683 kB round left in 56.7 ms; in Linux's slow start it queues up to half of that at
-    // the bottleneck, so its 236 RTT samples rise to 80 + 28.3 ms and SRTT follows them to
-    // 107.5 ms: RTO 307.5 ms. 0.861 s of idle is two RTOs and a bit: two halvings, to 244
-    // segments. Without the queue (RTO 280 ms) it was three, to 122 segments.
+    // goodput), 80 ms RTT (BDP 964 kB), 10-segment initial window. 912240 bytes leave in slow
+    // start's rounds of 14480 x 2^k for k = 0..5, in the last of which (320 segments) HyStart
+    // ends slow start at cwnd 528 segments
+    // (CubicLeavesSlowStartWhereLinuxsHyStartRoundsSeeTheBurstsQueue). That round left in
+    // 38.4 ms; in Linux's slow start it queues up to half of that at the bottleneck, so its 160
+    // RTT samples rise to 80 + 19.2 ms and SRTT follows them to 98.4 ms: RTO 298.4 ms. 0.861 s
+    // of idle is two RTOs and a bit: two halvings, to 132 segments. Without the queue (RTO
+    // 280 ms) it was three, to 66 segments.
     const TcpFlowParams p = HundredMbpsEightyMs();
-    const auto [before, after] = CwndAroundIdle(p, 0.861, 12.5e6, 1595240);
-    EXPECT_EQ(before, 978 * 1448);
-    EXPECT_EQ(after, 244 * 1448);
+    const auto [before, after] = CwndAroundIdle(p, 0.861, 12.5e6, 912240);
+    EXPECT_EQ(before, 528 * 1448);
+    EXPECT_EQ(after, 132 * 1448);
 }
 
 TEST(FlowNetwork, SmoothedRttFollowsLinuxsEstimatorSampleBySample)
@@ -559,21 +558,31 @@ SlowStartEndOfSixMegabytes(const TcpFlowParams& p)
     return out;
 }
 
-TEST(FlowNetwork, CubicLeavesSlowStartWhereHyStartsAckTrainOutlastsHalfTheMinimumRtt)
+TEST(FlowNetwork, CubicLeavesSlowStartWhereLinuxsHyStartRoundsSeeTheBurstsQueue)
 {
     // Slow start's rounds of 10 x 2^k segments leave at 12.05 MB/s, so their ACKs come back
-    // 2896 / 12.05e6 = 0.2403 ms apart, a train as long as the round took to leave. The smallest
-    // RTT sample is the first one, 80 ms + 0.12 ms (a round's samples rise with the queue it
-    // builds), so the train must outlast (80.12 + 1) / 2 = 40.56 ms (Linux's unpaced threshold,
-    // with its 1 ms ACK-delay allowance). The 320-segment round's train lasts 159 x 0.2403 =
-    // 38.2 ms: not yet; cwnd doubles to 640. In the 640-segment round the 170th ACK comes
-    // 169 x 0.2403 = 40.61 ms into the train: the exit, with the 169 ACKs before it credited,
-    // cwnd = ssthresh = 640 + 338 = 978 segments (1.47 x the 666-segment BDP). No loss and no
-    // growth after it in the model.
+    // 2896 / 12.05e6 = 0.2403 ms apart, and their RTT samples rise 1448 / 12.05e6 = 0.1202 ms per
+    // ACK with the queue the unpaced burst builds (two segments out per segment acknowledged):
+    // delay_min is the first, 80.12 ms, the delay threshold 10.02 ms. A HyStart round starts at
+    // the first ACK past the snd_nxt recorded where the last one started: the first at the 4th
+    // ACK of the initial window (cwnd 10 + 6 = 16 segments), when the 3 ACKs before had sent 12
+    // segments of the next burst; so the next at the 7th ACK of the 20-segment burst (the first
+    // past 12 segments), then the 13th, 25th, 49th and 97th: the same 0.6 of each burst. The
+    // 160-segment burst's round starts on 80 + 49 x 0.1202 = 85.9 ms: below 90.14 ms. The
+    // 320-segment burst's starts on 80 + 97 x 0.1202 = 91.66 ms, so its 9th sample, the 105th ACK,
+    // finds the exit: cwnd = ssthresh = 320 + 2 x 104 = 528 segments (0.79 x the 666-segment
+    // BDP), where the packet model's HyStart leaves (TcpLinuxCubicOnALink in
+    // net-hystart-test.cc). Rounds that started at each burst's first ACK saw 80.12 ms every time,
+    // and only the ACK train ended slow start, 40.6 ms into the 640-segment burst: 978 segments.
+    // After the exit, 0.79 BDP, congestion avoidance grows cwnd 5% a round trip (CUBIC before
+    // its first loss; its curve from 528 segments adds 0.04 segment in 0.5 s): rounds of 528,
+    // 554.4, 582.1, 611.2 and 641.8 segments fill it (each leaves within 80 ms) and grow it to
+    // 528 x 1.05^5 = 673.9 segments; the next covers the path (80.98 ms) and the last 863 kB
+    // leave at the link's rate without growing it.
     TcpFlowParams p = HundredMbpsEightyMs();
     const auto [ssthresh, cwnd] = SlowStartEndOfSixMegabytes(p);
-    EXPECT_EQ(ssthresh, 978 * 1448);
-    EXPECT_EQ(cwnd, 978 * 1448);
+    EXPECT_EQ(ssthresh, 528 * 1448);
+    EXPECT_NEAR(cwnd, 528 * 1448 * std::pow(1.05, 5), 1e-6);
     // Reno has no HyStart: slow start never ends on a clean link.
     p.cubic = false;
     EXPECT_TRUE(std::isinf(SlowStartEndOfSixMegabytes(p).first));

@@ -221,11 +221,63 @@ FlowNetwork::Acknowledge(Stream& s, bool burstOver, ns3::Time burstEnd, ns3::Tim
         // model's ACKs, ends slow start where Linux's would, ssthresh = cwnd at that ACK.
         const double spacing = sending / samples; // ACKs leave the bottleneck as the bytes did
         const double step = (last - from) / samples;
+        // Where a HyStart round starts (bictcp_hystart_reset): at the first ACK past the last
+        // round's end_seq, which then records snd_nxt. Linux sends as the ACKs come in, so
+        // snd_nxt runs ahead of them: after the first a bytes of a timed round's D are
+        // acknowledged, the next round has sent what they freed and grew the window by,
+        // min(cwnd + a, send buffer) - (D - a), as far as the data goes -- 2a while cwnd is the
+        // limit. A round that starts at the k-th ACK of one burst so ends at the 2k-th of the
+        // next, the same place in a burst twice as long: rounds start inside the bursts, where
+        // the first one started (the ACK that brought cwnd to HyStart's low window), and their
+        // smallest sample carries the queue that much of the burst has built. While the fair
+        // share binds, a round is the window in flight.
+        auto sndNxt = [&](double una, double ackedBefore)
+        {
+            const double window = std::min(s.cwnd + ackedBefore, s.tcp.window_bytes);
+            if (!burstOver)
+            {
+                return una + window;
+            }
+            const double freed = std::max(0.0, window - (bytes - ackedBefore));
+            return s.sentBytes + std::min(freed, s.queuedEnd - s.sentBytes);
+        };
+        auto feed = [&](double i)
+        {
+            const double ackedBefore = (i - 1) * ackBytes;
+            const double una = s.ackedMark + std::min(bytes, i * ackBytes);
+            HyStartAck ack;
+            ack.rtt = ns3::Seconds(from + i * step);
+            ack.now = firstSent + ns3::Seconds(from + (i - 1) * spacing);
+            ack.cwnd_segments =
+                static_cast<uint64_t>(std::floor((s.cwnd + ackedBefore) / s.tcp.mss_bytes + 1e-9));
+            ack.in_slow_start = s.cwnd + ackedBefore < s.ssthresh;
+            ack.snd_una = static_cast<uint32_t>(static_cast<uint64_t>(una));
+            ack.snd_nxt = static_cast<uint32_t>(static_cast<uint64_t>(sndNxt(una, ackedBefore)));
+            ack.paced = false; // Linux's CUBIC without an fq qdisc
+            ack.pacing_rate_Bps = 2 * (s.cwnd + ackedBefore) / s.srtt;
+            if (!s.hystart.OnAck(ack))
+            {
+                return false;
+            }
+            growth = ackedBefore; // this ACK's growth is cut by ssthresh = cwnd
+            return true;
+        };
+        // The ACK (1-based) that starts the next round: the first whose snd_una passes the
+        // current round's end (beyond `samples`: a later call's).
+        double resetAck = 1;
+        if (s.hystart.RoundStarted())
+        {
+            const auto ahead =
+                static_cast<int32_t>(s.hystart.GetRoundEnd() -
+                                     static_cast<uint32_t>(static_cast<uint64_t>(s.ackedMark)));
+            resetAck = std::max(1.0, std::floor(ahead / ackBytes) + 1);
+        }
         // Feed only the ACKs that can decide (an exit comes within one window of ACKs once
-        // cwnd is at HyStart's low window, or never): just the first, for delay_min, where no
-        // ACK can end slow start -- a train that cannot outlast half the minimum RTT (each gap
-        // above 2 ms breaks it; a timed round's train is its own) and samples no higher than
-        // the delay threshold.
+        // cwnd is at HyStart's low window, or never). Where no ACK can end slow start -- a
+        // train that cannot outlast half the minimum RTT (each gap above 2 ms breaks it; a
+        // timed round's train is its own) and samples no higher than the delay threshold --
+        // just the first, for delay_min, and the round start with the samples that fill its
+        // count, so the rounds keep their place.
         const double delayMin =
             s.hystart.GetDelayMin().IsZero() ? from + step : s.hystart.GetDelayMin().GetSeconds();
         // (A microsecond's margin: HyStart sees these times rounded to nanoseconds.)
@@ -235,34 +287,29 @@ FlowNetwork::Acknowledge(Stream& s, bool burstOver, ns3::Time burstEnd, ns3::Tim
             last + 1e-6 <= delayMin + HyStart::DelayThreshold(ns3::Seconds(delayMin)).GetSeconds();
         const double lowWindowAcks =
             std::max(0.0, HyStart::kLowWindowSegments * s.tcp.mss_bytes - s.cwnd) / ackBytes;
-        const double decisive =
-            trainTooShort && delayTooLow
-                ? 1
-                : std::ceil(lowWindowAcks + std::min(s.cwnd, s.tcp.window_bytes) / ackBytes +
-                            delayMin / std::max(spacing, 1e-9)) +
-                      HyStart::kMinSamples + 2;
-        for (double i = 1; i <= std::min(samples, decisive); ++i)
+        if (trainTooShort && delayTooLow)
         {
-            const double ackedBefore = (i - 1) * ackBytes;
-            HyStartAck ack;
-            ack.rtt = ns3::Seconds(from + i * step);
-            ack.now = firstSent + ns3::Seconds(from + (i - 1) * spacing);
-            ack.cwnd_segments =
-                static_cast<uint64_t>(std::floor((s.cwnd + ackedBefore) / s.tcp.mss_bytes + 1e-9));
-            ack.in_slow_start = s.cwnd + ackedBefore < s.ssthresh;
-            // A timed round's ACKs are one HyStart round; while the fair share binds, a round
-            // is the window in flight (bictcp_hystart_reset's end_seq = snd_nxt).
-            const double una = s.ackedMark + std::min(bytes, i * ackBytes);
-            const double nxt =
-                burstOver ? s.sentBytes : una + std::min(s.cwnd + ackedBefore, s.tcp.window_bytes);
-            ack.snd_una = static_cast<uint32_t>(static_cast<uint64_t>(una));
-            ack.snd_nxt = static_cast<uint32_t>(static_cast<uint64_t>(nxt));
-            ack.paced = false; // Linux's CUBIC without an fq qdisc
-            ack.pacing_rate_Bps = 2 * (s.cwnd + ackedBefore) / s.srtt;
-            if (s.hystart.OnAck(ack))
+            feed(1);
+            // (From the ACK before: the truncation of stream offsets to sequence numbers.)
+            const double first = std::max(2.0, resetAck - 1);
+            for (double i = first; i <= std::min(samples, resetAck + HyStart::kMinSamples); ++i)
             {
-                growth = ackedBefore; // this ACK's growth is cut by ssthresh = cwnd
-                break;
+                feed(i);
+            }
+        }
+        else
+        {
+            const double decisive =
+                std::max(std::ceil(lowWindowAcks + std::min(s.cwnd, s.tcp.window_bytes) / ackBytes +
+                                   delayMin / std::max(spacing, 1e-9)),
+                         resetAck) +
+                HyStart::kMinSamples + 2;
+            for (double i = 1; i <= std::min(samples, decisive); ++i)
+            {
+                if (feed(i))
+                {
+                    break;
+                }
             }
         }
     }
@@ -299,6 +346,12 @@ FlowNetwork::CreditAcked(Stream& s, double growth)
         if (growth < acked)
         {
             s.ssthresh = s.cwnd; // HyStart's exit point
+            if (!s.lossSeen)
+            {
+                // CUBIC's first epoch starts here, its curve from this window (K = 0).
+                s.lastCut = LossCut{s.cwnd, s.cwnd, 0};
+                s.epochS = 0;
+            }
         }
         if (s.cwnd >= s.ssthresh)
         {
@@ -416,6 +469,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         s.slowStart = false;
         s.lastCut = WindowAfterLoss(s.tcp, s.cwnd, s.lastCut.w_max_bytes);
         s.cwnd = s.lastCut.cwnd_bytes;
+        s.lossSeen = true;
         s.epochS = 0;
         s.ssthresh = s.cwnd;
         s.roundLoss = true;
@@ -454,15 +508,20 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         const double roundBytes = s.sentBytes - s.ackedMark;
         Acknowledge(s, s.roundSpent, s.roundSpentAt, now);
         const bool cwndLimited = s.roundSpent && s.roundWindow >= s.cwnd * (1 - 1e-9);
-        if (s.tcp.loss > 0 && !s.slowStart && !s.roundLoss)
+        if ((s.tcp.loss > 0 || s.hystart.Found()) && !s.slowStart && !s.roundLoss)
         {
-            // Congestion avoidance after a loss: the variant's growth, counted in the rounds
-            // that sent (idle time is not CUBIC's t, as in Linux), applied only while cwnd is
-            // the limit (Linux's tcp_is_cwnd_limited).
+            // Congestion avoidance after a loss or HyStart's exit: the variant's growth,
+            // counted in the rounds that sent (idle time is not CUBIC's t, as in Linux),
+            // applied only while cwnd is the limit (Linux's tcp_is_cwnd_limited).
             s.epochS += s.tcp.rtt_s;
             if (cwndLimited)
             {
-                s.cwnd = WindowAfterLossFreeRound(s.tcp, s.cwnd, s.lastCut, s.epochS);
+                double next = WindowAfterLossFreeRound(s.tcp, s.cwnd, s.lastCut, s.epochS);
+                if (s.tcp.cubic && !s.lossSeen)
+                {
+                    next = std::max(next, 1.05 * s.cwnd); // no W_max yet: cnt <= 20
+                }
+                s.cwnd = next;
             }
         }
         if (windowBound)

@@ -34,14 +34,25 @@
 // at 80 ms RTT, where Linux's SRTT includes it (results/validation/simulator-rerun.md).
 // Slow start ends, for CUBIC, where Linux's HyStart ends it: the packet model's rule itself
 // (sim/net/hystart.h) is fed the ACKs the model implies, one per two segments with the RTT
-// samples above, spaced as the bytes left the bottleneck (a timed round's ACKs are one HyStart
-// round). Unpaced, an ACK train longer than half the minimum RTT finds the exit: a lone flow's
-// round of D bytes at rate r, D / r > RTT / 2, exits once RTT / 2 of its ACKs are in, at
-// cwnd = D + r RTT / 2 (between 1 and 1.5 BDP); a round whose smallest sample rose past the
-// delay threshold (a standing queue while the fair share binds) exits after 8 samples. At the
+// samples above, spaced as the bytes left the bottleneck, and the snd_nxt Linux has at each: a
+// HyStart round ends at the first ACK past the snd_nxt recorded where it started, and unpaced
+// slow start sends two bytes per byte acknowledged, so snd_nxt runs ahead of the ACKs. A round
+// that starts at the k-th ACK of one burst ends at the 2k-th of the next, the same fraction f of
+// a burst twice as long: every round starts where the first did, at the ACK that brought cwnd
+// to HyStart's 16 segments (the 4th of the 5 of a 10-segment initial window: f = 0.6), and its
+// smallest sample carries the queue that fraction of the burst built, f D / (2 r) for a burst
+// of D bytes leaving at rate r. A lone flow exits by the first of: the delay test, 8 samples
+// into the first burst with f D / (2 r) above the delay threshold (at 100 Mbps and 80 ms RTT
+// the 320-segment burst: cwnd 528 segments, 0.79 BDP), and the ACK train, once the rest of a
+// burst, (1 - f) D / r, outlasts half the minimum RTT. A round whose smallest sample rose past
+// the delay threshold (a standing queue while the fair share binds) exits the same way. At the
 // exit ssthresh = cwnd, credited at the end of the round that found it; as in Linux, HyStart
 // does not search again on that connection (only a loss timeout, which the model does not
-// have, would restart it).
+// have, would restart it). Congestion avoidance then grows cwnd at the end of each round that
+// filled it, as after a loss (below) with CUBIC's curve starting at the exit's window (K = 0),
+// and, until the first loss, by at least 5% a round trip: Linux's CUBIC caps its ACK count per
+// segment of growth at 20 while it has no W_max (bictcp_update), so an exit below the path's
+// bandwidth-delay product regains the rest in a few round trips.
 // Loss: see tcp-flow-model.h. A loss event falls at an expected stream offset (the first after
 // 1/p segments, then LossEventRate's spacing at the window of the moment); it cuts cwnd by beta
 // (WindowAfterLoss) and ends slow start with ssthresh = cwnd. After it (congestion avoidance) the
@@ -156,6 +167,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         ns3::Time roundSpentAt;    // when the round's window was out
         double srtt{0};            // Linux's smoothed RTT, seconds (Acknowledge)
         LossCut lastCut;           // the last loss cut (CUBIC's W_max and K)
+        bool lossSeen{false};      // a loss event has cut cwnd (Linux's last_max_cwnd > 0)
         double epochS{0};          // sending time since that cut (CUBIC's t), seconds
         HyStart hystart;           // CUBIC's slow-start exit (Acknowledge)
 
