@@ -380,7 +380,11 @@ Spread256(const float* p, __m256* lo, __m256* hi)
     else if constexpr (G == 4)
         *lo = *hi = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(p));
     else
-        *lo = *hi = _mm256_castpd_ps(_mm256_broadcast_sd(reinterpret_cast<const double*>(p)));
+    {
+        double pair; // p[0], p[1] as one 64-bit lane (p need not be 8-byte aligned)
+        std::memcpy(&pair, p, sizeof pair);
+        *lo = *hi = _mm256_castpd_ps(_mm256_set1_pd(pair));
+    }
 }
 
 /// TileG512 with AVX2: C = max(1, 8 / G) accumulators of two halves, a tile of G C columns.
