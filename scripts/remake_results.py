@@ -241,6 +241,26 @@ STUDIES = {
               f" > {CMP}/reconstruction-error-onepass.csv;"
               f" {PY} scripts/csv_provenance.py {CMP}/reconstruction-error-onepass.csv", "command",
               ("hilo-compress-error",)),
+        Study("bench-kernel", ("bench-kernel-2threads.json", "bench-kernel-2threads.txt",
+                               "bench-kernel-before-2threads.json",
+                               "bench-kernel-nogram-2threads.json"),
+              "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-compress-bench"
+              " --benchmark_filter='BM_Encode/(3|14)/(16|50)/' --benchmark_repetitions=3"
+              f" --benchmark_out={CMP}/bench-kernel-2threads.json --benchmark_out_format=json"
+              f" | tee {CMP}/bench-kernel-2threads.txt", "command", ("hilo-compress-bench",),
+              note="the -before and -nogram .json files are the same command run with binaries"
+              " built before the sketch kernel and without the fused Gram matrix (the commits are"
+              " in the .txt's first line)"),
+        Study("reconstruction-error-kernel",
+              ("reconstruction-error-kernel.csv", "reconstruction-error-kernel.csv.meta.json"),
+              "build/tests/hilo-compress-error spar-warm8 powersgd"
+              f" > {CMP}/reconstruction-error-kernel.csv;"
+              f" {PY} scripts/csv_provenance.py {CMP}/reconstruction-error-kernel.csv", "command",
+              ("hilo-compress-error",)),
+        Study("sketch-pass", ("sketch-pass-1thread.txt",),
+              "build/tests/hilo-spectra-bench --benchmark_filter='BM_SketchPass'"
+              f" | tee {CMP}/sketch-pass-1thread.txt", "command", ("hilo-spectra-bench",),
+              note="the file's first line names the commit"),
         Study("profile-warm8", ("profile-warm8-2threads.txt",),
               "perf record -F 400 --call-graph dwarf,16384 -o /tmp/warm.data"
               " build/tests/hilo-compress-bench --benchmark_filter='BM_Encode/(3|14)/(16|50)/';"

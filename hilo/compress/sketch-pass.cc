@@ -1,6 +1,7 @@
 #include "hilo/compress/sketch-pass.h"
 
 #include "hilo/compress/blas-hooks.h"
+#include "hilo/compress/sketch-kernel.h"
 
 #include <ATen/ATen.h>
 
@@ -46,7 +47,17 @@ Gemm(bool trans_a, bool trans_b, int64_t p, int64_t n, int64_t k, const float* a
 
 void
 SketchPass(const float* x, int64_t rows, int64_t cols, const float* q, int64_t l, float* w,
-           float* z)
+           float* z, float* h)
+{
+    if (l <= kSketchKernelMaxWidth)
+        SketchKernel(BestSketchIsa(), x, rows, cols, q, l, w, z, h);
+    else
+        SketchPassBlas(x, rows, cols, q, l, w, z, h);
+}
+
+void
+SketchPassBlas(const float* x, int64_t rows, int64_t cols, const float* q, int64_t l, float* w,
+               float* z, float* h)
 {
     // Column-major views of the row-major operands: Q^T is l x m (ld l), W^T is l x d (ld l),
     // Z^T is l x m (ld l). The stored X is X^T column-major (d x m, ld d) when rows <= cols, and
@@ -68,6 +79,8 @@ SketchPass(const float* x, int64_t rows, int64_t cols, const float* q, int64_t l
         // Z^T (l x m) += W_b^T X_b^T.
         Gemm(false, !wide, l, m, cb, wb, l, xb, ldx, c0 == 0 ? 0.0f : 1.0f, z, l);
     }
+    if (h != nullptr)
+        ColumnGram(w, d, l, h);
 }
 
 void

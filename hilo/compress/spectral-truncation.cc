@@ -284,7 +284,8 @@ SpectralTruncation::RayleighRitz(const std::vector<float>& x, size_t i, const at
 }
 
 bool
-SpectralTruncation::RitzStep(const at::Tensor& q_in, const at::Tensor& w, MatrixSpectrum* out) const
+SpectralTruncation::RitzStep(const at::Tensor& q_in, const at::Tensor& w, MatrixSpectrum* out,
+                             const float* h_given) const
 {
     // L x L and m x L work in the project's own loops (small-eigen.h): no LibTorch call per
     // matrix but the two tensors the spectrum keeps.
@@ -292,7 +293,10 @@ SpectralTruncation::RitzStep(const at::Tensor& q_in, const at::Tensor& w, Matrix
     const int64_t m = q.size(0);
     const int64_t l = w.size(1);
     std::vector<float> h(static_cast<size_t>(l * l));
-    ColumnGram(w.data_ptr<float>(), w.size(0), l, h.data());
+    if (h_given != nullptr)
+        std::copy(h_given, h_given + l * l, h.begin());
+    else
+        ColumnGram(w.data_ptr<float>(), w.size(0), l, h.data());
     if (!hilo::AllFinite(h.data(), l * l))
         return false;
     std::vector<double> values;
@@ -345,13 +349,15 @@ SpectralTruncation::WarmSketch(const std::vector<float>& x, size_t i, float* y_s
             return false;
         q = Orthonormal(at::from_blob(y_store, {m, l}, at::kFloat));
     }
-    // W = X^T Q and the next basis's Z = X W = X X^T Q in one pass over X (sketch-pass.h): one
-    // power step further. Z's columns then go in descending Ritz order (Z R), so that the leading
-    // ones span the leading directions and a narrower next basis is their first columns.
+    // W = X^T Q, its Gram matrix W^T W and the next basis's Z = X W = X X^T Q in one pass over X
+    // (sketch-pass.h): one power step further. Z's columns then go in descending Ritz order
+    // (Z R), so that the leading ones span the leading directions and a narrower next basis is
+    // their first columns.
     const at::Tensor qc = q.contiguous();
+    std::vector<float> h(static_cast<size_t>(l * l));
     SketchPass(x.data() + m_layout.offset(i), s.rows, s.cols, qc.data_ptr<float>(), l, w_store,
-               y_store);
-    if (!RitzStep(qc, at::from_blob(w_store, {d, l}, at::kFloat), out))
+               y_store, h.data());
+    if (!RitzStep(qc, at::from_blob(w_store, {d, l}, at::kFloat), out, h.data()))
         return false;
     at::Tensor z = at::from_blob(y_store, {m, l}, at::kFloat);
     std::vector<float>& next = m_next_basis[i];

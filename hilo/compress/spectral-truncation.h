@@ -201,7 +201,9 @@ class SpectralTruncation
                       MatrixSpectrum* out) const;
     /// The Rayleigh-Ritz step from W = X^T Q (d x l, made by the caller): Ritz values, basis
     /// Q R and rotation R into `out`. False when W^T W holds a non-finite value.
-    bool RitzStep(const at::Tensor& q, const at::Tensor& w, MatrixSpectrum* out) const;
+    /// `h`: W^T W (l x l) when the caller formed it with W (SketchPass), else null.
+    bool RitzStep(const at::Tensor& q, const at::Tensor& w, MatrixSpectrum* out,
+                  const float* h = nullptr) const;
     /// Warm mode's pass over matrix i: the sketch from its basis (or from Y = X Omega into `y`
     /// when it has none) and its next basis into m_next_basis. False on a non-finite product.
     bool WarmSketch(const std::vector<float>& x, size_t i, float* y, float* w, MatrixSpectrum* out);

@@ -1,11 +1,13 @@
 // Cost of the pieces of a spectral truncation (hilo/compress/spectral-truncation.h) on single
 // matrices shaped like the 7B-rank-64 adapter's (hilo-compress-fixture.h): the sketch's skinny
-// products of width L, the exact path's Gram (ssyrk) and the small decompositions (eigh of the
-// 64 x 64 Gram, QR of a 64 x 8 sketch). One thread, BLAS at one thread; the matrix stays in cache
-// between iterations, so these are lower bounds of what an encode pays per matrix.
+// products of width L, the warm sketch's fused pass (sgemm or the project's kernel), the exact
+// path's Gram (ssyrk) and the small decompositions (eigh of the 64 x 64 Gram, QR of a 64 x 8
+// sketch). One thread, BLAS at one thread; the matrix stays in cache between iterations (the
+// 18944 x 64 one in L2 at best), so these are lower bounds of what an encode pays per matrix.
 //   build/tests/hilo-spectra-bench
 // Arguments: shape (0 = A of q, 64 x 3584; 1 = B of q, 3584 x 64; 2 = B of gate, 18944 x 64),
-// width L, side; BM_Small: width, 0 = eigh / 1 = QR.
+// width L, side; BM_Small: width, 0 = eigh / 1 = QR; BM_SketchPass: shape, width L, path (0 =
+// sgemm, 1 = the kernel's portable loops, 2 = AVX2, 3 = AVX-512).
 // BM_Plan: the whole plan (spectra + rank allocation) of spar bf16 on the full 161.5M adapter and
 // its synthetic gradient (hilo-compress-fixture.h), on HILO_BENCH_THREADS threads (default 2),
 // steady state (one untimed plan first); arguments width L (0 = exact), screen (0/1), budget in
@@ -13,6 +15,8 @@
 // after one pass, and redone exactly; process_cpu_s = CPU of all threads per plan.
 #include "hilo/compress/blas-hooks.h"
 #include "hilo/compress/factor-coding.h"
+#include "hilo/compress/sketch-kernel.h"
+#include "hilo/compress/sketch-pass.h"
 #include "hilo/compress/spectral-truncation.h"
 #include "tests/bench/hilo-compress-fixture.h"
 
@@ -22,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 namespace
 {
@@ -53,6 +58,41 @@ BM_SkinnyProduct(benchmark::State& state)
     {
         at::Tensor y = sketch ? at::mm(xs, operand) : at::mm(xs.t(), operand);
         benchmark::DoNotOptimize(y.data_ptr<float>());
+    }
+    state.SetBytesProcessed(state.iterations() * x.numel() * 4);
+}
+
+/// The warm sketch's fused pass (sketch-pass.h) with W's Gram matrix: path 0 = sgemm
+/// (SketchPassBlas), 1 = the kernel's portable loops, 2 = AVX2, 3 = AVX-512 (sketch-kernel.h).
+void
+BM_SketchPass(benchmark::State& state)
+{
+    at::set_num_threads(1);
+    SingleThreadedBlas one;
+    const at::Tensor x = Matrix(state.range(0));
+    const int64_t m = std::min(x.size(0), x.size(1));
+    const int64_t d = std::max(x.size(0), x.size(1));
+    const int64_t l = state.range(1);
+    const int64_t path = state.range(2);
+    const SketchIsa isas[] = {SketchIsa::kPortable, SketchIsa::kAvx2, SketchIsa::kAvx512};
+    if (path > 0 && !SketchIsaSupported(isas[path - 1]))
+    {
+        state.SkipWithError("this host does not run that instruction set");
+        return;
+    }
+    const at::Tensor q = at::randn({m, l});
+    std::vector<float> w(static_cast<size_t>(d * l));
+    std::vector<float> z(static_cast<size_t>(m * l));
+    std::vector<float> h(static_cast<size_t>(l * l));
+    for (auto _ : state)
+    {
+        if (path == 0)
+            SketchPassBlas(x.data_ptr<float>(), x.size(0), x.size(1), q.data_ptr<float>(), l,
+                           w.data(), z.data(), h.data());
+        else
+            SketchKernel(isas[path - 1], x.data_ptr<float>(), x.size(0), x.size(1),
+                         q.data_ptr<float>(), l, w.data(), z.data(), h.data());
+        benchmark::DoNotOptimize(z.data());
     }
     state.SetBytesProcessed(state.iterations() * x.numel() * 4);
 }
@@ -128,6 +168,9 @@ BM_Plan(benchmark::State& state)
 
 BENCHMARK(BM_SkinnyProduct)
     ->ArgsProduct({{0, 1, 2}, {1, 4, 8, 16}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SketchPass)
+    ->ArgsProduct({{0, 1, 2}, {2, 4, 8, 16}, {0, 2, 3}})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Gram)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Small)->Args({8, 0})->Args({8, 1})->Unit(benchmark::kMicrosecond);
