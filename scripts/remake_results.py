@@ -251,6 +251,17 @@ STUDIES = {
               note="the -before and -nogram .json files are the same command run with binaries"
               " built before the sketch kernel and without the fused Gram matrix (the commits are"
               " in the .txt's first line)"),
+        Study("bench-kernel-idle", ("bench-kernel-idle-2threads.json",
+                                    "bench-kernel-idle-2threads.txt",
+                                    "bench-kernel-idle-run2-2threads.json",
+                                    "bench-kernel-idle-before-2threads.json",
+                                    "bench-kernel-idle-before-run2-2threads.json"),
+              "OMP_WAIT_POLICY=PASSIVE build/tests/hilo-compress-bench"
+              " --benchmark_filter='BM_Encode/(3|14)/(16|50)/' --benchmark_repetitions=3"
+              f" --benchmark_out={CMP}/bench-kernel-idle-2threads.json --benchmark_out_format=json"
+              f" | tee {CMP}/bench-kernel-idle-2threads.txt", "command", ("hilo-compress-bench",),
+              note="run it on an otherwise idle machine; the -run2 file is the same command run"
+              " again, the -before files the same command with the binary of c4c291c (sgemm)"),
         Study("reconstruction-error-kernel",
               ("reconstruction-error-kernel.csv", "reconstruction-error-kernel.csv.meta.json"),
               "build/tests/hilo-compress-error spar-warm8 powersgd"
