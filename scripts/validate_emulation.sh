@@ -11,7 +11,7 @@
 # TCP varies from run to run by more than a loss-free row's 10% goal: compare_modes.py --emu-runs);
 # a lossy row's once, its spread being the loss draw on both sides, which one more emulated run does
 # not average out. Needs root (hilo-emu --network ns3) and a build (scripts/build.sh --target
-# hilo-sim hilo-emu hilo-node hilo-netem). About 60 minutes.
+# hilo-sim hilo-emu hilo-node hilo-netem). About 35 minutes (24 for the loss-free rows alone).
 usage() {
   cat <<'USAGE'
 Usage: scripts/validate_emulation.sh [--reuse] [--emu-runs N] [--lossy-emu-runs N]
@@ -26,7 +26,7 @@ Usage: scripts/validate_emulation.sh [--reuse] [--emu-runs N] [--lossy-emu-runs 
   --hilo-sim PATH   hilo-sim binary (default $HILO_SIM, else build/sim/hilo-sim)
   --hilo-emu PATH   hilo-emu binary (default $HILO_EMU, else build/sim/hilo-emu)
 Writes results/validation/emulation.{csv,md}; runs go to results/runs/validation-emu/.
-Needs root (hilo-emu --network ns3). About 60 minutes.
+Needs root (hilo-emu --network ns3). About 35 minutes.
 USAGE
 }
 set -euo pipefail
