@@ -70,34 +70,26 @@ namespace
 using sketch_kernel_internal::BlockFn;
 using sketch_kernel_internal::GramFn;
 
-BlockFn
-BlockFor(SketchIsa isa)
+/// The pass's two per-block functions for one instruction set.
+struct IsaFns
 {
-    switch (isa)
-    {
-        case SketchIsa::kAvx512:
-            return sketch_kernel_internal::Avx512Block();
-        case SketchIsa::kAvx2:
-            return sketch_kernel_internal::Avx2Block();
-        case SketchIsa::kPortable:
-            break;
-    }
-    return &sketch_kernel_internal::BlockPortable;
-}
+    BlockFn block;
+    GramFn gram;
+};
 
-GramFn
-GramFor(SketchIsa isa)
+IsaFns
+FnsFor(SketchIsa isa)
 {
     switch (isa)
     {
         case SketchIsa::kAvx512:
-            return sketch_kernel_internal::Avx512Gram();
+            return {sketch_kernel_internal::Avx512Block(), sketch_kernel_internal::Avx512Gram()};
         case SketchIsa::kAvx2:
-            return sketch_kernel_internal::Avx2Gram();
+            return {sketch_kernel_internal::Avx2Block(), sketch_kernel_internal::Avx2Gram()};
         case SketchIsa::kPortable:
             break;
     }
-    return &sketch_kernel_internal::GramPortable;
+    return {&sketch_kernel_internal::BlockPortable, &sketch_kernel_internal::GramPortable};
 }
 
 /// `n` floats of zeroed scratch starting at a 64-byte boundary inside `storage`.
@@ -166,8 +158,9 @@ SketchKernel(SketchIsa isa, const float* x, int64_t rows, int64_t cols, const fl
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < l; ++j)
             std::fill(q16 + i * 16 + j * chains, q16 + i * 16 + (j + 1) * chains, q[i * l + j]);
-    const BlockFn block = BlockFor(isa);
-    const GramFn gram = GramFor(isa);
+    const IsaFns fns = FnsFor(isa);
+    const BlockFn block = fns.block;
+    const GramFn gram = fns.gram;
     for (int64_t c0 = 0; c0 < d; c0 += kSketchBlock)
     {
         const int64_t n = std::min(kSketchBlock, d - c0);
