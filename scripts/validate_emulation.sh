@@ -114,11 +114,15 @@ PY
 compare() { # emulation-runs label scenario [--set ...]
   local runs="$1" label="$2" scenario="$3" side line kept=()
   shift 3
-  for side in sim emu; do
-    if [ ${#reuse[@]} -gt 0 ] && [ -f "$runs_dir/$label/$side/summary.json" ]; then
-      kept+=("$side")
-    fi
+  # A side is kept when --reuse finds every one of its runs (the emulation's emu, emu-2, ...).
+  local k all
+  [ ${#reuse[@]} -gt 0 ] && [ -f "$runs_dir/$label/sim/summary.json" ] && kept+=(sim)
+  all=1
+  for k in $(seq 1 "$runs"); do
+    [ "$k" = 1 ] && side=emu || side="emu-$k"
+    [ -f "$runs_dir/$label/$side/summary.json" ] || all=0
   done
+  [ ${#reuse[@]} -gt 0 ] && [ $all = 1 ] && kept+=(emu)
   /usr/bin/python3 scripts/compare_modes.py "$scenario" "$@" --label "$label" --csv "$csv" \
     --out "$runs_dir/$label" --emu-runs "$runs" "${reuse[@]}" "${bins[@]}"
   for side in sim emu; do
