@@ -23,6 +23,16 @@ CubicWindow::Reset()
     *this = CubicWindow();
 }
 
+void
+CubicWindow::OnSendAfterIdle(ns3::Time now, ns3::Time idle)
+{
+    if (!m_epochOn || !idle.IsStrictlyPositive())
+    {
+        return;
+    }
+    m_epochStart = std::min(m_epochStart + idle, now);
+}
+
 uint32_t
 CubicWindow::OnLoss(uint32_t cwnd)
 {

@@ -20,6 +20,9 @@
 //   - the Reno estimate grows by one per (15 cwnd) / 8 ACKed segments; above cwnd it caps cnt at
 //     cwnd / (estimate - cwnd); cnt is at least 2 (cwnd at most x1.5 per round trip);
 //   - cwnd grows by one segment per cnt ACKed segments (tcp_cong_avoid_ai).
+// Idle: when the connection sends again with nothing in flight, the epoch moves forward by the
+// time since its last data segment (cubictcp_cwnd_event, CA_EVENT_TX_START), so the curve's t
+// counts sending time only and an idle gap does not raise the target.
 // At a loss: W_max = cwnd, or cwnd (1 + beta) / 2 below the previous W_max (fast convergence),
 // and ssthresh = max(beta cwnd, 2) with beta = 717 / 1024. A retransmission timeout forgets
 // everything (bictcp_reset).
@@ -48,9 +51,14 @@ class CubicWindow
     uint32_t OnLoss(uint32_t cwndSegments);
     /// A retransmission timeout: back to the state of a new connection (bictcp_reset).
     void Reset();
+    /// Data leaves at `now` with nothing in flight, `idle` after the last data segment: the
+    /// epoch's start moves forward by `idle`, never past `now`.
+    void OnSendAfterIdle(ns3::Time now, ns3::Time idle);
 
     uint32_t GetLastMaxCwnd() const { return m_lastMaxCwnd; }
     uint32_t GetRenoCwnd() const { return m_renoCwnd; }
+    /// The current epoch's start (meaningful once congestion avoidance has begun).
+    ns3::Time GetEpochStart() const { return m_epochStart; }
 
   private:
     /// bictcp_update: m_cnt for this ACK.

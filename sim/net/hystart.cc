@@ -67,13 +67,20 @@ HyStart::OnAck(const HyStartAck& ack)
     {
         m_delayMin = ack.rtt;
     }
-    if (m_found || !ack.in_slow_start || ack.cwnd_segments < kLowWindowSegments)
+    if (m_found || !ack.in_slow_start)
     {
         return false;
     }
+    // Rounds are tracked from the first ACK on, below the low window too (hystart_update's
+    // first test, before its low-window test): so each round starts at the first ACK of a
+    // burst, where the queue the previous burst built has drained.
     if (!m_started || After(ack.snd_una, m_endSeq))
     {
         Reset(ack.now, ack.snd_nxt);
+    }
+    if (ack.cwnd_segments < kLowWindowSegments)
+    {
+        return false;
     }
     // ACK train.
     if ((ack.now - m_lastAck).GetMicroSeconds() <= HyStart::kAckDeltaUs)

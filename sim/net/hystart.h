@@ -3,9 +3,13 @@
 // time. ns-3 3.37's TcpCubic has an older HyStart whose thresholds are twice and eight times
 // Linux's (below), so on a clean path it stays in slow start until the queue overflows.
 //
-// Per round trip (a round ends when an ACK covers the highest sequence sent at its start;
-// bictcp_hystart_reset), while cwnd < ssthresh and cwnd >= 16 segments, and until an exit point
-// has been found (found: only a loss timeout clears it):
+// Rounds: a round ends when an ACK covers the highest sequence sent at its start
+// (bictcp_hystart_reset), tracked on every ACK in slow start, below 16 segments too -- in Linux
+// 6.18, the emulation's kernel, hystart_update tests the round before the low window, so the
+// first round starts at the first ACK and every later one at the first ACK of a burst (read
+// from its TCPHystartTrainCwnd and a packet trace: results/validation/simulator-rerun.md).
+// While cwnd < ssthresh and cwnd >= 16 segments, and until an exit point has been found
+// (found: only a loss timeout clears it):
 //   - ACK train: ACKs closer than 2 ms to the previous one extend the train; once the train has
 //     lasted longer than (delay_min + ack_delay), halved when the sender does not pace (its
 //     bursts reach the bottleneck back to back), the exit point is found. ack_delay allows for

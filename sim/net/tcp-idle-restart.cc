@@ -1,6 +1,7 @@
 #include "sim/net/tcp-idle-restart.h"
 
 #include "sim/net/cwnd-restart.h"
+#include "sim/net/tcp-linux-cubic.h"
 
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
@@ -200,9 +201,19 @@ TcpIdleRestart::CwndEvent(ns3::Ptr<ns3::TcpSocketState> tcb,
 {
     Watch(tcb);
     // ns-3 raises CA_EVENT_TX_START just before it sends with nothing in flight.
-    if (event == ns3::TcpSocketState::CA_EVENT_TX_START && m_restartAfterIdle)
+    if (event == ns3::TcpSocketState::CA_EVENT_TX_START)
     {
-        Restart(tcb);
+        if (m_restartAfterIdle)
+        {
+            Restart(tcb);
+        }
+        // CUBIC's curve counts sending time only (cubictcp_cwnd_event), with or without the
+        // restart.
+        auto cubic = ns3::DynamicCast<TcpLinuxCubic>(m_inner);
+        if (cubic && m_sentData)
+        {
+            cubic->OnSendAfterIdle(ns3::Simulator::Now() - m_lastDataSent);
+        }
     }
     m_inner->CwndEvent(tcb, event);
 }

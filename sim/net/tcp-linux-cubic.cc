@@ -84,6 +84,12 @@ TcpLinuxCubic::IncreaseWindow(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t segmen
     }
 }
 
+void
+TcpLinuxCubic::OnSendAfterIdle(ns3::Time idle)
+{
+    m_window.OnSendAfterIdle(ns3::Simulator::Now(), idle);
+}
+
 uint32_t
 TcpLinuxCubic::GetSsThresh(ns3::Ptr<const ns3::TcpSocketState> tcb, uint32_t)
 {

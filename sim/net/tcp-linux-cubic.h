@@ -38,6 +38,10 @@ class TcpLinuxCubic : public ns3::TcpCubic
                             const ns3::TcpSocketState::TcpCongState_t newState) override;
     ns3::Ptr<ns3::TcpCongestionOps> Fork() override;
 
+    /// Data leaves with nothing in flight, `idle` after the last data segment (TcpIdleRestart
+    /// tells it, as Linux's CA_EVENT_TX_START): CUBIC's epoch moves forward by the idle time.
+    void OnSendAfterIdle(ns3::Time idle);
+
     /// The slow-start exit search (for tests and traces).
     const HyStart& GetHyStart() const { return m_hystart; }
     /// The congestion-avoidance state (for tests and traces).

@@ -37,6 +37,41 @@ TEST(CubicWindow, BeforeAnyLossTheWindowGrowsOneSegmentPerTwentyAcked)
     EXPECT_EQ(cwnd, 105u);
 }
 
+TEST(CubicWindow, IdleTimeMovesTheEpochSoTheCurveCountsSendingTimeOnly)
+{
+    // Linux's cubictcp_cwnd_event (CA_EVENT_TX_START): the epoch moves forward by the time
+    // since the last data segment, never past now. Without it, t grows through every idle gap
+    // between updates and the target C t^3 runs away from cwnd.
+    CubicWindow w;
+    w.OnSendAfterIdle(ns3::Seconds(5), ns3::Seconds(1)); // no epoch yet: nothing to move
+    uint32_t cwnd = w.OnLoss(1000);
+    cwnd = w.OnAck(ns3::Seconds(1), cwnd, 1, ns3::MilliSeconds(100)); // the epoch starts at 1 s
+    EXPECT_EQ(w.GetEpochStart(), ns3::Seconds(1));
+    w.OnSendAfterIdle(ns3::Seconds(3), ns3::Seconds(1.5));
+    EXPECT_EQ(w.GetEpochStart(), ns3::Seconds(2.5));
+    w.OnSendAfterIdle(ns3::Seconds(4), ns3::Seconds(3)); // 5.5 s: clamped to now
+    EXPECT_EQ(w.GetEpochStart(), ns3::Seconds(4));
+
+    // The same 700 ACKs 10 s after a loss at 1000 segments, with and without 9 s of it idle.
+    // Shifted, the curve one RTT ahead is at 1000 - 0.4 (9.09 - 1.1)^3 = 796 segments, and cwnd
+    // climbs towards it (763); unshifted it is at the plateau and cwnd gains a segment per two
+    // ACKs (888).
+    CubicWindow idle;
+    CubicWindow busy;
+    uint32_t a = idle.OnLoss(1000);
+    uint32_t b = busy.OnLoss(1000);
+    a = idle.OnAck(ns3::Seconds(0), a, 1, ns3::MilliSeconds(100));
+    b = busy.OnAck(ns3::Seconds(0), b, 1, ns3::MilliSeconds(100));
+    idle.OnSendAfterIdle(ns3::Seconds(9.5), ns3::Seconds(9));
+    for (int i = 1; i <= 700; ++i)
+    {
+        a = idle.OnAck(ns3::Seconds(10) + ns3::MicroSeconds(100 * i), a, 1, ns3::MilliSeconds(100));
+        b = busy.OnAck(ns3::Seconds(10) + ns3::MicroSeconds(100 * i), b, 1, ns3::MilliSeconds(100));
+    }
+    EXPECT_LE(a, 796u);
+    EXPECT_GT(b, a + 100);
+}
+
 TEST(CubicWindow, OnTheCurveTheWindowClimbsBackToThePlateauInKSeconds)
 {
     // A loss at 1000 segments with a 100 ms RTT: cwnd 700, K = cbrt(300 / 0.4) = 9.09 s. Every

@@ -174,7 +174,12 @@ FlowNetwork::StartRound(Stream& s, ns3::Time now)
     s.roundWindow = std::min(s.cwnd, s.tcp.window_bytes);
     s.roundSpent = false;
     s.roundLoss = false;
-    s.roundDoubling = s.slowStart && s.cwnd <= s.tcp.window_bytes;
+    // A round right after a slow-start round leaves as fast as that round's ACKs come in, two
+    // segments per segment acknowledged, though cwnd reached ssthresh on the way: its bytes
+    // build a queue as a slow-start round's do (Acknowledge).
+    s.roundSlowStart = s.slowStart && s.cwnd <= s.tcp.window_bytes;
+    s.roundDoubling = s.roundSlowStart || s.followsDoubling;
+    s.followsDoubling = false;
 }
 
 void
@@ -227,10 +232,10 @@ FlowNetwork::Acknowledge(Stream& s, bool burstOver, ns3::Time burstEnd, ns3::Tim
         // acknowledged, the next round has sent what they freed and grew the window by,
         // min(cwnd + a, send buffer) - (D - a), as far as the data goes -- 2a while cwnd is the
         // limit. A round that starts at the k-th ACK of one burst so ends at the 2k-th of the
-        // next, the same place in a burst twice as long: rounds start inside the bursts, where
-        // the first one started (the ACK that brought cwnd to HyStart's low window), and their
-        // smallest sample carries the queue that much of the burst has built. While the fair
-        // share binds, a round is the window in flight.
+        // next, the same place in a burst twice as long: rounds start where the first one
+        // started, at the first ACK of a burst (HyStart tracks rounds from the first ACK on),
+        // and a round that started later in a burst would carry the queue that much of the
+        // burst has built. While the fair share binds, a round is the window in flight.
         auto sndNxt = [&](double una, double ackedBefore)
         {
             const double window = std::min(s.cwnd + ackedBefore, s.tcp.window_bytes);
@@ -486,6 +491,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         // RestartAfterIdle applies when bytes come again.
         Acknowledge(s, s.roundOn, s.roundSpent ? s.roundSpentAt : now, now);
         s.prevRoundBytes = 0;
+        s.followsDoubling = false;
         s.sendEnd = now;
         s.active = false;
         m_active.Erase(id);
@@ -505,6 +511,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     {
         // The round's bytes are acknowledged: byte counting grows the window by them.
         const bool windowBound = s.roundSpent || s.rate * s.tcp.rtt_s >= s.roundWindow;
+        s.followsDoubling = s.roundSlowStart;
         const double roundBytes = s.sentBytes - s.ackedMark;
         Acknowledge(s, s.roundSpent, s.roundSpentAt, now);
         const bool cwndLimited = s.roundSpent && s.roundWindow >= s.cwnd * (1 - 1e-9);

@@ -27,8 +27,10 @@
 // model's own sending implies, one per delayed ACK (two segments): in slow start, with cwnd the
 // limit, a round's bytes reach the bottleneck at twice the rate they drain (two segments out per
 // segment acknowledged), so its samples rise from the base RTT to base + W / (2 x rate), W the
-// bytes the round sent at `rate`; any other round that leaves within its round trip (after slow
-// start, or held to the send buffer) queues nothing; while the fair share binds, the window
+// bytes the round sent at `rate`, and so does the round right after one (its bytes leave as
+// the slow-start round's ACKs come in, two segments per segment acknowledged, though cwnd
+// reached ssthresh on the way); any other round that leaves within its round trip (congestion
+// avoidance, or held to the send buffer) queues nothing; while the fair share binds, the window
 // beyond rate x RTT stands in the queue. Left
 // out, the queue of a 683 kB round at 100 Mbps (28 ms) decides a halving after 0.861 s of idle
 // at 80 ms RTT, where Linux's SRTT includes it (results/validation/simulator-rerun.md).
@@ -36,16 +38,13 @@
 // (sim/net/hystart.h) is fed the ACKs the model implies, one per two segments with the RTT
 // samples above, spaced as the bytes left the bottleneck, and the snd_nxt Linux has at each: a
 // HyStart round ends at the first ACK past the snd_nxt recorded where it started, and unpaced
-// slow start sends two bytes per byte acknowledged, so snd_nxt runs ahead of the ACKs. A round
-// that starts at the k-th ACK of one burst ends at the 2k-th of the next, the same fraction f of
-// a burst twice as long: every round starts where the first did, at the ACK that brought cwnd
-// to HyStart's 16 segments (the 4th of the 5 of a 10-segment initial window: f = 0.6), and its
-// smallest sample carries the queue that fraction of the burst built, f D / (2 r) for a burst
-// of D bytes leaving at rate r. A lone flow exits by the first of: the delay test, 8 samples
-// into the first burst with f D / (2 r) above the delay threshold (at 100 Mbps and 80 ms RTT
-// the 320-segment burst: cwnd 528 segments, 0.79 BDP), and the ACK train, once the rest of a
-// burst, (1 - f) D / r, outlasts half the minimum RTT. A round whose smallest sample rose past
-// the delay threshold (a standing queue while the fair share binds) exits the same way. At the
+// slow start sends two bytes per byte acknowledged, so snd_nxt runs ahead of the ACKs. Rounds
+// are tracked from the first ACK on (sim/net/hystart.h), so each starts at the first ACK of a
+// burst, whose samples carry no queue while the bursts drain within the round trip. A lone
+// flow exits by the first of: the ACK train, once a burst's ACKs outlast half the minimum RTT
+// (at 100 Mbps and 80 ms RTT 169 ACKs into the 640-segment burst: cwnd 978 segments, 1.47
+// BDP; Linux's left at 492 = 320 + 172 at 50 Mbps), and the delay test, a round's smallest
+// sample above the delay threshold (a standing queue while the fair share binds). At the
 // exit ssthresh = cwnd, credited at the end of the round that found it; as in Linux, HyStart
 // does not search again on that connection (only a loss timeout, which the model does not
 // have, would restart it). Congestion avoidance then grows cwnd at the end of each round that
@@ -163,7 +162,9 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         double ackedMark{0};      // sent offset up to which cwnd has been credited
         double prevRoundBytes{0}; // bytes of the round before the current one (0: none)
         double nextLossAt{std::numeric_limits<double>::infinity()}; // sent offset
-        bool roundDoubling{false}; // slow start with cwnd the limit: sent at twice the drain
+        bool roundSlowStart{false};  // the round began in slow start, cwnd the limit
+        bool followsDoubling{false}; // the round before was such a round (StartRound)
+        bool roundDoubling{false};   // either: its bytes leave at twice the drain
         ns3::Time roundSpentAt;    // when the round's window was out
         double srtt{0};            // Linux's smoothed RTT, seconds (Acknowledge)
         LossCut lastCut;           // the last loss cut (CUBIC's W_max and K)
