@@ -165,12 +165,12 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         bool roundSlowStart{false};  // the round began in slow start, cwnd the limit
         bool followsDoubling{false}; // the round before was such a round (StartRound)
         bool roundDoubling{false};   // either: its bytes leave at twice the drain
-        ns3::Time roundSpentAt;    // when the round's window was out
-        double srtt{0};            // Linux's smoothed RTT, seconds (Acknowledge)
-        LossCut lastCut;           // the last loss cut (CUBIC's W_max and K)
-        bool lossSeen{false};      // a loss event has cut cwnd (Linux's last_max_cwnd > 0)
-        double epochS{0};          // sending time since that cut (CUBIC's t), seconds
-        HyStart hystart;           // CUBIC's slow-start exit (Acknowledge)
+        ns3::Time roundSpentAt;      // when the round's window was out
+        double srtt{0};              // Linux's smoothed RTT, seconds (Acknowledge)
+        LossCut lastCut;             // the last loss cut (CUBIC's W_max and K)
+        bool lossSeen{false};        // a loss event has cut cwnd (Linux's last_max_cwnd > 0)
+        double epochS{0};            // sending time since that cut (CUBIC's t), seconds
+        HyStart hystart;             // CUBIC's slow-start exit (Acknowledge)
 
         std::deque<Frame> inFlight; // left, not yet arrived
         ns3::Time lastArrival;
