@@ -6,7 +6,8 @@ Runs scenarios/quickstart.textproto (full vs hilo-spar; half A10G, half RTX 4090
 (workers, llm_profile), one run at a time (timings stay comparable), through
 scripts/sweep_engine.py (done/total/ETA; a failed run's log kept and its end printed), and reads
 each arm's wall time from timing.json. Models that do not fit the workers' GPUs are listed with
-hilo-sim's own validation error instead. Writes OUT.csv and OUT.md; OUT defaults to
+hilo-sim's own validation error instead. Writes OUT.csv and OUT.md (an existing OUT.md keeps its
+"## " sections, written at other commits, after the new table); OUT defaults to
 results/runs/cost-table/cost-table (ignored by git), the committed table is
 --out results/sim/cost-table.
 
@@ -23,6 +24,40 @@ import sys
 import tempfile
 
 import sweep_engine as engine
+
+
+KEPT_NOTE = ("The sections below were not made by this command: they were written at the "
+             "commits they name and are kept as they were when the table above was remade.")
+
+
+def kept_sections(previous):
+    """The "## " sections of an earlier OUT.md (everything from its first "## " heading on): notes
+    and tables written at other commits, which a rerun of the table at the top must not erase."""
+    lines = previous.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith("## "):
+            return "".join(lines[i:])
+    return ""
+
+
+def render_md(meta, rows, previous=""):
+    """OUT.md: a header naming how the table was made, the table, then kept_sections(previous)."""
+    out = ["# Simulation cost by workers x model x arm\n\n"]
+    out += [f"- {m}\n" for m in meta]
+    out.append("\n| model | workers | arm | run wall s | run CPU s | arm wall s | per step | "
+               "rollout s | gradient s |\n|---|---:|---|---:|---:|---:|---:|---:|---:|\n")
+    for r in rows:
+        if r["status"] != "ok":
+            out.append(f"| {r['model']} | {r['workers']} | - | {r['run_wall_s']} | "
+                       f"{r['run_cpu_s']} | {r['status']} | | | |\n")
+        else:
+            out.append(f"| {r['model']} | {r['workers']} | {r['arm']} | {r['run_wall_s']} | "
+                       f"{r['run_cpu_s']} | {r['arm_wall_s']} | {r['arm_wall_s_per_step']} | "
+                       f"{r['rollout_s']} | {r['gradient_s']} |\n")
+    kept = kept_sections(previous)
+    if kept:
+        out.append(f"\n{KEPT_NOTE}\n\n{kept}")
+    return "".join(out)
 
 
 def run_command(sim, scenario, workers, model, steps, network_model, out):
@@ -115,26 +150,20 @@ def main():
         w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
+    previous = ""
+    if os.path.exists(args.out + ".md"):
+        with open(args.out + ".md") as f:
+            previous = f.read()
+    meta = [f"command: {engine.command_line()}", f"commit: {engine.git_commit()}",
+            f"machine: {os.cpu_count()} CPUs; load average before "
+            f"{' '.join(f'{x:.2f}' for x in load_before)}, after "
+            f"{' '.join(f'{x:.2f}' for x in load_after)}",
+            f"scenario: {args.scenario} with network.model={args.network_model}, "
+            f"{args.steps} steps; workers half A10G, half RTX 4090",
+            "run wall/CPU: the whole hilo-sim process (both arms, setup, output); arm wall "
+            "from timing.json; rollout and gradient: the real tiny-model work inside it"]
     with open(args.out + ".md", "w") as f:
-        f.write("# Simulation cost by workers x model x arm\n\n")
-        f.write(f"- command: {engine.command_line()}\n- commit: {engine.git_commit()}\n")
-        f.write(f"- machine: {os.cpu_count()} CPUs; load average before "
-                f"{' '.join(f'{x:.2f}' for x in load_before)}, after "
-                f"{' '.join(f'{x:.2f}' for x in load_after)}\n")
-        f.write(f"- scenario: {args.scenario} with network.model={args.network_model}, "
-                f"{args.steps} steps; workers half A10G, half RTX 4090\n")
-        f.write("- run wall/CPU: the whole hilo-sim process (both arms, setup, output); arm wall "
-                "from timing.json; rollout and gradient: the real tiny-model work inside it\n\n")
-        f.write("| model | workers | arm | run wall s | run CPU s | arm wall s | per step | "
-                "rollout s | gradient s |\n|---|---:|---|---:|---:|---:|---:|---:|---:|\n")
-        for r in rows:
-            if r["status"] != "ok":
-                f.write(f"| {r['model']} | {r['workers']} | - | {r['run_wall_s']} | "
-                        f"{r['run_cpu_s']} | {r['status']} | | | |\n")
-            else:
-                f.write(f"| {r['model']} | {r['workers']} | {r['arm']} | {r['run_wall_s']} | "
-                        f"{r['run_cpu_s']} | {r['arm_wall_s']} | {r['arm_wall_s_per_step']} | "
-                        f"{r['rollout_s']} | {r['gradient_s']} |\n")
+        f.write(render_md(meta, rows, previous))
 
 
 if __name__ == "__main__":
