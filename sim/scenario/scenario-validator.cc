@@ -38,6 +38,10 @@ const std::vector<std::string> kTeacherKinds = {"planted", "finetuned"};
 const int32_t kWalkNodes = static_cast<int32_t>(models::WorkloadConfig().walk_nodes);
 const std::vector<std::string> kRelayForwarding = {"stream", "store_and_forward"};
 const std::vector<std::string> kOptimizerKinds = {"adamw", "sgd"};
+// A learner's round above this many sequences in one gradient pass gets a warning: at 1,024
+// quickstart workers (4,096 sequences a round) one pass took 4.2x the run's CPU and 6x its peak
+// memory of passes of 256 (results/sim/cost-table.md, "One gradient pass or passes of 256").
+constexpr uint64_t kOnePassWarnSequences = 1024;
 const std::vector<std::string> kSchedules = {"constant", "linear_warmup", "cosine"};
 const std::vector<std::string> kStrategies = {"full", "hilo", "delta", "primal"};
 const std::vector<std::string> kNetworkModels = {"packet", "flow"};
@@ -274,6 +278,10 @@ class Checker
     void CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out);
     void CheckWorkers(const Node& root, const Scenario& s, const ResolvedNetwork& net,
                       std::vector<ResolvedWorker>* out);
+    /// learner.micro_batch_sequences unset over a round of more than kOnePassWarnSequences
+    /// sequences: a warning that names the round's size and the setting that bounds it.
+    void WarnOfOneLargeGradientPass(const Node& learner, const Scenario& s,
+                                    const ResolvedScenario& sc);
     void CheckArms(const Node& root, const Scenario& s, const ResolvedWorkload& workload,
                    std::vector<ResolvedArm>* out);
     void CheckCompressor(const Node& arm_node, const Arm& arm, uint32_t rank, uint32_t d_model);
@@ -362,6 +370,7 @@ Checker::Run(const Scenario& s, ResolvedScenario* out)
 
     CheckNetwork(root.Child("network"), s.network(), &out->network);
     CheckWorkers(root, s, out->network, &out->workers);
+    WarnOfOneLargeGradientPass(learner, s, *out);
 
     const Node mode = root.Child("mode");
     IntIn(mode, "max_staleness", s.mode().max_staleness(), 0, 1000);
@@ -375,6 +384,26 @@ Checker::Run(const Scenario& s, ResolvedScenario* out)
     CheckArms(root, s, out->workload, &out->arms);
     CheckFaults(root, s, *out, &out->faults);
     CheckNodeMemory(root, s, *out);
+}
+
+void
+Checker::WarnOfOneLargeGradientPass(const Node& learner, const Scenario& s,
+                                    const ResolvedScenario& sc)
+{
+    if (s.learner().has_micro_batch_sequences())
+        return;
+    const uint64_t group = std::max<uint32_t>(1, sc.workload.group_size);
+    const uint64_t sequences = sc.workers.size() * sc.workload.prompts_per_worker * group;
+    if (sequences <= kOnePassWarnSequences)
+        return;
+    Warn(learner, "micro_batch_sequences",
+         "unset, so the learner's gradient is one pass over a round's " +
+             std::to_string(sequences) + " sequences (" + std::to_string(sc.workers.size()) +
+             " workers x prompts_per_worker " + std::to_string(sc.workload.prompts_per_worker) +
+             " x group_size " + std::to_string(group) +
+             "), whose autograd graph grows with the fleet; set it (e.g. 256, a multiple of "
+             "group_size) to bound the learner's memory and CPU: the same gradient up to float "
+             "rounding");
 }
 
 void

@@ -76,6 +76,32 @@ TEST(LearnerMicroBatch, TheLimitReachesTheWorkloadAndUnsetIsOnePass)
     EXPECT_EQ(ToWorkloadConfig(set->resolved, 64).micro_batch_sequences, 4);
 }
 
+// One pass over a large round is a warning naming the round's size and the setting; a round of
+// 1,024 sequences (the quickstart's 4 per worker x 256 workers), or one with the setting, is not.
+TEST(LearnerMicroBatch, UnsetOverMoreThan1024SequencesARoundIsAWarning)
+{
+    auto large = LoadScenarioFile(kScenario, {"workers[0].count=129", "workers[1].count=128"},
+                                  CurrentCatalog());
+    ASSERT_TRUE(large.ok()) << large.status().message();
+    ASSERT_EQ(large->resolved.warnings.size(), 1u);
+    EXPECT_NE(large->resolved.warnings[0].find(
+                  "learner.micro_batch_sequences: unset, so the learner's gradient is one pass "
+                  "over a round's 1028 sequences (257 workers x prompts_per_worker 4 x "
+                  "group_size 1), whose autograd graph grows with the fleet; set it (e.g. 256"),
+              std::string::npos)
+        << large->resolved.warnings[0];
+    auto at_limit = LoadScenarioFile(kScenario, {"workers[0].count=128", "workers[1].count=128"},
+                                     CurrentCatalog());
+    ASSERT_TRUE(at_limit.ok());
+    EXPECT_TRUE(at_limit->resolved.warnings.empty()) << at_limit->resolved.warnings[0];
+    auto set = LoadScenarioFile(kScenario,
+                                {"workers[0].count=129", "workers[1].count=128",
+                                 "learner.micro_batch_sequences=256"},
+                                CurrentCatalog());
+    ASSERT_TRUE(set.ok());
+    EXPECT_TRUE(set->resolved.warnings.empty()) << set->resolved.warnings[0];
+}
+
 TEST(LearnerMicroBatch, SameSeedSameBytesWithPasses)
 {
     // 16 sequences per round in passes of 4.
