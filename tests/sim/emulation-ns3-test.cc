@@ -185,11 +185,10 @@ TEST(EmulatedLinks, TwoWorkersEndAtTheLearnersHashAndEveryTransferTakesAtLeastBy
 // SIGKILLed and restarted, worker 2's link down inside hilo-netem (real kernel TCP meets the
 // outage), worker 0's replay diverged. Nothing is lost, every worker ends at the learner's hash,
 // and the same faults are injected as in hilo-sim. The outage runs 5 s here (3 s in the file):
-// the learner publishes its next version once the restarted worker 1 has caught up, about 3.7 s
-// into an idle run and later on a loaded machine, and that version must fall inside the outage.
-// Measured: 3.2 s on an idle machine, 3.5 s with one busy loop beside it, 10.9-13.4 s with two
-// (the whole run stretches), and past the outage in CI beside another EmulatedLinks test, so
-// tests/CMakeLists.txt keeps EmulatedLinks tests from overlapping each other.
+// the learner publishes its next version once the restarted worker 1 has caught up, and that
+// version must fall inside the outage. Measured: 3.2 s into an idle run, 3.5 s with one busy loop
+// beside it, 10.9-13.4 s with two (the whole run stretches), and after the outage in CI beside
+// another EmulatedLinks test, so tests/CMakeLists.txt keeps EmulatedLinks tests from overlapping.
 TEST(EmulatedLinks, TheTeachingFaultsRunWithTheirLinkOutageAndNothingIsLost)
 {
     REQUIRE_EMULATION();
