@@ -979,8 +979,7 @@ Checker::CheckNetwork(const Node& n, const Network& net, ResolvedNetwork* out)
                   "have); allowed with network.model \"flow\": " +
                   Join(hilosim::FlowModelVariants()) + " (or network.model: \"packet\")");
     }
-    out->slow_start_after_idle =
-        !net.has_slow_start_after_idle() || net.slow_start_after_idle();
+    out->slow_start_after_idle = !net.has_slow_start_after_idle() || net.slow_start_after_idle();
     out->tcp_buffer = net.tcp_buffer();
     if (net.tcp_buffer() != "auto")
     {
@@ -1190,8 +1189,9 @@ Checker::CheckWorkers(const Node& root, const Scenario& s, const ResolvedNetwork
         if (network.topology() == "relay")
         {
             Error(rn, "name",
-                  what + ": its relay would still receive every update over the uplink; place "
-                         "a worker group in it (workers { region: \"" +
+                  what +
+                      ": its relay would still receive every update over the uplink; place "
+                      "a worker group in it (workers { region: \"" +
                       region_names[r] + "\" }) or remove the region");
         }
         else
