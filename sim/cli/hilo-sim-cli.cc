@@ -141,7 +141,11 @@ Describe(const LoadedScenario& s)
     os << s.path << ": ok: scenario \"" << r.name << "\"\n"
        << "  workload: " << WorkloadKindName(r.workload.kind) << ", " << r.workload.steps
        << " steps, lora rank " << r.workload.lora_rank
-       << (r.llm_profile.empty() ? "" : ", modelled as " + r.llm_profile) << "\n"
+       << (r.llm_profile.empty() ? "" : ", modelled as " + r.llm_profile)
+       << (r.budget_transfer == BudgetTransfer::kDirections
+               ? " (budgets buy the modelled directions per matrix)"
+               : "")
+       << "\n"
        << "  learner: " << NodeName(r.learner_gpu, r.learner_gpus, r.learner_parallel)
        << "; workers: " << r.workers.size() << " (" << mix << ")\n"
        << "  network: " << TopologyKindName(r.network.topology) << ", tcp " << r.network.tcp
@@ -180,13 +184,16 @@ Validate(const std::vector<std::string>& args, bool help, std::ostream& out, std
             code = kExitBadInput;
             continue;
         }
-        hilo::Status arms = CheckScenarioArms(loaded);
+        std::vector<std::string> warnings;
+        hilo::Status arms = CheckScenarioArms(loaded, &warnings);
         if (!arms.ok())
         {
             err << arms.message() << "\n";
             code = kExitBadInput;
             continue;
         }
+        for (const std::string& warning : warnings)
+            err << "hilo-sim: warning: " << warning << "\n";
         out << Describe(loaded);
         if (vm["print"].as<bool>())
             out << loaded.resolved_text;

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 namespace hilosim
 {
@@ -115,24 +116,39 @@ int
 CheckArms(const LoadedScenario& loaded, bool in_child)
 {
     hilo::Status checked = hilo::Status::Ok();
+    std::vector<std::string> warnings;
     if (in_child)
     {
+        // The child's warnings come back one a line.
         std::vector<ForkedJob> checks{{"the arms' checks",
                                        [&]() -> hilo::StatusOr<std::string>
                                        {
-                                           hilo::Status s = CheckScenarioArms(loaded);
+                                           std::vector<std::string> found;
+                                           hilo::Status s = CheckScenarioArms(loaded, &found);
                                            if (!s.ok())
                                                return hilo::Status::InvalidArgument(s.message());
-                                           return std::string();
+                                           std::string lines;
+                                           for (const std::string& w : found)
+                                               lines += w + "\n";
+                                           return lines;
                                        }}};
-        checked = RunForkedJobs(checks, 1).status();
+        auto done = RunForkedJobs(checks, 1);
+        checked = done.status();
+        if (done.ok())
+        {
+            std::istringstream lines(done->front());
+            for (std::string line; std::getline(lines, line);)
+                warnings.push_back(line);
+        }
     }
     else
     {
-        checked = CheckScenarioArms(loaded);
+        checked = CheckScenarioArms(loaded, &warnings);
         if (!checked.ok())
             checked = hilo::Status::InvalidArgument(checked.message());
     }
+    for (const std::string& w : warnings)
+        std::cerr << "hilo-sim: warning: " << w << "\n";
     if (checked.ok())
         return 0;
     std::cerr << "hilo-sim run: " << checked.message() << "\n";
@@ -255,6 +271,7 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
     record.overrides = loaded.overrides;
     record.seed = sc.seed;
     record.llm_profile = sc.llm_profile;
+    record.host = models::ReadHostInfo();
     hilo::Status written = WriteRunOutputs(options.out_dir, record, results);
     if (!written.ok())
     {

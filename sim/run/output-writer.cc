@@ -108,6 +108,13 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
     o << "  \"seed\": " << run.seed << ",\n";
     o << "  \"llm_profile\": " << JsonString(run.llm_profile) << ",\n";
     o << "  \"mode\": " << JsonString(run.mode) << ",\n";
+    const models::HostInfo& h = run.host;
+    o << "  \"host\": {\"cpu_model\": " << JsonString(h.cpu_model)
+      << ", \"isa_path\": " << JsonString(h.isa_path)
+      << ", \"blas_core\": " << JsonString(h.blas_core)
+      << ", \"blas_config\": " << JsonString(h.blas_config)
+      << ", \"openblas_coretype\": " << JsonString(h.openblas_coretype)
+      << ", \"libtorch_version\": " << JsonString(h.libtorch_version) << "},\n";
     o << "  \"arms\": [";
     for (size_t i = 0; i < arms.size(); ++i)
     {
@@ -123,6 +130,18 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("training_rank", std::to_string(a.training_rank));
         kv("budget", JsonString(a.budget));
         kv("budget_fraction", FormatNumber(a.budget_fraction));
+        kv("budget_transfer", JsonString(a.budget_transfer));
+        // What the budget buys on each adapter (hilo/compress/budget-regime.h); null where the
+        // compressor spends it on the other unit or has no budget.
+        auto pair = [&](hilo::BudgetUnit unit)
+        {
+            if (a.purchase.unit != unit || a.budget_fraction == 0)
+                return std::string("null");
+            return "{\"modelled\": " + FormatNumber(a.purchase.modelled) +
+                   ", \"learner\": " + FormatNumber(a.purchase.learner) + "}";
+        };
+        kv("directions_per_matrix", pair(hilo::BudgetUnit::kDirections));
+        kv("entry_fraction", pair(hilo::BudgetUnit::kEntries));
         kv("adapter_bytes", std::to_string(a.adapter_bytes));
         kv("real_adapter_bytes", std::to_string(a.real_adapter_bytes));
         kv("wire_bytes_per_update_mean", FormatNumber(s.wire_bytes_per_update_mean));

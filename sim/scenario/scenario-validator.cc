@@ -38,6 +38,7 @@ const std::vector<std::string> kTeacherKinds = {"planted", "finetuned"};
 const int32_t kWalkNodes = static_cast<int32_t>(models::WorkloadConfig().walk_nodes);
 const std::vector<std::string> kRelayForwarding = {"stream", "store_and_forward"};
 const std::vector<std::string> kOptimizerKinds = {"adamw", "sgd"};
+const std::vector<std::string> kBudgetTransfers = {"fraction", "directions"};
 // A learner's round above this many sequences in one gradient pass gets a warning: at 1,024
 // quickstart workers (4,096 sequences a round) one pass took 4.2x the run's CPU and 6x its peak
 // memory of passes of 256 (results/sim/cost-table.md, "One gradient pass or passes of 256").
@@ -367,6 +368,16 @@ Checker::Run(const Scenario& s, ResolvedScenario* out)
             out->learner_micro_batch_sequences = static_cast<uint32_t>(micro);
     }
     out->llm_lora_experts = s.llm_lora_experts();
+    if (!s.budget_transfer().empty() &&
+        Choice(root, "budget_transfer", s.budget_transfer(), kBudgetTransfers, "budget transfer"))
+    {
+        out->budget_transfer = s.budget_transfer() == "directions" ? BudgetTransfer::kDirections
+                                                                   : BudgetTransfer::kFraction;
+        if (out->budget_transfer == BudgetTransfer::kDirections && s.llm_profile().empty())
+            Error(root, "budget_transfer",
+                  "\"directions\" needs llm_profile: without a modelled adapter the learner's "
+                  "adapter is the one whose directions the budget buys");
+    }
 
     CheckNetwork(root.Child("network"), s.network(), &out->network);
     CheckWorkers(root, s, out->network, &out->workers);
