@@ -15,7 +15,6 @@ One plotting style for every figure:
     with fonts that stay readable at that size; panels go side by side at full width and are
     stacked at column width; legends get their own row under the panels, never over the data.
 """
-import csv
 import hashlib
 import json
 import math
@@ -29,6 +28,7 @@ import matplotlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats_helper  # noqa: E402  (scripts/stats_helper.py)
+import hilo_runs  # noqa: E402  (scripts/hilo_runs.py)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -294,11 +294,7 @@ def read_csv(path, only_ok=True):
     else:
         if not os.path.exists(path):
             sys.exit(f"{sys.argv[0]}: {path}: no such file")
-        with open(path, newline="") as f:
-            lines = f.readlines()
-        while lines and lines[0].startswith("#"):
-            lines.pop(0)
-        rows = list(csv.DictReader(lines))
+        rows = hilo_runs.read_csv(path)
     if not rows:
         sys.exit(f"{sys.argv[0]}: {path}: no rows")
     if only_ok and "status" in rows[0]:

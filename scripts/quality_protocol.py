@@ -33,8 +33,10 @@ required; progress, not quality, because each seed has its own held-out prompts 
 Intervals: percentile bootstrap of the mean over seeds (scipy.stats.bootstrap, 10000 resamples,
 fixed random state).
 
-  /usr/bin/python3 scripts/quality_protocol.py --grid small --out results/quality/protocol
-  /usr/bin/python3 scripts/quality_protocol.py --grid full --out results/quality/protocol
+  /usr/bin/python3 scripts/quality_protocol.py --grid small    (into results/runs/quality-protocol-small)
+  /usr/bin/python3 scripts/quality_protocol.py --grid full --out results/quality/protocol-full
+The committed folders are written only when --out names them. The runner is
+build/models/sync-curves (--sync-curves PATH, default $HILO_SYNC_CURVES).
 """
 import argparse
 import csv
@@ -50,6 +52,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stats_helper import mean_bootstrap as bootstrap  # noqa: E402
+import hilo_runs  # noqa: E402
+import sweep_engine as engine  # noqa: E402
 
 # Workloads in the regime chosen by measurement (results/quality/README.md, "Stable regimes").
 WORKLOADS = {
@@ -178,19 +182,10 @@ def run_one(binary, workload, scheme, budget, seed, path, steps, ckpt_dir, nice=
 
 def read_curve(path):
     """(steps array, quality array, footer dict, metric) of a sync-curves CSV."""
-    footer = {}
-    body = []
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                for kv in line[1:].split():
-                    if "=" in kv and kv.split("=")[0] in (
-                            "mean_fraction_pct", "hash_mismatches", "cpu_s", "wall_s"):
-                        k, v = kv.split("=")
-                        footer[k] = float(v)
-            else:
-                body.append(line)
-    rows = list(csv.DictReader(body))
+    table = hilo_runs.read_table(path)
+    footer = hilo_runs.comment_values(
+        table.comments, ("mean_fraction_pct", "hash_mismatches", "cpu_s", "wall_s"))
+    rows = table.rows
     ev = [r for r in rows if r["quality"] != ""]
     t = np.array([float(r["version"]) for r in ev])
     q = np.array([float(r["quality"]) for r in ev])
@@ -275,8 +270,9 @@ def plan(grid, seeds_done):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default="build/models/sync-curves")
-    ap.add_argument("--out", default="results/quality/protocol")
+    engine.add_binary_args(ap, "sync-curves")
+    ap.add_argument("--out", help="output folder (default results/runs/quality-protocol-GRID, "
+                    "ignored by git; name results/quality/... to remake the committed tables)")
     ap.add_argument("--grid", choices=sorted(GRIDS), default="small")
     ap.add_argument("--workloads", default="", help="comma list: restrict the grid's workloads")
     ap.add_argument("--dry-run", action="store_true", help="print the runs still missing")
@@ -292,6 +288,7 @@ def main():
     ap.add_argument("--nice", type=int, default=10, choices=range(0, 20), metavar="0-19",
                     help="niceness of each run (default 10: the protocol yields to other work)")
     args = ap.parse_args()
+    args.out = args.out or engine.default_out(f"quality-protocol-{args.grid}")
     if args.workloads:
         keep = args.workloads.split(",")
         bad = [w for w in keep if w not in WORKLOADS]
@@ -341,11 +338,17 @@ def main():
             for r in todo:
                 print(*r)
             return
+        if todo:  # a protocol whose curves are all there needs no binary
+            try:
+                engine.check_binary(args.sync_curves, "sync-curves")
+            except engine.BadInput as e:
+                print(f"quality_protocol.py: {e}", file=sys.stderr)
+                return 2
         for (w, scheme, b, seed) in todo:
             p = curve_path(args.out, w, scheme, b, seed)
             os.makedirs(os.path.dirname(p), exist_ok=True)
             ensure_base(args.pretrain, w, args.ckpt_dir, args.nice)
-            run_one(args.bin, w, scheme, b, seed, p,
+            run_one(args.sync_curves, w, scheme, b, seed, p,
                     GRIDS[args.grid].get("steps", STEPS).get(w, STEPS[w]), args.ckpt_dir,
                     args.nice)
 
@@ -480,4 +483,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
