@@ -122,6 +122,27 @@ def series_style(index):
     return colours[index % len(colours)], markers[index % len(markers)]
 
 
+# Ablation variants of one arm (figure 5's arms: spar, spar-no-ef, ...): the label that says what
+# changed against the default, by the name's suffix after the compressor.
+VARIANT_LABELS = {
+    "": "default (EF, greedy, bf16)",
+    "no-ef": "no error feedback",
+    "uniform": "uniform ranks",
+    "fp32": "fp32 values",
+    "fp16": "fp16 values",
+    "int8": "int8 values",
+}
+
+
+def variant_label(name, compressor):
+    """'no error feedback' for spar-no-ef (compressor spar); the name itself for an unknown
+    variant."""
+    rest = name[len(compressor):].lstrip("-") if name.startswith(compressor) else None
+    if rest is None:
+        return name
+    return VARIANT_LABELS.get(rest, rest)
+
+
 ARM_LABELS = {
     "full": "full sync",
     "full-bf16": "full sync (bf16)",
