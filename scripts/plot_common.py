@@ -385,6 +385,12 @@ def num(text):
 _UNITS = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
+def num_or_text(text):
+    """A sort key: the number a cell starts with ('1.6%' -> 1.6), text after every number."""
+    m = re.match(r"[-+]?\d*\.?\d+(e[-+]?\d+)?", text or "")
+    return (0, float(m.group(0)), text) if m else (1, 0.0, text or "")
+
+
 def parse_quantity(text):
     """Numeric value of a cell that may carry a unit: '100Mbps' -> 1e8 (bit/s), '40ms' -> 0.04 (s),
     '1.6%' -> 1.6, '64KiB' -> 65536; plain numbers pass through. None when it cannot be read."""

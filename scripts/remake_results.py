@@ -394,7 +394,8 @@ STUDIES.update({
     ),
     WORK: (
         Study("curves", tuple(f"{n}{e}" for n, _ in _workload_curves
-                              for e in (".csv", ".csv.meta.json")) + ("learning-curves.png",),
+                              for e in (".csv", ".csv.meta.json")) + ("learning-curves.png",
+                                                                       "learning-curves.pdf"),
               "; ".join(f"build/models/workload-curves {a} --out {WORK}/{n}.csv;"
                         f" {PY} scripts/csv_provenance.py {WORK}/{n}.csv"
                         for n, a in _workload_curves)
