@@ -136,14 +136,14 @@ import json, sys
 arm = json.load(open(sys.argv[1]))["arms"][0]
 log = open(sys.argv[2]).read().splitlines()
 count = lambda prefix: sum(1 for line in log if line.startswith(prefix))
-r = arm["recovery_s"]
-p50 = f"{r['p50']:.3f}" if r["n"] else "-"
-mx = f"{r['max']:.3f}" if r["n"] else "-"
+r, n = arm["recovery_s"], arm["recovery_count"]
+p50 = f"{r['p50']:.3f}" if n else "-"
+mx = f"{r['max']:.3f}" if n else "-"
 print(f"kills: {count('hilo-emu: worker_crash: killed')} workers, "
       f"{count('hilo-emu: chaos: killed relay')} relays, "
       f"{count('hilo-emu: learner_restart: killed')} learner; "
       f"scenario faults injected {arm['faults_injected']} (worker and learner kills, link "
-      f"outages); recoveries {r['n']}, recovery p50 {p50} s, max {mx} s; "
+      f"outages); recoveries {n}, recovery p50 {p50} s, max {mx} s; "
       f"versions lost {arm['versions_lost']}; "
       f"workers at the final hash {arm['workers_at_final_hash']} of {arm['workers_alive']} alive")
 ok = arm["versions_lost"] == 0 and arm["workers_at_final_hash"] == arm["workers_alive"]

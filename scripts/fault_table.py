@@ -151,7 +151,7 @@ def main():
                 "faults_injected": a["faults_injected"],
                 "resyncs": a["resyncs"],
                 "hash_mismatches": a["hash_mismatches"],
-                "recoveries": a["recovery_s"]["n"],
+                "recoveries": a["recovery_count"],
                 "recovery_p50_s": a["recovery_s"]["p50"],
                 "recovery_max_s": a["recovery_s"]["max"],
                 "latency_mean_s": sum(ls) / len(ls) if ls else 0.0,
