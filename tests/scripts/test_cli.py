@@ -129,8 +129,12 @@ def examples(bins, texts):
 
 def no_bare_options(texts):
     for label, text in texts.items():
-        bare = [l.strip() for l in text.splitlines()
-                if re.match(r"^\s+--[\w-]+( arg( \(=[^)]*\))?)?\s*$", l)]
+        lines = text.splitlines() + [""]
+        # An option with nothing after "arg (=default)", whose next line does not carry its
+        # description (Boost wraps a long default's description onto the next line).
+        bare = [l.strip() for l, nxt in zip(lines, lines[1:])
+                if re.match(r"^\s+--[\w-]+( arg( \(=[^)]*\))?)?\s*$", l) and
+                not re.match(r"^\s{8,}[^\s-]", nxt)]
         check(not bare, f"{label}: every option it lists has a description", bare)
 
 
