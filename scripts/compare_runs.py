@@ -38,11 +38,8 @@ LINESTYLES = ["-", "--", ":", "-."]
 
 
 def value(arm, path):
-    v = arm
-    for k in path.split("."):
-        if not isinstance(v, dict) or k not in v:
-            return None
-        v = v[k]
+    """A numeric summary.json value by its dotted path; None when absent or not a number."""
+    v = hilo_runs.summary_field(arm, path)
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
@@ -76,7 +73,6 @@ def table(runs, labels, arms):
 
 def plot(runs, labels, arms, out):
     import plot_common as pc
-    import matplotlib.pyplot as plt  # noqa: F401  (pc sets the backend first)
     pc.setup_style("full")
     fig, axes, _ = pc.new_figure("full", 2)
     ax_q, ax_l = axes[0], axes[1]

@@ -87,6 +87,16 @@ def comment_values(comments, keys=None):
     return out
 
 
+def summary_field(arm, path):
+    """A summary.json value by its dotted path ("update_latency_s.p50"); None when absent."""
+    v = arm
+    for k in path.split("."):
+        if not isinstance(v, dict) or k not in v:
+            return None
+        v = v[k]
+    return v
+
+
 class Run:
     """One run folder: summary.json as `summary`, its CSVs as `tables` (by file stem)."""
 

@@ -46,15 +46,6 @@ SUMMARY_FIELDS = [
 ]
 
 
-def field(arm, path):
-    v = arm
-    for k in path.split("."):
-        if not isinstance(v, dict) or k not in v:
-            return None
-        v = v[k]
-    return v
-
-
 def fmt(v):
     if v is None:
         return ""
@@ -171,7 +162,7 @@ def summary_table(run):
     head = "".join(f"<th>{html.escape(a['name'])}</th>" for a in arms)
     body = []
     for path, label in SUMMARY_FIELDS:
-        cells = [fmt(field(a, path)) for a in arms]
+        cells = [fmt(hilo_runs.summary_field(a, path)) for a in arms]
         if all(c == "" for c in cells):
             continue
         body.append(f"<tr><th>{html.escape(label)}</th>" +
