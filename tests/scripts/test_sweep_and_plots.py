@@ -154,8 +154,10 @@ def header_commands(path):
 
 
 def check_headers():
+    # The headers show the commands that remake the committed set (--out results/paper; the
+    # default OUT is results/runs/paper, ignored by git).
     rc, printed = run(["bash", os.path.join(ROOT, "scripts", "reproduce.sh"),
-                       "--print-commands"])
+                       "--print-commands", "--out", "results/paper"])
     check(rc == 0 and printed.strip(), f"reproduce.sh --print-commands exits 0 (got {rc})",
           printed)
     by_figure = {}
