@@ -33,8 +33,10 @@ required; progress, not quality, because each seed has its own held-out prompts 
 Intervals: percentile bootstrap of the mean over seeds (scipy.stats.bootstrap, 10000 resamples,
 fixed random state).
 
-  /usr/bin/python3 scripts/quality_protocol.py --grid small --out results/quality/protocol
-  /usr/bin/python3 scripts/quality_protocol.py --grid full --out results/quality/protocol
+  /usr/bin/python3 scripts/quality_protocol.py --grid small    (into results/runs/quality-protocol-small)
+  /usr/bin/python3 scripts/quality_protocol.py --grid full --out results/quality/protocol-full
+The committed folders are written only when --out names them. The runner is
+build/models/sync-curves (--sync-curves PATH, default $HILO_SYNC_CURVES).
 """
 import argparse
 import csv
@@ -47,8 +49,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import sweep_engine as engine  # noqa: E402
 from stats_helper import mean_bootstrap as bootstrap  # noqa: E402
+import hilo_runs  # noqa: E402
+import sweep_engine as engine  # noqa: E402
 
 # Workloads in the regime chosen by measurement (results/quality/README.md, "Stable regimes").
 WORKLOADS = {
@@ -195,20 +198,11 @@ def finish_task(task):
 
 def read_curve(path):
     """(steps array, quality array, footer dict, metric) of a sync-curves CSV."""
-    footer = {}
-    body = []
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                for kv in line[1:].split():
-                    if "=" in kv and kv.split("=")[0] in (
-                            "mean_fraction_pct", "hash_mismatches", "cpu_s", "wall_s",
-                            "buys_modelled", "buys_learner"):
-                        k, v = kv.split("=")
-                        footer[k] = float(v)
-            else:
-                body.append(line)
-    rows = list(csv.DictReader(body))
+    table = hilo_runs.read_table(path)
+    footer = hilo_runs.comment_values(
+        table.comments, ("mean_fraction_pct", "hash_mismatches", "cpu_s", "wall_s",
+                         "buys_modelled", "buys_learner"))
+    rows = table.rows
     ev = [r for r in rows if r["quality"] != ""]
     t = np.array([float(r["version"]) for r in ev])
     q = np.array([float(r["quality"]) for r in ev])
@@ -321,8 +315,9 @@ def plan(grid, seeds_done, parity=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default="build/models/sync-curves")
-    ap.add_argument("--out", default="results/quality/protocol")
+    engine.add_binary_args(ap, "sync-curves")
+    ap.add_argument("--out", help="output folder (default results/runs/quality-protocol-GRID, "
+                    "ignored by git; name results/quality/... to remake the committed tables)")
     ap.add_argument("--grid", choices=sorted(GRIDS), default="small")
     ap.add_argument("--workloads", default="", help="comma list: restrict the grid's workloads")
     ap.add_argument("--dry-run", action="store_true", help="print the runs still missing")
@@ -346,6 +341,7 @@ def main():
     ap.add_argument("--endpoint-evals", type=int, default=ENDPOINT_EVALS,
                     help="evaluations averaged into a curve's endpoint (default 3)")
     args = ap.parse_args()
+    args.out = args.out or engine.default_out(f"quality-protocol-{args.grid}")
     if args.jobs < 1 or args.endpoint_evals < 1:
         sys.exit("quality_protocol: --jobs and --endpoint-evals must be >= 1")
     check_regime(args.out, args.regime)
@@ -417,13 +413,19 @@ def main():
             for r in todo:
                 print(*r)
             return
+        if todo:  # a protocol whose curves are all there needs no binary
+            try:
+                engine.check_binary(args.sync_curves, "sync-curves")
+            except engine.BadInput as e:
+                print(f"quality_protocol.py: {e}", file=sys.stderr)
+                return 2
         for w in sorted({r[0] for r in todo}):
             ensure_base(args.pretrain, w, args.ckpt_dir, args.nice)
         tasks = []
         for (w, scheme, b, seed) in todo:
             p = curve_path(args.out, w, scheme, b, seed)
             os.makedirs(os.path.dirname(p), exist_ok=True)
-            tasks.append(run_task(args.bin, w, scheme, b, seed, p,
+            tasks.append(run_task(args.sync_curves, w, scheme, b, seed, p,
                                   GRIDS[args.grid].get("steps", STEPS).get(w, STEPS[w]),
                                   args.ckpt_dir, args.regime, args.out, args.nice))
         # References run first: the parity extension of pass 2 and every score need them.
@@ -603,4 +605,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -12,6 +12,7 @@
 // Every worker holds its own hilo::Replica fed the published frames and samples with it, so a
 // replica that differs from the learner's view shows up in learning; a replica that rejects an
 // update (hash mismatch) is counted and the run stops with exit code 1.
+#include "hilo/build-info.h"
 #include "hilo/compress/budget-regime.h"
 #include "hilo/compress/compressor-options.h"
 #include "hilo/sync/publisher.h"
@@ -188,6 +189,7 @@ main(int argc, char** argv)
     // clang-format off
     desc.add_options()
         ("help", "this text")
+        ("version", "print the commit and build type")
         ("kind", po::value(&kind)->default_value("distill"), "distill | grpo")
         ("preset", po::value(&preset)->default_value("sim"),
          "sim (hilo-sim's scenario defaults) | default (models::WorkloadConfig) | paper")
@@ -271,6 +273,11 @@ main(int argc, char** argv)
     if (vm.count("help"))
     {
         std::cout << desc;
+        return kExitOk;
+    }
+    if (vm.count("version"))
+    {
+        std::cout << hilo::VersionLine("sync-curves") << "\n";
         return kExitOk;
     }
     auto bad = [&](const std::string& what)

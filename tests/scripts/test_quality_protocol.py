@@ -92,7 +92,7 @@ def stand_in(d, source):
     os.chmod(fake, 0o755)
     out = os.path.join(d, "out")
     return fake, out, ["/usr/bin/python3", os.path.join(ROOT, "scripts", "quality_protocol.py"),
-                       "--bin", fake, "--out", out, "--grid", "small", "--workloads",
+                       "--sync-curves", fake, "--out", out, "--grid", "small", "--workloads",
                        "randomwalks", "--endpoint-evals", "1"]
 
 
