@@ -4,15 +4,19 @@
 Usage: tests/scripts/test_check_readme.py [HILO_SIM HILO_EMU HILO_NODE]   (from the repository root)
 
 Checks:
-  1. the README and scenarios/teaching/README.md hold every claim of results/README-claims.txt
-     (with the binaries given, the CLI synopsis matches their --help too);
+  1. the README and the other documents hold every claim of results/README-claims.txt
+     (with the binaries given, sim/README.md's CLI synopsis and help blocks match their --help);
   2. in a copy of the files the claims read, one committed number changed (fig1's 10 Mbps
      speed-up in results/paper/fig1.txt, as last committed, plus one) makes the check fail
      naming that number and the file;
   3. a README number changed, a number added to a checked section without a claim, and a
      path in backticks to a file that does not exist, fail;
   4. a claims line with more braced numbers than expressions is a malformed table (exit 2);
-  5. with the binaries: an option missing from the README's CLI synopsis fails;
+  5. with the binaries: an option missing from sim/README.md's CLI synopsis fails, and so does
+     a help block that differs from the command's --help;
+  7. the quickstart's table in the README changed (one digit) fails as a verbatim block; a
+     seventh teaching scenario makes "Six small scenarios" fail, and a count without a claim
+     fails; a number changed in a results folder's README (results/faults/README.md) fails.
   6. every results/* folder has a README.md with `Remake:`, `Wall time` and `Commit:` lines, and
      no generated files (sweep_*.csv concatenations, run logs, timing.json, *.walltime) are
      committed under results/.
@@ -57,7 +61,13 @@ def copy_repo(dst):
         os.makedirs(os.path.dirname(os.path.join(dst, rel)) or dst, exist_ok=True)
         shutil.copy2(os.path.join(ROOT, rel), os.path.join(dst, rel))
     for top in ("scripts", "sim", "hilo", "models", "tests"):
-        os.symlink(os.path.join(ROOT, top), os.path.join(dst, top))
+        target = os.path.join(dst, top)
+        if not os.path.exists(target):
+            os.symlink(os.path.join(ROOT, top), target)
+            continue
+        for name in os.listdir(os.path.join(ROOT, top)):  # a claimed document was copied here
+            if not os.path.exists(os.path.join(target, name)):
+                os.symlink(os.path.join(ROOT, top, name), os.path.join(target, name))
     for src in glob.glob(os.path.join(ROOT, "scenarios", "**"), recursive=True):
         target = os.path.join(dst, os.path.relpath(src, ROOT))
         if os.path.isdir(src):
@@ -106,9 +116,10 @@ def main():
         # 3a. A README number changed.
         readme = os.path.join(repo, "README.md")
         text = open(readme).read()
-        claim = "**%sx at 10 Mbps**" % shown
+        claim = "%sx lower than full sync at 10 Mbps" % shown
         check(claim in text, "the README shows fig1's 10 Mbps speed-up " + claim)
-        open(readme, "w").write(text.replace(claim, "**%sx at 10 Mbps**" % bumped, 1))
+        open(readme, "w").write(text.replace(claim, "%sx lower than full sync at 10 Mbps" % bumped,
+                                             1))
         rc, out = run(["--root", repo], nobins)
         check(rc == 1 and shown in out, "a changed README number fails", out)
         # 3b. An unclaimed number in a checked section.
@@ -119,12 +130,48 @@ def main():
               "a number without a claim in a checked section fails", out)
         open(readme, "w").write(text)
         # 3c. A path the README names that does not exist.
-        open(readme, "w").write(text.replace("`results/sim/flow-vs-packet.md`",
-                                             "`results/sim/flow-vs-packet-old.md`", 1))
+        open(readme, "w").write(text.replace("`results/quickstart/table.txt`",
+                                             "`results/quickstart/table-old.txt`", 1))
         rc, out = run(["--root", repo], nobins)
-        check(rc == 1 and "names `results/sim/flow-vs-packet-old.md`, which does not exist" in out,
+        check(rc == 1 and "names `results/quickstart/table-old.txt`, which does not exist" in out,
               "a README path to a missing file fails", out)
         open(readme, "w").write(text)
+
+        # 7a. The quickstart's table as printed, one digit changed in the README's copy.
+        row = re.search(r"^hilo-spar .*0\.708.*$", text, flags=re.M)
+        check(row is not None and "<!-- verbatim results/quickstart/table.txt -->" in text,
+              "the README has the quickstart's table as a verbatim block")
+        if row:
+            open(readme, "w").write(text.replace(row.group(0),
+                                                 row.group(0).replace("0.708", "0.709"), 1))
+            rc, out = run(["--root", repo], nobins)
+            check(rc == 1 and "differs from results/quickstart/table.txt" in out and "0.709" in out,
+                  "a changed quickstart table fails as a verbatim block", out)
+            open(readme, "w").write(text)
+        # 7b. A prose count gone stale: a seventh teaching scenario added, and a count without a
+        # claim.
+        teaching = os.path.join(repo, "scenarios", "teaching", "README.md")
+        ttext = open(teaching).read()
+        check("Six small scenarios" in ttext, "the teaching README counts six scenarios")
+        extra = os.path.join(repo, "scenarios", "teaching", "07-extra.textproto")
+        open(extra, "w").write("name: \"extra\"\n")
+        rc, out = run(["--root", repo], nobins)
+        check(rc == 1 and "shows Six but" in out, "a count the files no longer match fails", out)
+        os.remove(extra)
+        open(teaching, "w").write(ttext.replace("Six small scenarios", "Seven small scenarios", 1))
+        rc, out = run(["--root", repo], nobins)
+        check(rc == 1 and "the count 'Seven small scenarios' has no claim" in out,
+              "a count without a claim fails", out)
+        open(teaching, "w").write(ttext)
+        # 7c. A number in a results folder's README.
+        faults = os.path.join(repo, "results", "faults", "README.md")
+        ftext = open(faults).read()
+        check("recovery 0.04-1.56 s" in ftext, "results/faults/README.md quotes the recovery range")
+        open(faults, "w").write(ftext.replace("recovery 0.04-1.56 s", "recovery 0.04-1.66 s", 1))
+        rc, out = run(["--root", repo], nobins)
+        check(rc == 1 and "results/faults/README.md" in out and "1.66" in out,
+              "a changed number in a results folder's README fails", out)
+        open(faults, "w").write(ftext)
 
         # 4. A malformed claims line.
         claims = os.path.join(repo, "results", "README-claims.txt")
@@ -138,11 +185,21 @@ def main():
         if bins:
             shutil.copy2(os.path.join(ROOT, "README.md"), readme)
             shutil.copy2(os.path.join(ROOT, "results", "README-claims.txt"), claims)
-            text = open(readme).read()
-            open(readme, "w").write(text.replace(" --sysctl ARG,", "", 1))
-            rc, out = run(["--root", repo], bins)
+            cli_doc = os.path.join(tmp, "sim-README.md")
+            text = open(os.path.join(ROOT, "sim", "README.md")).read()
+            open(cli_doc, "w").write(text.replace(" --sysctl ARG,", "", 1))
+            rc, out = run(["--root", repo, "--cli-doc", cli_doc], bins)
             check(rc == 1 and "the CLI synopsis differs from --help" in out and "--sysctl" in out,
                   "an option missing from the CLI synopsis fails", out)
+            block = re.search(r"<!-- help: hilo-sim run -->\n```\n(.*?)```", text, re.S)
+            check(block is not None and "--out" in block.group(1),
+                  "sim/README.md has hilo-sim run's --help")
+            if block:
+                first = block.group(1).splitlines()[0]
+                open(cli_doc, "w").write(text.replace(first, first + " (edited)", 1))
+                rc, out = run(["--root", repo, "--cli-doc", cli_doc], bins)
+                check(rc == 1 and "`hilo-sim run --help` differs" in out,
+                      "a help block that differs from --help fails", out)
         else:
             print("skip CLI synopsis check: no binaries given", flush=True)
     finally:
