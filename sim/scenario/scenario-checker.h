@@ -164,14 +164,7 @@ class Checker
     }
     void Report(const std::string& path, int line, int column, const std::string& message)
     {
-        Diagnostic d;
-        d.file = m_source.file();
-        d.origin = m_source.OverrideFor(path);
-        d.line = d.origin.empty() ? line : 0;
-        d.column = d.origin.empty() ? column : 0;
-        d.field = path;
-        d.message = message;
-        m_diagnostics->Add(std::move(d));
+        m_diagnostics->Add(Make(path, line, column, message));
     }
 
     bool IntIn(const Node& n, const char* field, int64_t v, int64_t lo, int64_t hi)

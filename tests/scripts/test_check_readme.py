@@ -16,7 +16,8 @@ Checks:
      a help block that differs from the command's --help;
   7. the quickstart's table in the README changed (one digit) fails as a verbatim block; a
      seventh teaching scenario makes "Six small scenarios" fail, and a count without a claim
-     fails; a number changed in a results folder's README (results/faults/README.md) fails.
+     fails; a number changed in a results folder's README (results/faults/README.md) fails, and
+     a missing path named in one without claims (results/hilo/README.md) fails.
   6. every results/* folder has a README.md with `Remake:`, `Wall time` and `Commit:` lines, and
      no generated files (sweep_*.csv concatenations, run logs, timing.json, *.walltime) are
      committed under results/.
@@ -172,6 +173,14 @@ def main():
         check(rc == 1 and "results/faults/README.md" in out and "1.66" in out,
               "a changed number in a results folder's README fails", out)
         open(faults, "w").write(ftext)
+        # 7d. A results folder's README without claims is checked too (its backticked paths).
+        hilo = os.path.join(repo, "results", "hilo", "README.md")
+        htext = open(hilo).read()
+        open(hilo, "a").write("\nSee `results/hilo/no-such-file.csv`.\n")
+        rc, out = run(["--root", repo], nobins)
+        check(rc == 1 and "results/hilo/README.md" in out and "no-such-file.csv" in out,
+              "a results folder's README without claims is checked", out)
+        open(hilo, "w").write(htext)
 
         # 4. A malformed claims line.
         claims = os.path.join(repo, "results", "README-claims.txt")
