@@ -345,9 +345,16 @@ def documents(root, readme_path, claims):
     return docs
 
 
+_HELP = {}
+
+
 def help_text(argv):
+    """argv's `--help` output (each command asked once per run)."""
+    if tuple(argv) in _HELP:
+        return _HELP[tuple(argv)]
     proc = subprocess.run(argv + ["--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True)
+    _HELP[tuple(argv)] = proc.stdout
     return proc.stdout
 
 

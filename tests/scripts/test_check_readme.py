@@ -90,7 +90,8 @@ def main():
     rc, out = run([], bins or nobins)
     check(rc == 0, f"check_readme.py passes on the committed README (rc {rc})", out)
     if bins:
-        check("CLI synopsis matches --help" in out, "the CLI synopsis was checked", out)
+        check("CLI synopsis and help blocks match --help" in out,
+              "the CLI synopsis and help blocks were checked", out)
 
     tmp = tempfile.mkdtemp(prefix="hilo-check-readme-")
     try:
@@ -204,8 +205,8 @@ def main():
             check(block is not None and "--out" in block.group(1),
                   "sim/README.md has hilo-sim run's --help")
             if block:
-                first = block.group(1).splitlines()[0]
-                open(cli_doc, "w").write(text.replace(first, first + " (edited)", 1))
+                edited = block.group(1).replace("--out", "--out-dir", 1)
+                open(cli_doc, "w").write(text[:block.start(1)] + edited + text[block.end(1):])
                 rc, out = run(["--root", repo, "--cli-doc", cli_doc], bins)
                 check(rc == 1 and "`hilo-sim run --help` differs" in out,
                       "a help block that differs from --help fails", out)
