@@ -139,49 +139,45 @@ def main():
               "a README path to a missing file fails", out)
         open(readme, "w").write(text)
 
+        def fails_when(path, old, new, expect, what):
+            """check_readme.py exits 1 with every string of `expect` in its output once `old`
+            is replaced by `new` in path (appended when `old` is None); path is restored."""
+            before = open(path).read()
+            after = before + new if old is None else before.replace(old, new, 1)
+            check(after != before, f"{os.path.relpath(path, repo)} has what {what} changes")
+            open(path, "w").write(after)
+            rc, out = run(["--root", repo], nobins)
+            check(rc == 1 and all(x in out for x in expect), what, out)
+            open(path, "w").write(before)
+
         # 7a. The quickstart's table as printed, one digit changed in the README's copy.
         row = re.search(r"^hilo-spar .*0\.708.*$", text, flags=re.M)
         check(row is not None and "<!-- verbatim results/quickstart/table.txt -->" in text,
               "the README has the quickstart's table as a verbatim block")
         if row:
-            open(readme, "w").write(text.replace(row.group(0),
-                                                 row.group(0).replace("0.708", "0.709"), 1))
-            rc, out = run(["--root", repo], nobins)
-            check(rc == 1 and "differs from results/quickstart/table.txt" in out and "0.709" in out,
-                  "a changed quickstart table fails as a verbatim block", out)
-            open(readme, "w").write(text)
+            fails_when(readme, row.group(0), row.group(0).replace("0.708", "0.709"),
+                       ["differs from results/quickstart/table.txt", "0.709"],
+                       "a changed quickstart table fails as a verbatim block")
         # 7b. A prose count gone stale: a seventh teaching scenario added, and a count without a
         # claim.
         teaching = os.path.join(repo, "scenarios", "teaching", "README.md")
-        ttext = open(teaching).read()
-        check("Six small scenarios" in ttext, "the teaching README counts six scenarios")
         extra = os.path.join(repo, "scenarios", "teaching", "07-extra.textproto")
         open(extra, "w").write("name: \"extra\"\n")
         rc, out = run(["--root", repo], nobins)
         check(rc == 1 and "shows Six but" in out, "a count the files no longer match fails", out)
         os.remove(extra)
-        open(teaching, "w").write(ttext.replace("Six small scenarios", "Seven small scenarios", 1))
-        rc, out = run(["--root", repo], nobins)
-        check(rc == 1 and "the count 'Seven small scenarios' has no claim" in out,
-              "a count without a claim fails", out)
-        open(teaching, "w").write(ttext)
+        fails_when(teaching, "Six small scenarios", "Seven small scenarios",
+                   ["the count 'Seven small scenarios' has no claim"],
+                   "a count without a claim fails")
         # 7c. A number in a results folder's README.
-        faults = os.path.join(repo, "results", "faults", "README.md")
-        ftext = open(faults).read()
-        check("recovery 0.04-1.56 s" in ftext, "results/faults/README.md quotes the recovery range")
-        open(faults, "w").write(ftext.replace("recovery 0.04-1.56 s", "recovery 0.04-1.66 s", 1))
-        rc, out = run(["--root", repo], nobins)
-        check(rc == 1 and "results/faults/README.md" in out and "1.66" in out,
-              "a changed number in a results folder's README fails", out)
-        open(faults, "w").write(ftext)
+        fails_when(os.path.join(repo, "results", "faults", "README.md"), "recovery 0.04-1.56 s",
+                   "recovery 0.04-1.66 s", ["results/faults/README.md", "1.66"],
+                   "a changed number in a results folder's README fails")
         # 7d. A results folder's README without claims is checked too (its backticked paths).
-        hilo = os.path.join(repo, "results", "hilo", "README.md")
-        htext = open(hilo).read()
-        open(hilo, "a").write("\nSee `results/hilo/no-such-file.csv`.\n")
-        rc, out = run(["--root", repo], nobins)
-        check(rc == 1 and "results/hilo/README.md" in out and "no-such-file.csv" in out,
-              "a results folder's README without claims is checked", out)
-        open(hilo, "w").write(htext)
+        fails_when(os.path.join(repo, "results", "hilo", "README.md"), None,
+                   "\nSee `results/hilo/no-such-file.csv`.\n",
+                   ["results/hilo/README.md", "no-such-file.csv"],
+                   "a results folder's README without claims is checked")
 
         # 4. A malformed claims line.
         claims = os.path.join(repo, "results", "README-claims.txt")
