@@ -188,8 +188,9 @@ AllocationPolicy::RestoreState(std::string_view state, const std::string& name, 
 }
 
 std::string
-JoinLocalState(const std::string& warm, const AllocationPolicy& policy)
+SaveEncoderState(const SpectralTruncation& spectra, const AllocationPolicy& policy)
 {
+    std::string warm = spectra.SaveWarmState();
     if (policy.coverage() == 0)
         return warm;
     std::string out;
@@ -202,21 +203,21 @@ JoinLocalState(const std::string& warm, const AllocationPolicy& policy)
 }
 
 Status
-SplitLocalState(std::string_view state, const AllocationPolicy& policy, const std::string& name,
-                std::string_view* warm, std::string_view* coverage)
+RestoreEncoderState(std::string_view state, const std::string& name, SpectralTruncation* spectra,
+                    AllocationPolicy* policy)
 {
-    if (policy.coverage() == 0)
-    {
-        *warm = state;
-        *coverage = std::string_view();
-        return Status::Ok();
-    }
+    if (policy->coverage() == 0)
+        return spectra->RestoreWarmState(state, name);
     ByteReader r(state);
     uint64_t len = 0;
-    if (!r.GetVarint(&len) || len > r.remaining() || !r.GetBytes(static_cast<size_t>(len), warm))
+    std::string_view warm;
+    if (!r.GetVarint(&len) || len > r.remaining() || !r.GetBytes(static_cast<size_t>(len), &warm))
         return Status::Corruption(name + ": truncated local state");
-    *coverage = state.substr(state.size() - r.remaining());
-    return Status::Ok();
+    const std::string_view coverage = state.substr(state.size() - r.remaining());
+    // Both parts checked before either changes.
+    HILO_RETURN_IF_ERROR(policy->RestoreState(coverage, name, /*apply=*/false));
+    HILO_RETURN_IF_ERROR(spectra->RestoreWarmState(warm, name));
+    return policy->RestoreState(coverage, name);
 }
 
 } // namespace hilo

@@ -35,6 +35,7 @@
 
 #include "hilo/compress/compressor-options.h"
 #include "hilo/compress/spar.h"
+#include "hilo/compress/spectral-truncation.h"
 #include "hilo/core/adapter-layout.h"
 #include "hilo/core/adapter-state.h"
 #include "hilo/optim/optimizer-config.h"
@@ -115,12 +116,13 @@ class AllocationPolicy
     AllocationHints m_hints;      // scratch of Hints()
 };
 
-/// spar's and sparq's learner-local state: the warm bases alone without coverage (the format
-/// before coverage existed), else varint length + warm bases, then the coverage counters.
-std::string JoinLocalState(const std::string& warm, const AllocationPolicy& policy);
-/// Splits JoinLocalState's bytes; kCorruption prefixed `name`.
-Status SplitLocalState(std::string_view state, const AllocationPolicy& policy,
-                       const std::string& name, std::string_view* warm, std::string_view* coverage);
+/// spar's and sparq's learner-local state: the warm bases (SpectralTruncation::SaveWarmState)
+/// alone without coverage (the format before coverage existed), else varint length + warm bases,
+/// then the coverage counters (AllocationPolicy::SaveState).
+std::string SaveEncoderState(const SpectralTruncation& spectra, const AllocationPolicy& policy);
+/// Restores SaveEncoderState's bytes; kCorruption prefixed `name`, both parts unchanged.
+Status RestoreEncoderState(std::string_view state, const std::string& name,
+                           SpectralTruncation* spectra, AllocationPolicy* policy);
 
 } // namespace hilo
 

@@ -59,18 +59,11 @@ class SparCompressor : public ReplayAwareCompressor
     StatusOr<Encoded> Encode(const std::vector<float>& x, int64_t budget_bytes) override;
     Status Decode(std::string_view payload, std::vector<float>* out) const override;
     /// The sketch's bases (SpectralTruncation::SaveWarmState; empty unless warm), joined with
-    /// the coverage counters when coverage is on (JoinLocalState).
-    std::string SaveLocalState() const override
-    {
-        return JoinLocalState(m_spectra.SaveWarmState(), m_policy);
-    }
+    /// the coverage counters when coverage is on (SaveEncoderState).
+    std::string SaveLocalState() const override { return SaveEncoderState(m_spectra, m_policy); }
     Status RestoreLocalState(std::string_view state) override
     {
-        std::string_view warm, coverage;
-        HILO_RETURN_IF_ERROR(SplitLocalState(state, m_policy, "spar", &warm, &coverage));
-        HILO_RETURN_IF_ERROR(m_policy.RestoreState(coverage, "spar", /*apply=*/false));
-        HILO_RETURN_IF_ERROR(m_spectra.RestoreWarmState(warm, "spar"));
-        return m_policy.RestoreState(coverage, "spar");
+        return RestoreEncoderState(state, "spar", &m_spectra, &m_policy);
     }
 
     void SetOptimizerState(const OptimizerState* state, const OptimizerConfig* config) override

@@ -205,17 +205,10 @@ class SparqCompressor : public ReplayAwareCompressor
     StatusOr<Encoded> Encode(const std::vector<float>& x, int64_t budget_bytes) override;
     Status Decode(std::string_view payload, std::vector<float>* out) const override;
     /// As spar's: the warm bases, joined with the coverage counters when coverage is on.
-    std::string SaveLocalState() const override
-    {
-        return JoinLocalState(m_spectra.SaveWarmState(), m_policy);
-    }
+    std::string SaveLocalState() const override { return SaveEncoderState(m_spectra, m_policy); }
     Status RestoreLocalState(std::string_view state) override
     {
-        std::string_view warm, coverage;
-        HILO_RETURN_IF_ERROR(SplitLocalState(state, m_policy, "sparq", &warm, &coverage));
-        HILO_RETURN_IF_ERROR(m_policy.RestoreState(coverage, "sparq", /*apply=*/false));
-        HILO_RETURN_IF_ERROR(m_spectra.RestoreWarmState(warm, "sparq"));
-        return m_policy.RestoreState(coverage, "sparq");
+        return RestoreEncoderState(state, "sparq", &m_spectra, &m_policy);
     }
 
     void SetOptimizerState(const OptimizerState* state, const OptimizerConfig* config) override
