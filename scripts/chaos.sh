@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# chaos.sh [MINUTES]: a chaos run on real processes. Runs scripts/chaos-relay.textproto (4 workers
+# chaos.sh [--hilo-sim PATH] [--hilo-emu PATH] [MINUTES]: a chaos run on real processes. Runs scripts/chaos-relay.textproto (4 workers
 # behind 2 relays) under hilo-emu for about MINUTES (default 2) while, at random times drawn from
 # SEED, a worker, a relay or the learner is SIGKILLed and started again after a random pause, or
 # (NETWORK=ns3) a worker's link or a region's WAN goes down for a random while. Workers and the
@@ -14,14 +14,28 @@
 # loopback only, no link outages; NETWORK=ns3: the run's own network namespaces (needs root).
 #
 # Environment: SEED (default 1), OUT (results folder; default a temporary one, removed at exit),
-# HILO_BIN (folder of hilo-sim, hilo-emu, hilo-node; default build/sim), KILL_EVERY_S, NETWORK.
+# KILL_EVERY_S, NETWORK. The binaries: --hilo-sim PATH and --hilo-emu PATH (default $HILO_SIM /
+# $HILO_EMU, else build/sim/; hilo-emu's hilo-node is the one next to it).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-minutes="${1:-2}"
+sim="${HILO_SIM:-$root/build/sim/hilo-sim}"
+emu="${HILO_EMU:-$root/build/sim/hilo-emu}"
+minutes=2
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --hilo-sim|--hilo-emu)
+      [ $# -ge 2 ] || { echo "chaos.sh: $1 needs a PATH" >&2; exit 2; }
+      if [ "$1" = --hilo-sim ]; then sim="$2"; else emu="$2"; fi
+      shift ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "chaos.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    *) minutes="$1" ;;
+  esac
+  shift
+done
 seed="${SEED:-1}"
 kill_every="${KILL_EVERY_S:-8}"
 network="${NETWORK:-direct}"
-bin="${HILO_BIN:-$root/build/sim}"
 scenario="$root/scripts/chaos-relay.textproto"
 python=/usr/bin/python3
 
@@ -33,9 +47,9 @@ if [ "$network" != direct ] && [ "$network" != ns3 ]; then
   echo "chaos.sh: NETWORK must be direct or ns3, got \"$network\"" >&2
   exit 2
 fi
-for b in hilo-sim hilo-emu hilo-node; do
-  if [ ! -x "$bin/$b" ]; then
-    echo "chaos.sh: $bin/$b is missing (build it, or set HILO_BIN)" >&2
+for b in "$sim" "$emu" "$(dirname "$emu")/hilo-node"; do
+  if [ ! -x "$b" ]; then
+    echo "chaos.sh: $b is missing (build it, or pass --hilo-sim / --hilo-emu)" >&2
     exit 2
   fi
 done
@@ -55,7 +69,7 @@ trap 'exit 143' TERM
 out="${OUT:-$work/out}"
 
 # How long a step takes (modelled), from the simulator: steps for about MINUTES of run.
-"$bin/hilo-sim" run "$scenario" --quiet --out "$work/probe" >/dev/null
+"$sim" run "$scenario" --quiet --out "$work/probe" >/dev/null
 steps="$($python - "$work/probe/summary.json" "$minutes" <<'PY'
 import json, math, sys
 arm = json.load(open(sys.argv[1]))["arms"][0]
@@ -103,7 +117,7 @@ done
 echo "chaos.sh: $steps steps (~$minutes min), $faults scenario faults and $relays relay kills," \
   "network $network, seed $seed; out $out"
 
-"$bin/hilo-emu" run "$scenario" --network "$network" --quiet --set "workload.steps=$steps" \
+"$emu" run "$scenario" --network "$network" --quiet --set "workload.steps=$steps" \
   "${args[@]}" --out "$out" 2> "$work/emu.stderr" &
 emu_pid=$!
 set +e
@@ -122,14 +136,14 @@ import json, sys
 arm = json.load(open(sys.argv[1]))["arms"][0]
 log = open(sys.argv[2]).read().splitlines()
 count = lambda prefix: sum(1 for line in log if line.startswith(prefix))
-r = arm["recovery_s"]
-p50 = f"{r['p50']:.3f}" if r["n"] else "-"
-mx = f"{r['max']:.3f}" if r["n"] else "-"
+r, n = arm["recovery_s"], arm["recovery_count"]
+p50 = f"{r['p50']:.3f}" if n else "-"
+mx = f"{r['max']:.3f}" if n else "-"
 print(f"kills: {count('hilo-emu: worker_crash: killed')} workers, "
       f"{count('hilo-emu: chaos: killed relay')} relays, "
       f"{count('hilo-emu: learner_restart: killed')} learner; "
       f"scenario faults injected {arm['faults_injected']} (worker and learner kills, link "
-      f"outages); recoveries {r['n']}, recovery p50 {p50} s, max {mx} s; "
+      f"outages); recoveries {n}, recovery p50 {p50} s, max {mx} s; "
       f"versions lost {arm['versions_lost']}; "
       f"workers at the final hash {arm['workers_at_final_hash']} of {arm['workers_alive']} alive")
 ok = arm["versions_lost"] == 0 and arm["workers_at_final_hash"] == arm["workers_alive"]

@@ -1,33 +1,36 @@
 #!/usr/bin/python3
-"""Checks every number in the README's results against the committed file it comes from.
+"""Checks every number in the documentation against the committed file it comes from.
 
 Usage:
   scripts/check_readme.py [--root DIR] [--readme README.md] [--claims results/README-claims.txt]
-                          [--hilo-sim PATH] [--hilo-emu PATH] [--hilo-node PATH] [--write-cli]
+                          [--hilo-sim PATH] [--hilo-emu PATH] [--hilo-node PATH]
+                          [--cli-doc sim/README.md] [--write-cli]
 
-The claims table (results/README-claims.txt, one claim a line) pairs a piece of README text with
-where its numbers come from:
+The claims table (results/README-claims.txt, one claim a line) pairs a piece of a document's text
+with where its numbers come from:
 
     SNIPPET | EXPRESSION [| EXPRESSION ...]
 
-SNIPPET is text that must appear in README.md (line breaks and runs of spaces in the README count
-as one space; a line `@ PATH` makes the claims after it be about another Markdown file, e.g.
-`@ scenarios/teaching/README.md`, and `@ README.md` returns). Each number in it written in braces, e.g. `{36.5}x lower`, is checked: the next
-EXPRESSION (Python, with the helpers below) must give a value that rounds to the number as shown
-(as many decimals as the README writes; "1,537" reads as 1537; a leading "~" is allowed). Numbers
-in a snippet without braces are the setting the checked numbers belong to (a bandwidth, a budget,
-a seed count) and are covered by the claim without being computed. Blank lines and lines starting
-with '#' are comments.
+SNIPPET is text that must appear in the current document (line breaks and runs of spaces count as
+one space). Claims are about README.md until a line `@ PATH` makes the claims after it be about
+another Markdown file (`@ results/paper/README.md`, `@ scenarios/teaching/README.md`). Each number
+in a snippet written in braces, e.g. `{36.5}x lower`, is checked: the next EXPRESSION (Python,
+with the helpers below) must give a value that rounds to the number as shown (as many decimals as
+the text writes; "1,537" reads as 1537; a leading "~" is allowed; a number word such as "Six"
+reads as 6). Numbers in a snippet without braces are the setting the checked numbers belong to
+(a bandwidth, a budget, a seed count) and are covered by the claim without being computed. Blank
+lines and lines starting with '#' are comments.
 
-Coverage: between `<!-- checked -->` and `<!-- /checked -->` in README.md, and in every file
-named by an `@` line (invisible when rendered), every number must lie inside some claim's snippet, so a number added to a results
-section without a claim fails the check. Numbers inside words or names (fig1, p50, Qwen2.5-7B,
-rank-64, 2-core) are not counted.
+Coverage: between `<!-- checked -->` and `<!-- /checked -->` (invisible when rendered) every
+number must lie inside some claim's snippet, so a number added to a checked section without a
+claim fails the check. Numbers inside words or names (fig1, p50, Qwen2.5-7B, rank-64, 2-core) are
+not counted.
 
-CLI synopsis: the fenced block between `<!-- cli -->` and `<!-- /cli -->` must equal the usage
-lines the binaries print (`hilo-sim --help`, `hilo-emu --help`, `hilo-node --help`), each command
-followed by every option its own `--help` documents, so the README shows every command and
-option they accept. --write-cli rewrites the block from them. Without the
+CLI: the fenced block between `<!-- cli -->` and `<!-- /cli -->` of sim/README.md (--cli-doc)
+must equal the usage lines the binaries print (`hilo-sim --help`, `hilo-emu --help`,
+`hilo-node --help`), each command followed by every option its own `--help` documents; and each
+fenced block between `<!-- help: BINARY [COMMAND] -->` and `<!-- /help -->` must be that
+command's `--help` output, exactly. --write-cli rewrites them from the binaries. Without the
 binaries (not built) this part is skipped with a message.
 
 Helpers in expressions (paths relative to the repository root):
@@ -37,8 +40,22 @@ Helpers in expressions (paths relative to the repository root):
                                       of a list whose "name" is NAME
   grep(path, regex, group=1)          the number the regex's group matches, first match
   num(text)                           float of "1,537", "36.5x", "1.60%"
+  glob(pattern)                       the repository paths matching a glob pattern, sorted
   mean, stdev, ci95 (half-width of the 95% t-interval, scripts/stats_helper.py), min, max,
   abs, len, sum, round
+
+Documents: README.md, CHANGELOG.md, every results/*/README.md, the READMEs under scenarios/,
+sim/README.md, scripts/README.md and tests/README.md (those that exist), and every file an `@` line
+names. In each, checked sections must be covered by claims, backticked paths must exist,
+verbatim blocks must match their files and prose counts must be claimed:
+
+Verbatim blocks: `<!-- verbatim PATH -->` followed by a fenced block: the block must be PATH's
+text exactly (the quickstart's printed table, results/quickstart/table.txt).
+
+Prose counts: a number word before "scenarios" or "figures" ("Six small scenarios", "the eight
+figures") must lie inside a claim's snippet, whose braced word is checked like any number
+(`{Six} small scenarios | len(glob("scenarios/teaching/*.textproto"))`), so a count cannot go
+stale when files are added.
 
 Paths: every repository path the checked documents write in backticks (`results/...`,
 `scripts/...`, `sim/...`, ...) must exist, so a renamed or removed file cannot stay quoted.
@@ -74,13 +91,26 @@ class BadClaims(Exception):
     pass
 
 
+NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+# A count in words before what it counts: "Six small scenarios", "the eight paper-style figures".
+PROSE_COUNT = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\s+(?:[\w-]+\s+){0,2}?"
+                         r"(scenarios|figures)\b", re.I)
+VERBATIM = re.compile(r"<!-- verbatim (\S+) -->\n```[^\n]*\n(.*?)```", re.S)
+
+
 def parse_number(text):
+    if text.strip().lower() in NUMBER_WORDS:
+        return float(NUMBER_WORDS[text.strip().lower()])
     t = text.strip().lstrip("~").replace(",", "").replace("−", "-")
     t = re.sub(r"[x%]$", "", t)
     return float(t)
 
 
 def decimals(text):
+    if text.strip().lower() in NUMBER_WORDS:
+        return 0
     t = text.strip().rstrip("x%")
     return len(t.split(".")[1]) if "." in t else 0
 
@@ -157,12 +187,17 @@ class Files:
             raise ValueError(f"{rel}: no match for {regex!r}")
         return parse_number(m.group(group))
 
+    def glob(self, pattern):
+        import glob as globmod
+        return sorted(os.path.relpath(p, self.root)
+                      for p in globmod.glob(os.path.join(self.root, pattern), recursive=True))
+
     def env(self):
-        return {"rows": self.rows, "col": self.col, "js": self.js, "grep": self.grep,
+        return {"glob": self.glob, "rows": self.rows, "col": self.col, "js": self.js, "grep": self.grep,
                 "num": parse_number, "mean": stats_helper.mean, "stdev": stats_helper.stdev,
                 "ci95": lambda xs: stats_helper.mean_ci(xs)[1], "min": min, "max": max,
                 "abs": abs, "len": len, "sum": sum, "round": round, "float": float, "int": int,
-                "sorted": sorted, "math": math}
+                "sorted": sorted, "set": set, "math": math, "re": re, "text": self.text}
 
 
 def read_claims(path):
@@ -234,9 +269,7 @@ def check_claims(root, readme_path, claims_path):
     files = Files(root)
     env = files.env()
     rel_claims = os.path.relpath(claims_path, root)
-    docs = {"README.md": readme_path}
-    for doc, *_ in claims:
-        docs.setdefault(doc, os.path.join(root, doc))
+    docs = documents(root, readme_path, claims)
     nclaims = 0
     for doc, doc_path in docs.items():
         if not os.path.exists(doc_path):
@@ -275,12 +308,53 @@ def check_claims(root, readme_path, claims_path):
                 if not any(s <= a and b <= e for s, e in covered):
                     problems.append(f"{doc}:{line_of(text, a)}: {num.group()!r} in a checked "
                                     f"section has no claim in {rel_claims}")
+        for m in PROSE_COUNT.finditer(text):
+            a, b = m.start(1), m.end(1)
+            if not any(s <= a and b <= e for s, e in covered):
+                problems.append(f"{doc}:{line_of(text, a)}: the count {m.group(0)!r} has no "
+                                f"claim in {rel_claims} (say where it is counted, e.g. "
+                                "len(glob(...)))")
+        for m in VERBATIM.finditer(text):
+            rel = m.group(1)
+            try:
+                want = files.text(rel)
+            except ValueError as e:
+                problems.append(f"{doc}:{line_of(text, m.start())}: verbatim block: {e}")
+                continue
+            if m.group(2) != want:
+                got, exp = m.group(2).splitlines(), want.splitlines()
+                diff = [f"  {doc}: {l}" for l in got if l not in exp] + \
+                       [f"  {rel}: {l}" for l in exp if l not in got]
+                problems.append(f"{doc}:{line_of(text, m.start(2))}: the block differs from "
+                                f"{rel}:\n" + "\n".join(diff[:12]))
     return problems, nclaims
 
 
+def documents(root, readme_path, claims):
+    """{name: path} of every document checked: README.md, CHANGELOG.md, results/*/README.md, the
+    READMEs under scenarios/, sim/, scripts/ and tests/ that exist, and the claims' `@` files."""
+    import glob as globmod
+    docs = {"README.md": readme_path}
+    patterns = ["CHANGELOG.md", "results/*/README.md", "scenarios/README.md",
+                "scenarios/*/README.md", "sim/README.md", "scripts/README.md", "tests/README.md"]
+    for pattern in patterns:
+        for p in sorted(globmod.glob(os.path.join(root, pattern))):
+            docs.setdefault(os.path.relpath(p, root), p)
+    for doc, *_ in claims:
+        docs.setdefault(doc, os.path.join(root, doc))
+    return docs
+
+
+_HELP = {}
+
+
 def help_text(argv):
+    """argv's `--help` output (each command asked once per run)."""
+    if tuple(argv) in _HELP:
+        return _HELP[tuple(argv)]
     proc = subprocess.run(argv + ["--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True)
+    _HELP[tuple(argv)] = proc.stdout
     return proc.stdout
 
 
@@ -373,30 +447,51 @@ def synopsis(binaries, width=100):
     return "\n".join(lines) + "\n"
 
 
-def check_cli(readme_path, binaries, write):
-    with open(readme_path) as f:
-        readme = f.read()
-    m = CLI.search(readme)
+HELP = re.compile(r"(<!-- help: ([^>]+?) -->\n```\n)(.*?)(```\n<!-- /help -->)", re.S)
+
+
+def check_cli(doc_path, binaries, write, root=DEFAULT_ROOT):
+    """The synopsis block and every help block of doc_path against the binaries' --help;
+    write: rewrite them. Returns (problems, checked)."""
+    doc = os.path.relpath(doc_path, root)
+    if not os.path.exists(doc_path):
+        return [f"{doc}: no such file (it holds the CLI synopsis)"], False
+    with open(doc_path) as f:
+        text = f.read()
+    m = CLI.search(text)
     if not m:
-        return ["README.md: no <!-- cli --> ... <!-- /cli --> block"], False
+        return [f"{doc}: no <!-- cli --> ... <!-- /cli --> block"], False
     missing = [b for b in binaries if not os.access(b, os.X_OK)]
     if missing:
-        print(f"check_readme.py: skipping the CLI synopsis: not built: {', '.join(missing)}",
-              file=sys.stderr)
+        print(f"check_readme.py: skipping the CLI synopsis and help blocks: not built: "
+              f"{', '.join(missing)}", file=sys.stderr)
         return [], False
-    want = synopsis(binaries)
-    if m.group(2) == want:
-        return [], True
-    if write:
-        with open(readme_path, "w") as f:
-            f.write(readme[:m.start(2)] + want + readme[m.end(2):])
-        print("check_readme.py: rewrote the CLI synopsis", file=sys.stderr)
-        return [], True
-    got, exp = m.group(2).splitlines(), want.splitlines()
-    diff = [f"  README: {l}" for l in got if l not in exp] + \
-           [f"  --help: {l}" for l in exp if l not in got]
-    return [f"README.md:{line_of(readme, m.start(2))}: the CLI synopsis differs from --help "
-            "(scripts/check_readme.py --write-cli rewrites it):\n" + "\n".join(diff)], True
+    by_name = {os.path.basename(b): b for b in binaries}
+    blocks = [(m.start(2), m.end(2), synopsis(binaries), "the CLI synopsis")]
+    problems = []
+    for h in HELP.finditer(text):
+        words = h.group(2).split()
+        if not words or words[0] not in by_name:
+            problems.append(f"{doc}:{line_of(text, h.start())}: help block for unknown binary "
+                            f"{h.group(2)!r}")
+            continue
+        blocks.append((h.start(3), h.end(3), help_text([by_name[words[0]]] + words[1:]),
+                       f"the help block of `{h.group(2)} --help`"))
+    stale = [b for b in blocks if text[b[0]:b[1]] != b[2]]
+    if write and stale:
+        for a, e, want, _ in sorted(stale, reverse=True):
+            text = text[:a] + want + text[e:]
+        with open(doc_path, "w") as f:
+            f.write(text)
+        print(f"check_readme.py: rewrote {len(stale)} CLI block(s) of {doc}", file=sys.stderr)
+        return problems, True
+    for a, e, want, what in stale:
+        got, exp = text[a:e].splitlines(), want.splitlines()
+        diff = [f"  {doc}: {l}" for l in got if l not in exp] + \
+               [f"  --help: {l}" for l in exp if l not in got]
+        problems.append(f"{doc}:{line_of(text, a)}: {what} differs from --help "
+                        "(scripts/check_readme.py --write-cli rewrites it):\n" + "\n".join(diff))
+    return problems, True
 
 
 def main():
@@ -409,8 +504,10 @@ def main():
         p.add_argument(f"--{b}", metavar="PATH",
                        default=os.environ.get(env) or os.path.join(DEFAULT_ROOT, "build", "sim", b),
                        help=f"{b} binary for the CLI synopsis (default ${env}, else build/sim/{b})")
+    p.add_argument("--cli-doc", help="the document with the CLI synopsis and help blocks "
+                   "(default ROOT/sim/README.md)")
     p.add_argument("--write-cli", action="store_true",
-                   help="rewrite the README's CLI synopsis from the binaries' --help")
+                   help="rewrite the CLI synopsis and help blocks from the binaries' --help")
     args = p.parse_args()
     readme = args.readme or os.path.join(args.root, "README.md")
     claims = args.claims or os.path.join(args.root, "results", "README-claims.txt")
@@ -419,13 +516,10 @@ def main():
     except BadClaims as e:
         print(f"check_readme.py: {e}", file=sys.stderr)
         return 2
-    docs = {"README.md": readme}
-    with open(claims) as f:
-        docs.update({l[2:].strip(): os.path.join(args.root, l[2:].strip())
-                     for l in f if l.startswith("@ ")})
-    problems += check_paths(args.root, docs)
+    problems += check_paths(args.root, documents(args.root, readme, read_claims(claims)))
     cli_problems, cli_checked = check_cli(
-        readme, [getattr(args, b.replace("-", "_")) for b in BINARIES], args.write_cli)
+        args.cli_doc or os.path.join(args.root, "sim", "README.md"),
+        [getattr(args, b.replace("-", "_")) for b in BINARIES], args.write_cli, args.root)
     problems += cli_problems
     for q in problems:
         print(q, file=sys.stderr)
@@ -433,7 +527,7 @@ def main():
         print(f"check_readme.py: {len(problems)} problem(s) in {n} claim(s)", file=sys.stderr)
         return 1
     print(f"check_readme.py: {n} claim(s) hold" +
-          (", CLI synopsis matches --help" if cli_checked else ""))
+          (", CLI synopsis and help blocks match --help" if cli_checked else ""))
     return 0
 
 

@@ -28,6 +28,7 @@ import sys
 import time
 
 import sweep_engine as engine
+from hilo_runs import ratio, transfer_times
 from sweep_engine import REPO_ROOT
 
 MODELS = ("packet", "flow")
@@ -35,25 +36,6 @@ MODELS = ("packet", "flow")
 
 def log(msg):
     print(f"[compare] {msg}", file=sys.stderr, flush=True)
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
-
-
-def transfer_times(run_dir):
-    """Per arm: the seconds from each version's publication to each worker's receipt."""
-    published = {}
-    for row in read_csv(os.path.join(run_dir, "steps.csv")):
-        if row["version"] != "0":
-            published[(row["arm"], row["version"])] = float(row["sim_time_s"])
-    out = {}
-    for row in read_csv(os.path.join(run_dir, "workers.csv")):
-        key = (row["arm"], row["version"])
-        if key in published and row["resync"] == "0":
-            out.setdefault(row["arm"], []).append(float(row["received_s"]) - published[key])
-    return out
 
 
 def run_model(args, model, out_dir):
@@ -87,11 +69,7 @@ def run_model(args, model, out_dir):
         summary = json.load(f)
     with open(os.path.join(out_dir, "timing.json")) as f:
         timing = {a["name"]: a for a in json.load(f)["arms"]}
-    return summary, timing, transfer_times(out_dir), wall
-
-
-def ratio(a, b):
-    return b / a if a > 0 else float("nan")
+    return summary, timing, transfer_times(out_dir, include_resync=False), wall
 
 
 def main():
@@ -138,12 +116,12 @@ def main():
         rows.append({
             "arm": arm,
             "p50_ref": lat_ref["p50"], "p50_alt": lat_alt["p50"],
-            "p50_ratio": ratio(lat_ref["p50"], lat_alt["p50"]),
+            "p50_ratio": ratio(lat_alt["p50"], lat_ref["p50"]),
             "p99_ref": lat_ref["p99"], "p99_alt": lat_alt["p99"],
-            "p99_ratio": ratio(lat_ref["p99"], lat_alt["p99"]),
+            "p99_ratio": ratio(lat_alt["p99"], lat_ref["p99"]),
             "step_ref": arm_ref["step_time_s_mean"], "step_alt": arm_alt["step_time_s_mean"],
-            "step_ratio": ratio(arm_ref["step_time_s_mean"], arm_alt["step_time_s_mean"]),
-            "xfer_ref": xr, "xfer_alt": xa, "xfer_ratio": ratio(xr, xa),
+            "step_ratio": ratio(arm_alt["step_time_s_mean"], arm_ref["step_time_s_mean"]),
+            "xfer_ref": xr, "xfer_alt": xa, "xfer_ratio": ratio(xa, xr),
             "wall_ref": t_ref[arm]["wall_s"], "wall_alt": t_alt[arm]["wall_s"],
             "window_limited": arm_ref.get("window_limited", False),
         })

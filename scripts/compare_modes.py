@@ -29,8 +29,7 @@ when every run's is; the CSV keeps every run's p50 (emu_latency_p50_runs_s) and 
 --reuse skips a mode (or an emulation run) whose summary.json exists. Extra --emu-arg values go to
 hilo-emu.
 
---hilo-sim and --hilo-emu locate the binaries (defaults $HILO_SIM / $HILO_EMU, else build/sim/;
---bin DIR, a folder holding both, is a deprecated alias).
+--hilo-sim and --hilo-emu locate the binaries (defaults $HILO_SIM / $HILO_EMU, else build/sim/).
 
 Exit status: 0 when both runs finished, 1 when one failed (its log is named), 2 on bad input.
 Runs only the Python standard library.
@@ -43,6 +42,7 @@ import subprocess
 import sys
 
 import sweep_engine as engine
+from hilo_runs import ratio, read_csv, transfer_times
 CSV_FIELDS = [
     "label", "overrides", "arm", "sim_latency_p50_s", "emu_latency_p50_s", "latency_p50_ratio",
     "sim_latency_p99_s", "emu_latency_p99_s", "latency_p99_ratio", "sim_step_s", "emu_step_s",
@@ -75,11 +75,6 @@ def run(cmd, log):
         return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
 
 
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def percentile(values, q):
     """Nearest-rank percentile, as the simulator's summaries compute it."""
     if not values:
@@ -91,15 +86,7 @@ def percentile(values, q):
 
 def transfers(run_dir, arm):
     """Per (version, worker): received_s - published_s of the update."""
-    published = {}
-    for row in read_csv(os.path.join(run_dir, "steps.csv")):
-        if row["arm"] == arm and row["version"] != "0":
-            published[row["version"]] = float(row["sim_time_s"])
-    out = []
-    for row in read_csv(os.path.join(run_dir, "workers.csv")):
-        if row["arm"] == arm and row["version"] in published and row["received_s"]:
-            out.append(float(row["received_s"]) - published[row["version"]])
-    return out
+    return transfer_times(run_dir, arm)
 
 
 def overrun_max(run_dir, arm):
@@ -114,10 +101,6 @@ def overrun_max(run_dir, arm):
     return worst
 
 
-def ratio(a, b):
-    return a / b if b else float("nan")
-
-
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
@@ -129,9 +112,6 @@ def main():
     parser.add_argument("--label", default="", help="names this comparison in --csv rows")
     parser.add_argument("--csv", help="append one row per arm to this CSV file")
     engine.add_binary_args(parser, "hilo-sim", "hilo-emu")
-    parser.add_argument("--bin", metavar="DIR",
-                        help="deprecated: folder with hilo-sim and hilo-emu (use --hilo-sim and "
-                             "--hilo-emu)")
     parser.add_argument("--emu-arg", action="append", default=[], help="extra hilo-emu argument")
     parser.add_argument("--emu-runs", type=int, default=1, metavar="N",
                         help="emulation runs; their median is the reference (default 1)")
@@ -145,9 +125,6 @@ def main():
     if not os.path.isfile(args.scenario):
         print(f"compare_modes.py: no scenario file {args.scenario}", file=sys.stderr)
         return 2
-    if args.bin:
-        args.hilo_sim = os.path.join(args.bin, "hilo-sim")
-        args.hilo_emu = os.path.join(args.bin, "hilo-emu")
     try:
         engine.check_binary(args.hilo_sim, "hilo-sim")
         engine.check_binary(args.hilo_emu, "hilo-emu")

@@ -80,10 +80,7 @@ def first_error(log_path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--hilo-sim", "--sim", dest="hilo_sim", metavar="PATH",
-                    default=engine.default_binary("hilo-sim"),
-                    help="hilo-sim binary (default $HILO_SIM, else build/sim/hilo-sim; --sim: "
-                         "deprecated alias)")
+    engine.add_binary_args(ap, "hilo-sim")
     ap.add_argument("--scenario", default="scenarios/quickstart.textproto")
     ap.add_argument("--workers", default="8,64,256,1024")
     ap.add_argument("--models", default="Llama-3.2-1B,Qwen2.5-7B,Qwen2.5-72B")

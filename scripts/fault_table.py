@@ -30,6 +30,7 @@ import sys
 import time
 
 import sweep_engine as engine
+from hilo_runs import read_csv
 
 # (name, fault entry); every fault starts at 1 s of simulated time, mid-run in both arms of the
 # base scenario (fault-free, its HiLo arm ends at 1.6 s and its full-sync arm at 3.4 s).
@@ -78,10 +79,9 @@ def read_run(out):
     with open(os.path.join(out, "summary.json")) as f:
         summary = json.load(f)
     latencies = {}
-    with open(os.path.join(out, "workers.csv")) as f:
-        for row in csv.DictReader(r for r in f if not r.startswith("#")):
-            if row["hash_ok"] == "1":
-                latencies.setdefault(row["arm"], []).append(float(row["latency_s"]))
+    for row in read_csv(os.path.join(out, "workers.csv")):
+        if row["hash_ok"] == "1":
+            latencies.setdefault(row["arm"], []).append(float(row["latency_s"]))
     return summary, latencies
 
 
@@ -151,7 +151,7 @@ def main():
                 "faults_injected": a["faults_injected"],
                 "resyncs": a["resyncs"],
                 "hash_mismatches": a["hash_mismatches"],
-                "recoveries": a["recovery_s"]["n"],
+                "recoveries": a["recovery_count"],
                 "recovery_p50_s": a["recovery_s"]["p50"],
                 "recovery_max_s": a["recovery_s"]["max"],
                 "latency_mean_s": sum(ls) / len(ls) if ls else 0.0,

@@ -51,14 +51,19 @@ def main():
         qm, qci, _ = pc.mean_ci(q)
         fm, fci, _ = pc.mean_ci(f)
         stats.append(dict(arm=arm, strategy=rs[0]["strategy"], q=qm, qci=qci, f=fm, fci=fci,
+                          compressor=rs[0].get("compressor", ""),
                           params=rs[0].get("compressor_params", ""),
                           budget=rs[0].get("budget", ""), style=pc.row_style(rs[0])))
 
-    fig, (axq, axb), legend_ax = pc.new_figure(args.width, 2, full_cols=2,
-                                               legend_rows=1 if not paired else 0)
+    fig, (axq, axb), legend_ax = pc.new_figure(args.width, 2, full_cols=2, legend_rows=1)
     bars = [s for s in stats if s["strategy"] != "full"]
     xs = list(range(len(bars)))
-    colours = [s["style"]["color"] for s in bars]
+    # The variants of one arm share its arm colour: each bar gets the shared series colour of its
+    # position instead, and a label that says what the variant changes.
+    same = len({s["style"]["color"] for s in bars}) < len(bars)
+    colours = ([pc.series_style(i)[0] for i in range(len(bars))] if same
+               else [s["style"]["color"] for s in bars])
+    names = [pc.variant_label(s["arm"], s["compressor"]) if same else s["arm"] for s in bars]
 
     def err(key):
         e = [0 if math.isnan(s[key]) else s[key] for s in bars]
@@ -68,34 +73,40 @@ def main():
             error_kw=dict(elinewidth=0.8))
     axb.bar(xs, [s["f"] for s in bars], yerr=err("fci"), color=colours, capsize=3,
             error_kw=dict(elinewidth=0.8))
-    handles = []
+    handles, handle_labels = [], []
     for s in stats:
         if s["strategy"] == "full":
+            line = axb.axhline(s["f"], color="black", linestyle="--", linewidth=1)
             if not paired:
-                handles.append(axq.axhline(s["q"], color="black", linestyle="--", linewidth=1))
-            axb.axhline(s["f"], color="black", linestyle="--", linewidth=1)
-            axb.text(0.02, s["f"], f" {s['arm']} (full sync)", color="black", va="top",
-                     fontsize="small", transform=axb.get_yaxis_transform(), in_layout=False)
+                axq.axhline(s["q"], color="black", linestyle="--", linewidth=1)
+            handles.append(line)
+            handle_labels.append(f"{pc.arm_label(s['arm'])} ({s['arm']}): {s['f']:.3g}% of the "
+                                 "adapter's bytes" + ("" if paired else ", its final quality"))
     for ax in (axq, axb):
         ax.set_xticks(xs)
-        ax.set_xticklabels([s["arm"] for s in bars], rotation=35, ha="right")
+        ax.set_xticklabels(names, rotation=35, ha="right")
         ax.grid(alpha=0.3, axis="y")
     if paired:
         axq.axhline(0, color="black", linewidth=0.6)
-        axq.set_ylabel(f"final quality minus {paired}'s\n" + pc.quality_label(rows, short=True))
+        axq.set_ylabel(f"arm − {pc.arm_label(paired)}\n" +
+                       pc.quality_label(rows, short=True))
     else:
         qs = [s["q"] for s in stats]
         lo, hi = min(qs), max(qs)
         axq.set_ylim(lo - 0.15 * (hi - lo + 1e-9), hi + 0.15 * (hi - lo + 1e-9))
         axq.set_ylabel("final " + pc.quality_label(rows, short=True))
-    pc.panel_title(axq, "a", ("final quality vs " + paired if paired else "final quality") +
-                   f" ({pc.interval_note([ncombo])})")
+    what = (f"{pc.STRATEGY_LABELS.get(bars[0]['strategy'], bars[0]['strategy'])} + "
+            f"{pc.COMPRESSOR_LABELS.get(bars[0]['compressor'], bars[0]['compressor'])}"
+            if same and bars else "arms")
+    pc.panel_title(axq, "a", (f"{what}: quality vs {pc.arm_label(paired)}" if paired
+                              else f"{what}: final quality"))
+    axq.set_xlabel(f"final quality, paired by seed; {pc.interval_note([ncombo])}" if paired
+                   else pc.interval_note([ncombo]))
     axb.set_ylim(0, None)  # bars start at 0: their heights compare
     axb.set_ylabel("wire bytes (% of adapter)")
     pc.panel_title(axb, "b", "bytes per update")
     if handles:
-        pc.put_legend(legend_ax, args.width, handles,
-                      [f"{s['arm']} (full sync)" for s in stats if s["strategy"] == "full"])
+        pc.put_legend(legend_ax, args.width, handles, handle_labels)
     if args.title:
         fig.suptitle(args.title)
     if paired:

@@ -15,7 +15,6 @@ One plotting style for every figure:
     with fonts that stay readable at that size; panels go side by side at full width and are
     stacked at column width; legends get their own row under the panels, never over the data.
 """
-import csv
 import hashlib
 import json
 import math
@@ -29,6 +28,7 @@ import matplotlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats_helper  # noqa: E402  (scripts/stats_helper.py)
+import hilo_runs  # noqa: E402  (scripts/hilo_runs.py)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -120,6 +120,27 @@ def series_style(index):
                "#999933"]
     markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
     return colours[index % len(colours)], markers[index % len(markers)]
+
+
+# Ablation variants of one arm (figure 5's arms: spar, spar-no-ef, ...): the label that says what
+# changed against the default, by the name's suffix after the compressor.
+VARIANT_LABELS = {
+    "": "default (EF, greedy, bf16)",
+    "no-ef": "no error feedback",
+    "uniform": "uniform ranks",
+    "fp32": "fp32 values",
+    "fp16": "fp16 values",
+    "int8": "int8 values",
+}
+
+
+def variant_label(name, compressor):
+    """'no error feedback' for spar-no-ef (compressor spar); the name itself for an unknown
+    variant."""
+    rest = name[len(compressor):].lstrip("-") if name.startswith(compressor) else None
+    if rest is None:
+        return name
+    return VARIANT_LABELS.get(rest, rest)
 
 
 ARM_LABELS = {
@@ -294,11 +315,7 @@ def read_csv(path, only_ok=True):
     else:
         if not os.path.exists(path):
             sys.exit(f"{sys.argv[0]}: {path}: no such file")
-        with open(path, newline="") as f:
-            lines = f.readlines()
-        while lines and lines[0].startswith("#"):
-            lines.pop(0)
-        rows = list(csv.DictReader(lines))
+        rows = hilo_runs.read_csv(path)
     if not rows:
         sys.exit(f"{sys.argv[0]}: {path}: no rows")
     if only_ok and "status" in rows[0]:
@@ -366,6 +383,12 @@ def num(text):
 
 
 _UNITS = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def num_or_text(text):
+    """A sort key: the number a cell starts with ('1.6%' -> 1.6), text after every number."""
+    m = re.match(r"[-+]?\d*\.?\d+(e[-+]?\d+)?", text or "")
+    return (0, float(m.group(0)), text) if m else (1, 0.0, text or "")
 
 
 def parse_quantity(text):

@@ -69,7 +69,7 @@ def main():
               f"{cell(r, 'auc_share'):<23}{r['n']:>3}")
     handles = {}
     for i, (ax, (workload, k, label)) in enumerate(zip(axes, panels)):
-        ys_all, ns = [0.0, 1.0], []
+        ys_all, ns, nb = [0.0, 1.0], [], []
         for scheme in schemes:
             rs = [r for r in rows if r["scheme"] == scheme and
                   (workload is None or r["workload"] == workload)]
@@ -84,6 +84,7 @@ def main():
             ys, err = errbars(rs, k)
             ys_all += [y + e for y, e in zip(ys, err[1])] + [y - e for y, e in zip(ys, err[0])]
             ns += [r["n"] for r in rs]
+            nb += [(r["n"], r["budget"] if args.x == "bytes" else r["workload"]) for r in rs]
             kw = pc.arm_style(scheme)
             if len(rs) == 1:
                 kw = dict(kw, linestyle="none")
@@ -95,10 +96,18 @@ def main():
         ax.set_ylabel(label)
         note = pc.interval_note(ns, pc.BOOTSTRAP_KIND)
         # Two lines: the workload and n, then what the points are (three panels side by side
-        # leave no room for all of it on one).
+        # leave no room for all of it on one). Where n differs between points, which has which.
         what, _, n = note.rpartition(", ")
+        if len({x for x, _ in nb}) > 1:
+            # "n=10 at 1.6%; 3 elsewhere": the most common n is "elsewhere".
+            counts = {k: len({b for x, b in nb if x == k}) for k in {x for x, _ in nb}}
+            common = max(counts, key=lambda k: (counts[k], -int(k)))
+            n = "n=" + "; ".join(
+                f"{k} at {', '.join(sorted({b for x, b in nb if x == k}, key=pc.num_or_text))}"
+                for k in sorted(counts, key=int, reverse=True) if k != common) + \
+                f"; {common} elsewhere"
         title = (workload if workload else "real-text distillation at 1.6%") + (
-            f", {n}\n{what}" if n.startswith("n=") else "\n" + note)
+            f"\n{n}\n{what}" if n.startswith("n=") else "\n" + note)
         pc.panel_title(ax, "abcdefghijkl"[i], title)
         ax.grid(True, which="major", alpha=0.3)
     order = [s for s in schemes if s in handles] + [k for k in ("_full", "_goal") if k in handles]

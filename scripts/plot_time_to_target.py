@@ -17,7 +17,11 @@ strategy `full`). Whether lower or higher is better comes from the sweep's quali
 Arms that never reach the target are drawn as open markers on the upper edge ("not reached").
 Combinations that share a bandwidth (e.g. seeds) are averaged (mean over those that reached it,
 with the 95% t-interval when there are several).
-Panels: (a) time to target vs bandwidth (log-log), (b) speed-up over the reference arm.
+Panels: (a) time to target vs bandwidth (log-log), the "not reached" markers of several arms
+side by side around their bandwidth; (b) speed-up over the reference arm -- or, when no other
+arm reaches the target at any bandwidth, what each arm had reached by the time the reference
+reached it: its last evaluated quality at or before that time as a share of the reference's
+progress to the target, (q - q0) / (target - q0) (1 = as far as the reference).
 """
 import argparse
 import math
@@ -39,6 +43,20 @@ def time_to_target(points, target, higher, interpolate):
             return t
         prev = (v, t, q)
     return None
+
+
+def quality_at(points, t):
+    """The last evaluated quality at or before time t (the first evaluation's before it)."""
+    q = points[0][2] if points else None
+    for _, ti, qi in points:
+        if ti <= t:
+            q = qi
+    return q
+
+
+def dodge(k, n):
+    """A multiplicative x offset for the k-th of n markers at one bandwidth (log axis)."""
+    return 1.0 + 0.22 * (k - (n - 1) / 2)
 
 
 def main():
@@ -101,6 +119,7 @@ def main():
     # (arm, bandwidth) -> [time or None]
     data = {}
     meta = {}
+    shares = {}  # (arm, bandwidth) -> [share of the reference's progress at its time to target]
     for r in rows:
         bw = pc.parse_quantity(r[args.x])
         if bw is None:
@@ -109,6 +128,16 @@ def main():
                            args.interpolate)
         data.setdefault((r["arm"], bw), []).append(t)
         meta.setdefault(r["arm"], r)
+        # What the arm had reached when the reference reached the target (panel b's fallback).
+        ref_curve = curves.get((r["combo"], reference), [])
+        t_ref = time_to_target(ref_curve, targets[r["combo"]], higher, args.interpolate)
+        own = curves.get((r["combo"], r["arm"]), [])
+        if t_ref is not None and own and ref_curve:
+            q0 = ref_curve[0][2]
+            span = targets[r["combo"]] - q0
+            q = quality_at(own, t_ref)
+            if span and q is not None:
+                shares.setdefault((r["arm"], bw), []).append((q - q0) / span)
 
     labels = [pc.arm_label(a, meta[a].get("strategy"), meta[a].get("compressor")) for a in arms]
     fig, (ax, axs), legend_ax = pc.new_figure(
@@ -126,6 +155,12 @@ def main():
     base = {bw: pc.mean_ci([t for t in ts if t is not None])[0]
             for (a, bw), ts in data.items() if a == reference}
     handles, any_miss, seeds = [], False, []
+    missing_at = {}  # bandwidth -> arms not reaching the target there, in drawing order
+    for arm in arms:
+        for (a, bw), ts in data.items():
+            if a == arm and not any(t is not None for t in ts):
+                missing_at.setdefault(bw, []).append(arm)
+    speedups = 0
     for arm in arms:
         kw = pc.arm_style(arm, meta[arm].get("strategy"), meta[arm].get("compressor"))
         pts = sorted((bw, ts) for (a, bw), ts in data.items() if a == arm)
@@ -151,10 +186,12 @@ def main():
         handles.append(h.lines[0])
         if miss:
             any_miss = True
-            ax.plot(miss, [ceiling] * len(miss), linestyle="none", marker=kw["marker"],
+            mx = [bw * dodge(missing_at[bw].index(arm), len(missing_at[bw])) for bw in miss]
+            ax.plot(mx, [ceiling] * len(miss), linestyle="none", marker=kw["marker"],
                     color=kw["color"], markerfacecolor="none", clip_on=False)
-        if arm != reference:
+        if arm != reference and sx:
             axs.plot(sx, sy, **kw)
+            speedups += 1
     ax.set_yscale("log")
     lo = min(finite) / 1.6 if finite else 0.1
     hi = ceiling * 1.15 if any_miss else (max(finite) * 1.6 if finite else 10.0)
@@ -165,11 +202,36 @@ def main():
     ax.set_ylabel(f"simulated time to target (s)\n{pc.interval_note(seeds)}")
     pc.panel_title(ax, "a", f"time to {what}")
     axs.axhline(1.0, color="black", linewidth=0.6)
-    axs.set_yscale("log")
-    lo, hi = axs.get_ylim()
-    pc.thin_log_axis(axs.yaxis, lo, hi)
-    axs.set_ylabel(f"speed-up over {pc.arm_label(reference)} (x)")
-    pc.panel_title(axs, "b", "speed-up to the same quality")
+    if speedups:
+        axs.set_yscale("log")
+        lo, hi = axs.get_ylim()
+        pc.thin_log_axis(axs.yaxis, lo, hi)
+        axs.set_ylabel(f"speed-up over {pc.arm_label(reference)} (x)")
+        pc.panel_title(axs, "b", "speed-up to the same quality")
+    else:
+        # No arm but the reference reaches the target: show how far each got by then.
+        print(f"no arm but {reference} reaches the target; reached by {reference}'s time to "
+              "target, as a share of its progress to the target:")
+        print(f"{'arm':<18}{'bandwidth':>11}{'n':>3}{'share':>8}{'95% CI +-':>11}")
+        share_n = []
+        for arm in arms:
+            if arm == reference:
+                continue
+            kw = pc.arm_style(arm, meta[arm].get("strategy"), meta[arm].get("compressor"))
+            pts = sorted((bw, v) for (a, bw), v in shares.items() if a == arm)
+            xs, ys, errs = [], [], []
+            for bw, v in pts:
+                m, ci, n = pc.mean_ci(v)
+                share_n.append(n)
+                print(f"{arm:<18}{pc.format_bandwidth(bw):>11}{n:>3}{m:>8.3f}{ci:>11.3g}")
+                xs.append(bw)
+                ys.append(m)
+                errs.append(0 if math.isnan(ci) else ci)
+            axs.errorbar(xs, ys, yerr=errs if any(errs) else None, capsize=2, elinewidth=0.8,
+                         **kw)
+        axs.set_ylabel(f"share of {pc.arm_label(reference)}'s progress\nreached by its time to "
+                       f"target\n{pc.interval_note(share_n)}")
+        pc.panel_title(axs, "b", f"reached when {pc.arm_label(reference)} hits the target")
     xs_all = [bw for (_, bw) in data]
     for a in (ax, axs):
         pc.bandwidth_axis(a, xs_all, args.width)

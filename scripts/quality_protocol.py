@@ -33,23 +33,25 @@ required; progress, not quality, because each seed has its own held-out prompts 
 Intervals: percentile bootstrap of the mean over seeds (scipy.stats.bootstrap, 10000 resamples,
 fixed random state).
 
-  /usr/bin/python3 scripts/quality_protocol.py --grid small --out results/quality/protocol
-  /usr/bin/python3 scripts/quality_protocol.py --grid full --out results/quality/protocol
+  /usr/bin/python3 scripts/quality_protocol.py --grid small    (into results/runs/quality-protocol-small)
+  /usr/bin/python3 scripts/quality_protocol.py --grid full --out results/quality/protocol-full
+The committed folders are written only when --out names them. The runner is
+build/models/sync-curves (--sync-curves PATH, default $HILO_SYNC_CURVES).
 """
 import argparse
 import csv
 import datetime
 import json
 import os
-import resource
 import subprocess
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stats_helper import mean_bootstrap as bootstrap  # noqa: E402
+import hilo_runs  # noqa: E402
+import sweep_engine as engine  # noqa: E402
 
 # Workloads in the regime chosen by measurement (results/quality/README.md, "Stable regimes").
 WORKLOADS = {
@@ -126,7 +128,18 @@ GRIDS = {
 }
 SEED0 = 101  # seeds are SEED0, SEED0 + 1, ...
 TARGET = 0.9
-PARITY = 0.98
+PARITY = 0.98  # of full sync's own leave-one-out stt_full: a budget at parity
+ENDPOINT_EVALS = 3  # a curve's endpoint: the mean of its last three evaluations
+# The budget regimes. "modelled": a percentage is of the modelled adapter (Qwen2.5-7B at rank 64,
+# the adapter the paper's 1.6% is of), and a rank-based compressor on the tiny learner gets the
+# budget that buys that adapter's rank-1 directions per factor matrix (sync-curves
+# --budget-transfer directions; entry-based compressors keep the fraction, which buys both
+# adapters the same entry fraction). "learner": a percentage is of the learner's own adapter.
+REGIMES = {
+    "modelled": ["--llm-profile", "Qwen2.5-7B", "--modelled-rank", "64",
+                 "--budget-transfer", "directions"],
+    "learner": [],
+}
 
 
 def tag(budget):
@@ -157,57 +170,56 @@ def infeasible_path(curve):
     return curve[:-len(".csv")] + ".infeasible"
 
 
-def run_one(binary, workload, scheme, budget, seed, path, steps, ckpt_dir, nice=10):
+def run_command(binary, workload, scheme, budget, seed, steps, ckpt_dir, regime):
+    """The sync-curves command line of one run (without --out)."""
     strategy, compressor, options, extra = SCHEMES[scheme]
     cmd = [binary] + [a.replace("{ckpt}", ckpt_dir) for a in WORKLOADS[workload]] + [
         "--steps", str(steps), "--workers", "2", "--eval-every", "5", "--seed", str(seed),
         "--strategy", strategy, "--compressor", compressor, "--options", options] + extra
     if budget is not None:
-        cmd += ["--budget", budget]
-    print(" ".join(cmd[1:]), file=sys.stderr, flush=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = time.monotonic()
-    tmp = path + ".part"
-    try:
-        r = subprocess.run(["nice", "-n", str(nice)] + cmd + ["--out", tmp], stderr=subprocess.PIPE,
-                           text=True)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)  # never leave a partial curve to be reused
-        raise
-    if r.returncode != 0:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        if r.returncode == 2 and "budget_too_small" in r.stderr:
-            # The scheme cannot meet this budget at all (e.g. PowerSGD's rank-1 floor): recorded,
-            # reported as infeasible, and not retried.
+        cmd += ["--budget", budget] + REGIMES[regime]
+    return cmd
+
+
+def run_task(binary, workload, scheme, budget, seed, path, steps, ckpt_dir, regime, out, nice):
+    """One run as a task of the sweep engine (scripts/sweep_engine.py): sync-curves writes
+    PATH.part, which finish_task moves into place once the run succeeded."""
+    cmd = run_command(binary, workload, scheme, budget, seed, steps, ckpt_dir, regime)
+    name = os.path.basename(path)[:-len(".csv")]
+    return {"slug": f"{workload}/{name}", "path": path,
+            "cmd": ["nice", "-n", str(nice)] + cmd + ["--out", path + ".part"],
+            "log_path": os.path.join(out, "logs", workload, name + ".log")}
+
+
+def finish_task(task):
+    """Moves a finished run's curve into place with its measured cost; a run whose budget the
+    scheme cannot meet at all (exit 2, budget_too_small: e.g. PowerSGD's rank-1 floor) is
+    recorded as infeasible and not retried; a partial curve is never left to be reused."""
+    path, tmp = task["path"], task["path"] + ".part"
+    if task["status"] == "ok" and os.path.exists(tmp):
+        with open(tmp, "a") as f:
+            f.write(f"# cpu_s={task.get('cpu_s') or float('nan'):.3f} "
+                    f"wall_s={task['seconds']:.3f}\n")
+        os.replace(tmp, path)
+        return
+    if os.path.exists(tmp):
+        os.remove(tmp)
+    if task["status"] == "failed" and task.get("exit_code") == 2:
+        with open(task["log_path"]) as f:
+            log = f.read()
+        if "budget_too_small" in log:
             with open(infeasible_path(path), "w") as f:
-                f.write(r.stderr.strip().splitlines()[-1] + "\n")
-            return
-        sys.stderr.write(r.stderr[-2000:])
-        raise subprocess.CalledProcessError(r.returncode, cmd)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    with open(tmp, "a") as f:
-        f.write(f"# cpu_s={cpu:.3f} wall_s={time.monotonic() - wall:.3f}\n")
-    os.replace(tmp, path)
+                f.write(log.strip().splitlines()[-1] + "\n")
+            task["status"] = "infeasible"
 
 
 def read_curve(path):
     """(steps array, quality array, footer dict, metric) of a sync-curves CSV."""
-    footer = {}
-    body = []
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                for kv in line[1:].split():
-                    if "=" in kv and kv.split("=")[0] in (
-                            "mean_fraction_pct", "hash_mismatches", "cpu_s", "wall_s"):
-                        k, v = kv.split("=")
-                        footer[k] = float(v)
-            else:
-                body.append(line)
-    rows = list(csv.DictReader(body))
+    table = hilo_runs.read_table(path)
+    footer = hilo_runs.comment_values(
+        table.comments, ("mean_fraction_pct", "hash_mismatches", "cpu_s", "wall_s",
+                         "buys_modelled", "buys_learner"))
+    rows = table.rows
     ev = [r for r in rows if r["quality"] != ""]
     t = np.array([float(r["version"]) for r in ev])
     q = np.array([float(r["quality"]) for r in ev])
@@ -232,16 +244,25 @@ def area(t, q):
     return float(np.sum((q[1:] + q[:-1]) * np.diff(t)) / 2 - q[0] * (t[-1] - t[0]))
 
 
-def arm_metrics(t, q, ref_t, ref_q):
+def endpoint(q, last=1):
+    """A curve's end: the mean of its last `last` evaluations (one evaluation swings by more than
+    a scheme's difference; the protocol uses ENDPOINT_EVALS)."""
+    return float(np.mean(q[-max(1, min(last, len(q))):]))
+
+
+def arm_metrics(t, q, ref_t, ref_q, last=1):
+    """The metrics of the curve (t, q) against the reference (ref_t, ref_q), both oriented so
+    that higher is better; `last` evaluations make each curve's endpoint."""
     T = float(t[-1])
-    reach = first_reach(ref_t, ref_q, q[-1])
+    end, ref_end = endpoint(q, last), endpoint(ref_q, last)
+    reach = first_reach(ref_t, ref_q, end)
     stt_full = 1.0 if reach is None else reach / T
-    target = ref_q[0] + TARGET * (ref_q[-1] - ref_q[0])
+    target = ref_q[0] + TARGET * (ref_end - ref_q[0])
     t_arm = first_reach(t, q, target)
     t_ref = first_reach(ref_t, ref_q, target)
     stt_arm = 0.0 if t_arm is None else (t_ref / t_arm if t_arm > 0 else 1.0)
     auc = area(t, q) / area(ref_t, ref_q)
-    share = (q[-1] - q[0]) / (ref_q[-1] - ref_q[0])
+    share = (end - q[0]) / (ref_end - ref_q[0])
     return {"stt_full": stt_full, "stt_arm": stt_arm, "auc_share": auc,
             "final_share": float(share), "solved": int(t_arm is not None),
             "steps_to_target": t_arm}
@@ -268,9 +289,27 @@ def write_csv(path, fields, rows):
         f.write("\n")
 
 
-def plan(grid, seeds_done):
+def check_regime(out, regime):
+    """Curves of one OUT are of one regime: OUT/regime.txt records it, and another is refused
+    (a resumed protocol would otherwise mix them)."""
+    path = os.path.join(out, "regime.txt")
+    if os.path.exists(path):
+        with open(path) as f:
+            have = f.read().strip()
+        if have != regime:
+            sys.exit(f"quality_protocol: {out} holds curves of --regime {have}; pass "
+                     f"--regime {have} or another --out")
+        return
+    os.makedirs(out, exist_ok=True)
+    with open(path, "w") as f:
+        f.write(regime + "\n")
+
+
+def plan(grid, seeds_done, parity=None):
     """The (workload, scheme, budget, seed) runs of `grid`; `seeds_done` maps a (workload,
-    scheme, budget) to the stt_full values measured so far (for the parity extension)."""
+    scheme, budget) to the stt_full values measured so far and `parity` a workload to the
+    stt_full at parity (the lower end of full sync's leave-one-out interval; PARITY without
+    one), for the parity extension."""
     g = GRIDS[grid]
     out = []
     for w in g["workloads"]:
@@ -283,7 +322,8 @@ def plan(grid, seeds_done):
             if g["parity"]:
                 for b in sorted(g["budgets"], key=lambda x: float(x[:-1])):
                     done = seeds_done.get((w, scheme, b), [])
-                    if len(done) >= g["seeds"] and np.mean(done) >= PARITY:
+                    level = (parity or {}).get(w, PARITY)
+                    if len(done) >= g["seeds"] and np.mean(done) >= level:
                         out += [(w, scheme, b, SEED0 + s) for s in range(g["headline_seeds"])]
                         break
     seen = set()
@@ -292,8 +332,9 @@ def plan(grid, seeds_done):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default="build/models/sync-curves")
-    ap.add_argument("--out", default="results/quality/protocol")
+    engine.add_binary_args(ap, "sync-curves")
+    ap.add_argument("--out", help="output folder (default results/runs/quality-protocol-GRID, "
+                    "ignored by git; name results/quality/... to remake the committed tables)")
     ap.add_argument("--grid", choices=sorted(GRIDS), default="small")
     ap.add_argument("--workloads", default="", help="comma list: restrict the grid's workloads")
     ap.add_argument("--dry-run", action="store_true", help="print the runs still missing")
@@ -308,7 +349,19 @@ def main():
                     help="where the size grid's bases are made and kept")
     ap.add_argument("--nice", type=int, default=10, choices=range(0, 20), metavar="0-19",
                     help="niceness of each run (default 10: the protocol yields to other work)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="runs at a time (default 1; each run uses one thread)")
+    ap.add_argument("--regime", choices=sorted(REGIMES), default="modelled",
+                    help="what a percentage budget is of: the modelled Qwen2.5-7B rank-64 "
+                         "adapter, its directions per matrix handed to the learner (default), "
+                         "or the learner's own adapter")
+    ap.add_argument("--endpoint-evals", type=int, default=ENDPOINT_EVALS,
+                    help="evaluations averaged into a curve's endpoint (default 3)")
     args = ap.parse_args()
+    args.out = args.out or engine.default_out(f"quality-protocol-{args.grid}")
+    if args.jobs < 1 or args.endpoint_evals < 1:
+        sys.exit("quality_protocol: --jobs and --endpoint-evals must be >= 1")
+    check_regime(args.out, args.regime)
     if args.workloads:
         keep = args.workloads.split(",")
         bad = [w for w in keep if w not in WORKLOADS]
@@ -321,30 +374,49 @@ def main():
         refs, runs = {}, []
         todo = plan(args.grid, {})
         for w in GRIDS[args.grid]["workloads"]:
-            full = [curve_path(args.out, w, "full", None, s) for (ww, sc, b, s) in todo
-                    if ww == w and sc == "full"]
-            full = [p for p in full if os.path.exists(p)]
-            if len(full) >= 5:
-                curves = [read_curve(p) for p in full]
+            seeds = [s for (ww, sc, b, s) in todo if ww == w and sc == "full"
+                     and os.path.exists(curve_path(args.out, w, "full", None, s))]
+            if len(seeds) >= 5:
+                curves = [read_curve(curve_path(args.out, w, "full", None, s)) for s in seeds]
                 sign = -1.0 if curves[0][3] == "reverse_kl" else 1.0
                 # Progress from each run's own start: seeds differ in their held-out prompts, so
                 # their initial qualities differ too.
-                refs[w] = (curves[0][0],
-                           sign * np.mean([c[1] - c[1][0] for c in curves], axis=0), sign,
-                           len(full), curves)
+                by_seed = {s: sign * (c[1] - c[1][0]) for s, c in zip(seeds, curves)}
+                refs[w] = (curves[0][0], np.mean(list(by_seed.values()), axis=0), sign,
+                           len(seeds), curves, by_seed)
         return refs, runs
+
+    def loo(w, seed):
+        """The reference without full sync's run of `seed` (its leave-one-out reference)."""
+        by_seed = refs[w][5]
+        return np.mean([x for s, x in by_seed.items() if s != seed], axis=0)
+
+    def parity_levels():
+        """Full sync's own score per workload: each full-sync run against the mean of the
+        others (stt_full; mean and bootstrap interval over seeds). A budget is at parity when
+        a scheme's mean stt_full reaches the interval's lower end."""
+        out = {}
+        for w, ref in refs.items():
+            t = ref[0]
+            scores = [arm_metrics(t, x, t, loo(w, s), args.endpoint_evals)["stt_full"]
+                      for s, x in ref[5].items()]
+            out[w] = bootstrap(scores)
+        return out
 
     # Pass 1: the grid; pass 2 (full grid): extend parity budgets, known only after pass 1.
     for _ in range(2):
         refs, _ = evaluate()
+        levels = parity_levels()
         done = {}
         for (w, scheme, b, seed) in plan(args.grid, {}):
             p = curve_path(args.out, w, scheme, b, seed)
             if scheme != "full" and w in refs and os.path.exists(p):
                 t, q, _, _ = read_curve(p)
-                m = arm_metrics(t, refs[w][2] * (q - q[0]), refs[w][0], refs[w][1])
+                m = arm_metrics(t, refs[w][2] * (q - q[0]), refs[w][0], refs[w][1],
+                                args.endpoint_evals)
                 done.setdefault((w, scheme, b), []).append(m["stt_full"])
-        todo = [r for r in plan(args.grid, done)
+        parity = {w: lv[1] for w, lv in levels.items()}
+        todo = [r for r in plan(args.grid, done, parity)
                 if not os.path.exists(curve_path(args.out, *r))
                 and not os.path.exists(infeasible_path(curve_path(args.out, *r)))
                 and (r[1] == "full" or not args.refs_only)]
@@ -358,43 +430,81 @@ def main():
             for r in todo:
                 print(*r)
             return
+        if todo:  # a protocol whose curves are all there needs no binary
+            try:
+                engine.check_binary(args.sync_curves, "sync-curves")
+            except engine.BadInput as e:
+                print(f"quality_protocol.py: {e}", file=sys.stderr)
+                return 2
+        for w in sorted({r[0] for r in todo}):
+            ensure_base(args.pretrain, w, args.ckpt_dir, args.nice)
+        tasks = []
         for (w, scheme, b, seed) in todo:
             p = curve_path(args.out, w, scheme, b, seed)
             os.makedirs(os.path.dirname(p), exist_ok=True)
-            ensure_base(args.pretrain, w, args.ckpt_dir, args.nice)
-            run_one(args.bin, w, scheme, b, seed, p,
-                    GRIDS[args.grid].get("steps", STEPS).get(w, STEPS[w]), args.ckpt_dir,
-                    args.nice)
+            tasks.append(run_task(args.sync_curves, w, scheme, b, seed, p,
+                                  GRIDS[args.grid].get("steps", STEPS).get(w, STEPS[w]),
+                                  args.ckpt_dir, args.regime, args.out, args.nice))
+        # References run first: the parity extension of pass 2 and every score need them.
+        for batch in ([t for t in tasks if "/full-" in t["slug"]],
+                      [t for t in tasks if "/full-" not in t["slug"]]):
+            if not batch:
+                continue
+            stopped = engine.run_all(batch, engine.LocalExecutor(args.jobs, None), "protocol",
+                                     finish_task)
+            failed = [t for t in batch if t["status"] in ("failed", "timeout")]
+            if stopped or failed:
+                sys.exit(f"quality_protocol: {len(failed)} run(s) failed"
+                         f"{' and the protocol was stopped' if stopped else ''}; their logs are "
+                         f"under {os.path.join(args.out, 'logs')}; rerun the same command to "
+                         "resume")
 
     refs, _ = evaluate()
     rows, cost = [], {}
-    for (w, scheme, b, seed) in plan(args.grid, done):
+    for (w, scheme, b, seed) in plan(args.grid, done, parity):
         p = curve_path(args.out, w, scheme, b, seed)
         if not os.path.exists(p) or w not in refs:
             continue
         t, q, footer, metric = read_curve(p)
         cost.setdefault(w, []).append(footer.get("cpu_s", float("nan")))
-        ref_t, ref_q, sign, n_ref, _ = refs[w]
-        m = arm_metrics(t, sign * (q - q[0]), ref_t, ref_q)
+        ref_t, ref_q, sign, n_ref, _, by_seed = refs[w]
+        last = args.endpoint_evals
+        x = sign * (q - q[0])
+        # Full sync's own runs are scored against the others (leave-one-out: the parity
+        # level); an arm against all of them, and paired with its own seed's full-sync run
+        # against the same leave-one-out reference (same prompts and start).
+        m = arm_metrics(t, x, ref_t, loo(w, seed) if scheme == "full" else ref_q, last)
+        paired_diff, paired_ratio = float("nan"), float("nan")
+        if scheme != "full" and seed in by_seed:
+            ref_s = loo(w, seed)
+            own = arm_metrics(ref_t, by_seed[seed], ref_t, ref_s, last)["stt_full"]
+            paired_diff = arm_metrics(t, x, ref_t, ref_s, last)["stt_full"] - own
+            paired_ratio = endpoint(x, last) / endpoint(by_seed[seed], last)
         rows.append({"workload": w, "scheme": scheme, "budget": b or "unlimited", "seed": seed,
                      "metric": metric, "initial_quality": float(q[0]),
                      "final_quality": float(q[-1]),
-                     "ref_final_progress": float(sign * ref_q[-1]),
-                     "ref_runs": n_ref, "stt_full": m["stt_full"], "stt_arm": m["stt_arm"],
+                     "endpoint_quality": endpoint(q, last),
+                     "ref_final_progress": float(sign * endpoint(ref_q, last)),
+                     "ref_runs": n_ref - (scheme == "full"),
+                     "stt_full": m["stt_full"], "paired_stt_diff": paired_diff,
+                     "paired_progress_ratio": paired_ratio, "stt_arm": m["stt_arm"],
                      "auc_share": m["auc_share"], "final_share": m["final_share"],
                      "solved": m["solved"],
                      "steps_to_target": ("" if m["steps_to_target"] is None
                                          else float(m["steps_to_target"])),
                      "fraction_pct": footer.get("mean_fraction_pct", float("nan")),
+                     "buys_modelled": footer.get("buys_modelled", float("nan")),
+                     "buys_learner": footer.get("buys_learner", float("nan")),
                      "hash_mismatches": int(footer.get("hash_mismatches", -1)),
                      "gradient_at_replicas": footer["gradient_at_replicas"],
                      "cpu_s": footer.get("cpu_s", float("nan"))})
     os.makedirs(args.out, exist_ok=True)
     write_csv(os.path.join(args.out, "protocol-runs.csv"),
               ["workload", "scheme", "budget", "seed", "metric", "initial_quality",
-               "final_quality", "ref_final_progress", "ref_runs", "stt_full", "stt_arm",
-               "auc_share", "final_share", "solved", "steps_to_target", "fraction_pct",
-               "hash_mismatches", "gradient_at_replicas", "cpu_s"], rows)
+               "final_quality", "endpoint_quality", "ref_final_progress", "ref_runs",
+               "stt_full", "paired_stt_diff", "paired_progress_ratio", "stt_arm", "auc_share",
+               "final_share", "solved", "steps_to_target", "fraction_pct", "buys_modelled",
+               "buys_learner", "hash_mismatches", "gradient_at_replicas", "cpu_s"], rows)
 
     groups = {}
     for r in rows:
@@ -403,18 +513,24 @@ def main():
     for (w, scheme, b), rs in groups.items():
         row = {"workload": w, "scheme": scheme, "budget": b, "n": len(rs),
                "fraction_pct": float(np.mean([r["fraction_pct"] for r in rs])),
+               "buys_modelled": float(np.mean([r["buys_modelled"] for r in rs])),
+               "buys_learner": float(np.mean([r["buys_learner"] for r in rs])),
                "solved": f"{sum(r['solved'] for r in rs)}/{len(rs)}",
                "hash_mismatches": sum(r["hash_mismatches"] for r in rs),
                "bit_identical": int(all(r["gradient_at_replicas"] for r in rs))}
-        for k in ("stt_full", "stt_arm", "auc_share", "final_share", "final_quality"):
-            mean, lo, hi = bootstrap([r[k] for r in rs])
+        for k in ("stt_full", "paired_stt_diff", "paired_progress_ratio", "stt_arm",
+                  "auc_share", "final_share", "endpoint_quality"):
+            vals = [r[k] for r in rs if r[k] == r[k]]  # paired values need the seed's full run
+            mean, lo, hi = bootstrap(vals) if vals else (float("nan"),) * 3
             row[k], row[k + "_lo"], row[k + "_hi"] = mean, lo, hi
         table.append(row)
-    fields = ["workload", "scheme", "budget", "n", "fraction_pct", "stt_full", "stt_full_lo",
-              "stt_full_hi", "stt_arm", "stt_arm_lo", "stt_arm_hi", "auc_share", "auc_share_lo",
-              "auc_share_hi", "final_share", "final_share_lo", "final_share_hi",
-              "final_quality", "final_quality_lo", "final_quality_hi", "solved",
-              "hash_mismatches", "bit_identical"]
+    fields = ["workload", "scheme", "budget", "n", "fraction_pct", "buys_modelled",
+              "buys_learner", "stt_full", "stt_full_lo", "stt_full_hi", "paired_stt_diff",
+              "paired_stt_diff_lo", "paired_stt_diff_hi", "paired_progress_ratio",
+              "paired_progress_ratio_lo", "paired_progress_ratio_hi", "stt_arm", "stt_arm_lo",
+              "stt_arm_hi", "auc_share", "auc_share_lo", "auc_share_hi", "final_share",
+              "final_share_lo", "final_share_hi", "endpoint_quality", "endpoint_quality_lo",
+              "endpoint_quality_hi", "solved", "hash_mismatches", "bit_identical"]
     write_csv(os.path.join(args.out, "protocol-table.csv"), fields, table)
 
     with open(os.path.join(args.out, "protocol-table.md"), "w") as f:
@@ -426,19 +542,28 @@ def main():
                         "yet.\n\n")
                 continue
             f.write(f"**{w}** (reference: mean progress of {refs[w][3]} full-sync runs, "
-                    f"{refs[w][2] * refs[w][1][-1]:+.4g} {refs[w][4][0][3]} from each run's start; "
-                    f"mean [bootstrap 95% interval] over "
-                    f"seeds)\n\n| scheme | budget | n | bytes % | stt_full | stt_arm | AUC share "
-                    f"| solved | bit-identical |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-            for r in table:
-                if r["workload"] != w or r["scheme"] == "full":
-                    continue
-                cell = lambda k: f"{r[k]:.3f} [{r[k + '_lo']:.3f}, {r[k + '_hi']:.3f}]"
-                f.write(f"| {r['scheme']} | {r['budget']} | {r['n']} | {r['fraction_pct']:.2f} "
-                        f"| {cell('stt_full')} | {cell('stt_arm')} | {cell('auc_share')} | "
+                    f"{refs[w][2] * endpoint(refs[w][1], args.endpoint_evals):+.4g} "
+                    f"{refs[w][4][0][3]} from each run's start; endpoints: the mean of the last "
+                    f"{args.endpoint_evals} evaluations; regime {args.regime}; mean [bootstrap "
+                    f"95% interval] over seeds; full sync's row: each run against the others, "
+                    f"the parity level; paired: each arm against its own seed's full-sync run)"
+                    f"\n\n| scheme | budget | n | bytes % | directions (modelled / learner) | "
+                    f"stt_full | paired stt diff | paired progress ratio | stt_arm | solved | "
+                    f"bit-identical |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+            cell = lambda r, k: (f"{r[k]:.3f} [{r[k + '_lo']:.3f}, {r[k + '_hi']:.3f}]"
+                                 if r[k] == r[k] else "")
+            for r in sorted((r for r in table if r["workload"] == w),
+                            key=lambda r: r["scheme"] != "full"):
+                buys = (f"{r['buys_modelled']:.3g} / {r['buys_learner']:.3g}"
+                        if r["buys_modelled"] == r["buys_modelled"] else "")
+                bytes_pct = f"{r['fraction_pct']:.2f}" if r["scheme"] != "full" else "100"
+                name = "full (leave-one-out)" if r["scheme"] == "full" else r["scheme"]
+                f.write(f"| {name} | {r['budget']} | {r['n']} | {bytes_pct} | {buys} "
+                        f"| {cell(r, 'stt_full')} | {cell(r, 'paired_stt_diff')} | "
+                        f"{cell(r, 'paired_progress_ratio')} | {cell(r, 'stt_arm')} | "
                         f"{r['solved']} | {'yes' if r['bit_identical'] else 'no'} |\n")
             cannot = {}
-            for (ww, scheme, b, seed) in plan(args.grid, done):
+            for (ww, scheme, b, seed) in plan(args.grid, done, parity):
                 q = infeasible_path(curve_path(args.out, ww, scheme, b, seed))
                 if ww == w and os.path.exists(q):
                     cannot.setdefault((scheme, b), open(q).read().strip())
@@ -485,7 +610,7 @@ def main():
     cost_rows = []
     for w in GRIDS[args.grid]["workloads"]:
         per = [c for c in cost.get(w, []) if c == c]
-        n_plan = sum(1 for r in plan(args.grid, done) if r[0] == w)
+        n_plan = sum(1 for r in plan(args.grid, done, parity) if r[0] == w)
         mean = float(np.mean(per)) if per else float("nan")
         cost_rows.append({"workload": w, "steps": GRIDS[args.grid].get("steps", STEPS).get(
                               w, STEPS[w]), "runs_measured": len(per), "cpu_s_per_run": mean,
@@ -497,4 +622,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -23,6 +23,7 @@ import subprocess
 import sys
 
 import stats_helper
+import hilo_runs
 import sweep_engine as engine
 
 # The two workloads: the fig2 distillation (scenarios/paper/fig2-pareto.textproto at 100 steps)
@@ -66,17 +67,9 @@ def budget_tag(budget):
 
 
 def read_curve(path):
-    rows = []
-    footer = {}
-    with open(path) as f:
-        lines = [l for l in f if not l.startswith("#") or "mean_payload_bytes" in l]
-    for l in lines:
-        if l.startswith("#"):
-            for kv in l[1:].split():
-                k, v = kv.split("=")
-                footer[k] = float(v)
-    rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
-    return rows, footer
+    table = hilo_runs.read_table(path)
+    footer = hilo_runs.comment_values([c for c in table.comments if "mean_payload_bytes" in c])
+    return table.rows, footer
 
 
 def run_command(binary, workload, scheme, budget, seed, path):
@@ -109,9 +102,7 @@ def summarize(rows, footer):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sync-curves", "--bin", dest="bin", metavar="PATH",
-                    default=os.path.join(engine.REPO_ROOT, "build", "models", "sync-curves"),
-                    help="the sync-curves binary (--bin: deprecated alias)")
+    engine.add_binary_args(ap, "sync-curves")
     ap.add_argument("--out", default=engine.default_out("quality-sweep"),
                     help="output folder (default results/runs/quality-sweep)")
     ap.add_argument("--jobs", type=int, default=1, help="runs in parallel (default 1)")
@@ -125,7 +116,7 @@ def main():
 
     budgets = [b for b in args.budgets.split(",") if b]
     try:
-        engine.check_binary(args.bin, "sync-curves")
+        engine.check_binary(args.sync_curves, "sync-curves")
     except engine.BadInput as e:
         print(f"quality_sweep.py: {e}", file=sys.stderr)
         sys.exit(2)
@@ -145,7 +136,7 @@ def main():
                     tasks.append({
                         "slug": f"{workload}/{name}", "path": path,
                         "log_path": os.path.join(args.out, "logs", workload, name + ".log"),
-                        "cmd": run_command(args.bin, workload, scheme, budget, seed,
+                        "cmd": run_command(args.sync_curves, workload, scheme, budget, seed,
                                            path + ".partial")})
 
     def on_finish(task):

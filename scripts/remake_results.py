@@ -2,8 +2,9 @@
 """Remakes one results/ folder whose files come from several studies, with one command.
 
 Usage: scripts/remake_results.py FOLDER [--only FILE] [--list] [--dry-run] [--no-build]
-  FOLDER     results/sim, results/validation or results/compressors
-  --only     run only the study that makes FILE (a file name of the folder)
+  FOLDER     a folder of results/ (every one has its studies here: --list shows them)
+  --only     run only the study that makes FILE (a file name of the folder, or a sub-folder's
+             name ending in /, which a study makes whole)
   --list     print each study: the files it makes, how, and its command
   --dry-run  print the commands in the order they would run, run nothing
   --no-build do not build the targets the studies need first
@@ -11,7 +12,9 @@ Usage: scripts/remake_results.py FOLDER [--only FILE] [--list] [--dry-run] [--no
 Each study is one shell command run from the repository root (bash, errexit and pipefail on).
 A study's files are either written by the command itself ("command") or written from its output
 ("from output": tables and prose assembled from what the command printed, which is kept in
-results/runs/remake/<folder>/<study>.log, ignored by git). Studies run one after the other, in
+results/runs/remake/<folder>/<study>.log, ignored by git). A name ending in / is a sub-folder
+the study makes whole. This is the one remake path: scripts/reproduce.sh writes results/paper/
+only when this script's studies name it with --out. Studies run one after the other, in
 the order below; the first that fails stops the remake (exit 1, naming it and its log). Emulation
 studies need root and take the machine-wide lock /tmp/hilo-emu.lock.
 
@@ -43,6 +46,14 @@ class Study:
 SIM = "results/sim"
 VAL = "results/validation"
 CMP = "results/compressors"
+PAPER = "results/paper"
+QUAL = "results/quality"
+TEACH = "results/teaching"
+QUICK = "results/quickstart"
+FAULTS = "results/faults"
+WORK = "results/workloads"
+HILO = "results/hilo"
+FUZZ = "results/fuzz"
 OUT_SIM = f"{RUNS}/sim"
 
 _fig1_flow = (
@@ -120,13 +131,13 @@ STUDIES = {
               ("emulation.md", "emulation.csv", "emulation-meta.txt", "emulation-commits.csv",
                "emulation-notes.md", "emulation-new-rows.md", "emulation-new-rows.csv",
                "emulation-new-rows-commits.csv"),
-              "flock /tmp/hilo-emu.lock scripts/validate_emulation.sh", "command",
+              "flock /tmp/hilo-emu.lock scripts/validate_emulation.sh --out results/validation", "command",
               ("hilo-sim", "hilo-emu", "hilo-node", "hilo-netem"), root=True,
               note="emulation-notes.md (why rows miss) is written by hand from emulation.md; "
               "the emulation-new-rows files hold rows a full run puts into emulation.csv"),
         Study("emulation-ceiling",
               ("emulation-ceiling.md", "emulation-ceiling.csv", "emulation-ceiling-meta.txt"),
-              "flock /tmp/hilo-emu.lock scripts/emulation_ceiling.sh", "command",
+              "flock /tmp/hilo-emu.lock scripts/emulation_ceiling.sh --out results/validation", "command",
               ("hilo-sim", "hilo-emu", "hilo-node", "hilo-netem"), root=True),
         Study("simulator-rerun", ("simulator-rerun.md",),
               f"nice -n 10 {PY} scripts/validation_sim_rerun.py --hilo-sim build/sim/hilo-sim",
@@ -288,11 +299,176 @@ STUDIES = {
 }
 
 
+def _figure(fig, files, targets=("hilo-sim",)):
+    """A figure of results/paper, remade by scripts/reproduce.sh into the committed folder."""
+    return Study(fig, (f"{fig}/", f"{fig}.txt") + files,
+                 f"scripts/reproduce.sh --out {PAPER} --only {fig} --jobs 2 --no-build", "command",
+                 targets, note="reproduce.sh rewrites this figure's section of README.md and "
+                 "keeps its hand-written head")
+
+
+_fig2_grpo_budgets = "0.25%,0.5%,1%,1.6%,5%,15%,30%,60%"
+_teaching = ("01-full-sync-on-a-wan", "02-apply-the-decoded-gradient", "03-error-feedback",
+             "04-stragglers", "05-faults", "04-all-h100")
+_workload_curves = (
+    ("curve-distill-default", "--kind distill --preset default --steps 200"),
+    ("curve-grpo-default", "--kind grpo --preset default --steps 200"),
+    ("curve-distill-paper", "--kind distill --preset paper --steps 200 --workers 2 --lr 3e-3"),
+    ("curve-grpo-paper", "--kind grpo --preset paper --steps 200 --workers 2 --lr 3e-4"
+                         " --task-prompt-stride 0"),
+)
+_fault_table = f"{PY} scripts/fault_table.py --out {FAULTS} --runs {RUNS}/faults/runs --jobs 1"
+
+STUDIES.update({
+    PAPER: (
+        _figure("fig1", ("fig1-speedup.png", "fig1-speedup.pdf")),
+        _figure("fig2", ("fig2-pareto.png", "fig2-pareto.pdf", "fig2-pareto-absolute.png",
+                         "fig2-pareto-absolute.pdf")),
+        Study("fig2-grpo", ("fig2-grpo/", "fig2-grpo.txt", "fig2-grpo.md", "fig2-grpo-pareto.png",
+                            "fig2-grpo-pareto.pdf", "fig2-pareto-with-grpo.png",
+                            "fig2-pareto-with-grpo.pdf"),
+              f"nice -n 10 {PY} scripts/sweep.py scenarios/paper/fig2-grpo.textproto --zip"
+              + "".join(f" --grid 'arms[{a}].budget={_fig2_grpo_budgets}'"
+                        for a in ("hilo-spar", "hilo-topk"))
+              + " --grid 'arms[hilo-powersgd].budget=2.5%,3%,4%,6%,10%,20%,30%,50%'"
+              + "".join(f" --grid 'arms[{a}].budget={_fig2_grpo_budgets}'"
+                        for a in ("delta-spar", "delta-topk"))
+              + f" --cross seed=1 --set workload.steps=100 --out {PAPER}/fig2-grpo --jobs 2;"
+              f" {PY} scripts/plot_pareto.py {PAPER}/fig2-grpo/sweep.csv"
+              f" --steps {PAPER}/fig2-grpo/sweep_steps.csv --out {PAPER}/fig2-grpo-pareto"
+              f" > {PAPER}/fig2-grpo.txt;"
+              f" {PY} scripts/plot_pareto.py {PAPER}/fig2/sweep.csv {PAPER}/fig2-grpo/sweep.csv"
+              f" --steps {PAPER}/fig2/sweep_steps.csv --steps {PAPER}/fig2-grpo/sweep_steps.csv"
+              f" --normalize --out {PAPER}/fig2-pareto-with-grpo",
+              "command", ("hilo-sim",),
+              note="one seed (about 26 minutes idle); fig2-grpo.md is written by hand from "
+              "fig2-grpo.txt; the two-panel figure needs fig2's runs"),
+        _figure("fig3", ("fig3-curves.png", "fig3-curves.pdf")),
+        _figure("fig4", ("fig4-allocation.png", "fig4-allocation.pdf", "spectra.csv",
+                         "spectra.csv.meta.json", "real-gradient-error.csv",
+                         "real-gradient-error.csv.meta.json"),
+                ("hilo-sim", "models-real-gradient-error")),
+        _figure("fig5", ("fig5-ablations.png", "fig5-ablations.pdf")),
+        _figure("fig6", ("fig6-consistency.png", "fig6-consistency.pdf")),
+        _figure("fig7", ("fig7-time-to-target.png", "fig7-time-to-target.pdf")),
+        _figure("fig8", ("fig8-timeline.png", "fig8-timeline.pdf")),
+        Study("lr-sweep", ("lr-sweep/", "lr-sweep.md"),
+              f"nice -n 10 {PY} scripts/sweep.py {PAPER}/lr-sweep/full-only.textproto"
+              " --grid optimizer.lr=1e-3,1.5e-3,2e-3,3e-3 --cross seed=1,2,3,4,5,6,7,8,9,10"
+              f" --set workload.steps=100 --out {PAPER}/lr-sweep --jobs 1",
+              "command", ("hilo-sim",),
+              note="lr-sweep.md is written by hand from lr-sweep/sweep.csv"),
+    ),
+    TEACH: (
+        Study("teaching", tuple(f"{n}/" for n in _teaching),
+              f"for n in {' '.join(_teaching)}; do"
+              " s=scenarios/teaching/${n/04-all-h100/04-stragglers}.textproto; x=;"
+              " [ $n = 04-all-h100 ] && x=--set=workers[1].gpu=H100-SXM;"
+              f" build/sim/hilo-sim run $s $x --out {RUNS}/teaching/$n > {TEACH}/$n/table.txt;"
+              f" cp {RUNS}/teaching/$n/summary.json {TEACH}/$n/; done;"
+              f" cp {RUNS}/teaching/03-error-feedback/steps.csv {TEACH}/03-error-feedback/",
+              "command", ("hilo-sim",)),
+    ),
+    QUICK: (
+        Study("quickstart", ("table.txt", "summary.json"),
+              f"build/sim/hilo-sim run scenarios/quickstart.textproto --out {RUNS}/quickstart"
+              f" > {QUICK}/table.txt; cp {RUNS}/quickstart/summary.json {QUICK}/",
+              "command", ("hilo-sim",)),
+    ),
+    FAULTS: (
+        Study("faults-sim", ("faults.csv", "faults.csv.meta.json", "faults.md"), _fault_table,
+              "command", ("hilo-sim",)),
+        Study("faults-emulation", ("faults-emulation.csv", "faults-emulation.csv.meta.json",
+                                   "faults-emulation.md"),
+              f"flock /tmp/hilo-emu.lock {_fault_table} --runner hilo-emu", "command",
+              ("hilo-sim", "hilo-emu", "hilo-node")),
+        Study("faults-emulation-ns3", ("faults-emulation-ns3.csv",
+                                       "faults-emulation-ns3.csv.meta.json",
+                                       "faults-emulation-ns3.md"),
+              f"flock /tmp/hilo-emu.lock {_fault_table} --runner hilo-emu --network ns3",
+              "command", ("hilo-sim", "hilo-emu", "hilo-node", "hilo-netem"), root=True),
+        Study("chaos", ("chaos.md",),
+              "flock /tmp/hilo-emu.lock scripts/chaos.sh 2;"
+              " NETWORK=ns3 flock /tmp/hilo-emu.lock scripts/chaos.sh 2",
+              "from output", ("hilo-sim", "hilo-emu", "hilo-node", "hilo-netem"), root=True),
+    ),
+    WORK: (
+        Study("curves", tuple(f"{n}{e}" for n, _ in _workload_curves
+                              for e in (".csv", ".csv.meta.json")) + ("learning-curves.png",
+                                                                       "learning-curves.pdf"),
+              "; ".join(f"build/models/workload-curves {a} --out {WORK}/{n}.csv;"
+                        f" {PY} scripts/csv_provenance.py {WORK}/{n}.csv"
+                        for n, a in _workload_curves)
+              + f"; {PY} scripts/plot_workloads.py "
+              + " ".join(f"{WORK}/{n}.csv" for n, _ in _workload_curves)
+              + f" --out {WORK}/learning-curves",
+              "command", ("workload-curves",)),
+        Study("grpo-paper-search", ("grpo-paper-search/",),
+              f"for m in {WORK}/grpo-paper-search/*.csv.meta.json; do"
+              f" eval \"$({PY} -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"command\"])'"
+              " \"$m\")\"; "
+              f"{PY} scripts/csv_provenance.py \"${{m%.meta.json}}\"; done",
+              "command", ("workload-curves",),
+              note="reruns the command each CSV's .meta.json records"),
+    ),
+    HILO: (
+        Study("replay-bench", ("replay-bench.txt",),
+              f"build/tests/hilo-replay-bench --benchmark_counters_tabular=true"
+              f" > {HILO}/replay-bench.txt", "command", ("hilo-replay-bench",)),
+    ),
+    FUZZ: (
+        Study("fuzz", ("README.md",),
+              "rm -rf build-fuzz/corpus build-fuzz/crashes && nice -n 19 scripts/fuzz.sh 600",
+              "from output", note="builds its own instrumented build-fuzz/ (clang); README.md's "
+              "table is written from the output"),
+    ),
+    QUAL: (
+        Study("protocol", ("protocol/",),
+              f"{PY} scripts/quality_protocol.py --grid small --out {QUAL}/protocol",
+              "command", ("sync-curves",)),
+        Study("protocol-full", ("protocol-full/",),
+              f"{PY} scripts/quality_protocol.py --grid full --out {QUAL}/protocol-full;"
+              f" {PY} scripts/plot_protocol.py {QUAL}/protocol-full/protocol-table.csv"
+              f" --out {QUAL}/protocol-full/stt-vs-bytes",
+              "command", ("sync-curves",), note="about 2.6 CPU hours, resumable"),
+        Study("size-trend", ("size-trend/",),
+              f"{PY} scripts/quality_protocol.py --grid size --out {QUAL}/size-trend"
+              f" --ckpt-dir {RUNS}/quality/text-bases;"
+              f" cp {RUNS}/quality/text-bases/*-spectrum.csv {QUAL}/size-trend/;"
+              f" {PY} scripts/plot_protocol.py {QUAL}/size-trend/protocol-table.csv --x params"
+              f" --out {QUAL}/size-trend/share-vs-size",
+              "command", ("sync-curves", "pretrain-text"),
+              note="pretrains its two larger bases first (about 16 CPU minutes for the largest)"),
+        Study("lockstep-sweep", ("runs/", "runs.csv", "runs.csv.meta.json", "table.csv",
+                                 "table.csv.meta.json", "quality-vs-bytes.png",
+                                 "quality-vs-bytes.pdf"),
+              f"{PY} scripts/quality_sweep.py --out {QUAL} --jobs 2;"
+              f" {PY} scripts/plot_quality.py {QUAL}/table.csv --runs {QUAL}/runs.csv"
+              f" --out {QUAL}/quality-vs-bytes",
+              "command", ("sync-curves",), note="several hours of runs"),
+        Study("scenario", ("scenario/",),
+              f"{PY} scripts/sweep.py scenarios/paper/quality-1.6pct.textproto"
+              f" --grid seed=21,22,23 --out {QUAL}/scenario", "command", ("hilo-sim",)),
+        Study("teacher-spectrum", ("teacher-spectrum.csv",),
+              "build/models/pretrain-text --out models/data/fortunes-lm.bin --base-steps 600"
+              f" --teacher-steps 250 --batch 24 --spectrum {QUAL}/teacher-spectrum.csv",
+              "command", ("pretrain-text",),
+              note="also remakes the committed checkpoint models/data/fortunes-lm.bin (21 min)"),
+    ),
+})
+
+
+def claims(study, name):
+    """Whether `name` (a path inside the folder) is one of the study's files or lies under one of
+    its sub-folders."""
+    return any(name == f or (f.endswith("/") and name.startswith(f)) for f in study.files)
+
+
 def studies_for(folder, only):
     studies = STUDIES[folder]
     if only is None:
         return list(studies)
-    picked = [s for s in studies if only in s.files]
+    picked = [s for s in studies if only in s.files or claims(s, only)]
     if not picked:
         raise KeyError(only)
     return picked

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Regenerates the paper-style figure set into results/paper/ (--quick: results/paper-quick/): one
-# sweep per figure (scenarios/paper/figN-*.textproto through scripts/sweep.py), its CSVs, the
-# figure as PNG and PDF, the plotted numbers as text, and a README.md naming the command behind
-# each.
+# Regenerates the paper-style figure set into OUT (default results/runs/paper/, --quick:
+# results/runs/paper-quick/, both ignored by git; the committed set is remade only with
+# --out results/paper, which `scripts/remake_results.py results/paper` runs): one sweep per
+# figure (scenarios/paper/figN-*.textproto through scripts/sweep.py), its CSVs, the figure as PNG
+# and PDF, the plotted numbers as text, and a README.md naming the command behind each. An
+# existing README.md keeps its head (everything above the first "## " section, written by hand)
+# and the sections of figures not run; the sections of the figures run are rewritten, and the
+# generated head goes to results/runs/reproduce/<OUT>/README-head.md.
 #
 #   scripts/reproduce.sh [--quick] [--jobs N] [--only fig1,fig3] [--no-build] [--out DIR]
 #                        [--hilo-sim PATH] [--print-commands]
 #
-# --quick   fewer steps, points, seeds and workers, into results/paper-quick/ (not committed) so
-#           that the committed full-mode set in results/paper/ stays as it is.
+# --quick   fewer steps, points, seeds and workers (default OUT results/runs/paper-quick/).
+# --out DIR where the figures go (default results/runs/paper/, --quick results/runs/paper-quick/).
 # --jobs N  simulator runs in parallel (default 2).
 # --only    a comma-separated subset of fig1..fig8 and fig2-grpo (the GRPO panel: opt-in, about
 #           an hour on an idle 2-core machine; --only fig2-grpo,fig2 adds it to fig2).
@@ -16,7 +20,7 @@
 # --print-commands  print every figure's commands (as the scenario files' headers show them),
 #           run nothing.
 # Sweep logs, per-figure wall times and README sections are kept under
-# results/runs/reproduce/<out folder name>/ (ignored by git), not next to the figures.
+# results/runs/reproduce/<OUT with / as ->/ (ignored by git), not next to the figures.
 # Figures: fig1 update latency and step time vs bandwidth; fig2 final quality vs bytes per update
 # over seeds 1,2,3 (HiLo and delta arms, drift; a GRPO panel next to distillation once
 # scenarios/paper/fig2-grpo.textproto exists, with the same arm names); fig3 learning curves;
@@ -29,6 +33,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+args=("$@")
 quick=0
 jobs=2
 only="fig1,fig2,fig3,fig4,fig5,fig6,fig7,fig8"
@@ -44,13 +49,14 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift ;;
     --hilo-sim) HILO_SIM="$2"; shift ;;
     --print-commands) print=1 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "reproduce.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 
-[ -n "$out" ] || out=$([ "$quick" = 1 ] && echo results/paper-quick || echo results/paper)
+[ -n "$out" ] || out=$([ "$quick" = 1 ] && echo results/runs/paper-quick || echo results/runs/paper)
+out="${out%/}"
 PY=/usr/bin/python3
 SIM="${HILO_SIM:-$root/build/sim/hilo-sim}"
 if [ "$print" = 0 ]; then
@@ -58,12 +64,13 @@ if [ "$print" = 0 ]; then
     echo "[reproduce] building hilo-sim (incremental)" >&2
     "$root/scripts/build.sh" --target hilo-sim models-real-gradient-error >&2
   fi
-  [ -x "$SIM" ] || { echo "reproduce.sh: $SIM missing (build it or drop --no-build)" >&2; exit 1; }
+  [ -x "$SIM" ] || { echo "reproduce.sh: $SIM missing (build it, drop --no-build, or pass --hilo-sim PATH)" >&2; exit 2; }
   mkdir -p "$out"
 fi
 mode=$([ "$quick" = 1 ] && echo quick || echo full)
 # Working state (sweep logs, wall times, README sections) stays out of the results folder.
-state="$root/results/runs/reproduce/$(basename "$out")"
+state_name="$(realpath -m --relative-to="$root" "$out")"
+state="$root/results/runs/reproduce/${state_name//\//-}"
 readme_parts="$state/readme-parts"
 [ "$print" = 1 ] || mkdir -p "$readme_parts"
 start_all=$(date +%s)
@@ -280,16 +287,18 @@ out_abs="$(cd "$out" && pwd)"
 exclude=()  # the outputs themselves are not uncommitted changes
 case "$out_abs/" in "$root"/*) exclude=(":(exclude)${out_abs#"$root"/}") ;; esac
 dirty=$(git -C "$root" status --porcelain -- . "${exclude[@]}" 2>/dev/null | head -1 || true)
+# The command as it was given (the Remake line names --only and --out too).
+invocation="scripts/reproduce.sh${args[*]:+ $(shquote "${args[@]}")}"
+total=0
+for f in "$state"/fig*.walltime; do [ -f "$f" ] && total=$((total + $(cut -d' ' -f1 "$f"))); done
 {
   echo "# Paper-style figures"
   echo
-  total=0
-  for f in "$state"/fig*.walltime; do [ -f "$f" ] && total=$((total + $(cut -d' ' -f1 "$f"))); done
-  echo "Remake: \`scripts/reproduce.sh$([ "$quick" = 1 ] && echo ' --quick') --jobs $jobs\`  "
+  echo "Remake: \`$invocation\`  "
   echo "Wall time ($(nproc) cores): $total s in all (per figure below).  "
   echo "Commit: $commit$([ -n "$dirty" ] && echo ' plus uncommitted changes') (each figure's \`sweep.json\` names the commit its runs were made at)."
   echo
-  echo "Made by \`scripts/reproduce.sh$([ "$quick" = 1 ] && echo ' --quick') --jobs $jobs\`"
+  echo "Made by \`$invocation\`"
   echo "($mode mode) on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit$([ -n "$dirty" ] && echo ' plus uncommitted changes'),"
   echo "$(nproc) CPU cores; the figures' runs and plots took $total s of wall time in all (this"
   echo "invocation: $((end_all - start_all)) s; a figure whose runs were reused is only re-plotted);"
@@ -297,6 +306,13 @@ dirty=$(git -C "$root" status --porcelain -- . "${exclude[@]}" 2>/dev/null | hea
   echo "Every number comes from the simulator runs under each figure's folder; each figure's PNG"
   echo "also carries the plotting command in small print. Scenarios: \`scenarios/paper/\`."
   echo
+} > "$state/README-head.md"
+{
+  if [ -f "$out/README.md" ]; then  # its head is written by hand: keep it as it is
+    awk '/^## / { exit } { print }' "$out/README.md"
+  else
+    cat "$state/README-head.md"
+  fi
   for id in fig1 fig2-grpo fig2 fig3 fig4 fig5 fig6 fig7 fig8; do
     if [ -f "$readme_parts/$id.md" ]; then
       cat "$readme_parts/$id.md"
@@ -307,7 +323,7 @@ dirty=$(git -C "$root" status --porcelain -- . "${exclude[@]}" 2>/dev/null | hea
   done
 } > "$out/README.md.new"
 mv "$out/README.md.new" "$out/README.md"
-echo "[reproduce] wrote $out/README.md; total wall time $((end_all - start_all)) s" >&2
+echo "[reproduce] wrote $out/README.md (generated head: ${state#"$root"/}/README-head.md); total wall time $((end_all - start_all)) s" >&2
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "[reproduce] failed: ${failed[*]}" >&2
   exit 1

@@ -13,6 +13,7 @@ PACKAGES=(
   libxxhash-dev
   libssl-dev
   python3-matplotlib python3-distributed python3-scipy
+  chromium
   iproute2
   fortunes
 )

@@ -272,6 +272,21 @@ def report_invalid(runner, scenario, fixed, grid, bad, jobs):
 
 # --- provenance and the resume key ---------------------------------------------------------------
 
+def run_hosts(entries):
+    """The distinct machines (summary.json's "host": CPU, ISA path, BLAS kernel, LibTorch) that
+    made the finished runs: one under a local executor, possibly several under Dask."""
+    seen = {}
+    for e in entries:
+        try:
+            with open(os.path.join(e["dir"], "summary.json")) as f:
+                host = json.load(f).get("host")
+        except (OSError, ValueError):
+            continue
+        if host:
+            seen.setdefault(json.dumps(host, sort_keys=True), host)
+    return [seen[k] for k in sorted(seen)]
+
+
 def sha256_file(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -643,6 +658,7 @@ def main():
          "exit_code": e.get("exit_code", ""), "log": os.path.relpath(e["log_path"], out),
          **({"dask_worker": e["worker"]} if "worker" in e else {})}
         for e in entries]
+    manifest["hosts"] = run_hosts(entries)
     write_json(os.path.join(out, "sweep.json"), manifest)
     if stop_signal:
         kept = sum(e["status"] == "ok" for e in entries)

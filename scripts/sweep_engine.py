@@ -28,6 +28,8 @@ LOG_TAIL_LINES = 15  # lines of a failed command's log printed to stderr
 BINARIES = {
     "hilo-sim": ("HILO_SIM", os.path.join(REPO_ROOT, "build", "sim", "hilo-sim")),
     "hilo-emu": ("HILO_EMU", os.path.join(REPO_ROOT, "build", "sim", "hilo-emu")),
+    # hilo-sim's synchronous lockstep without a network (the quality scripts' runner)
+    "sync-curves": ("HILO_SYNC_CURVES", os.path.join(REPO_ROOT, "build", "models", "sync-curves")),
 }
 
 
@@ -36,13 +38,14 @@ class BadInput(Exception):
 
 
 def default_binary(name):
-    """$HILO_SIM / $HILO_EMU when set, else the binary in build/sim/."""
+    """$HILO_SIM / $HILO_EMU / $HILO_SYNC_CURVES when set, else the binary in build/."""
     env, default = BINARIES[name]
     return os.environ.get(env) or default
 
 
 def add_binary_args(parser, *names):
-    """Adds --hilo-sim PATH (and --hilo-emu PATH) with their environment defaults."""
+    """Adds --hilo-sim PATH (and --hilo-emu PATH, --sync-curves PATH) with their environment
+    defaults."""
     for name in names:
         env, default = BINARIES[name]
         parser.add_argument(f"--{name}", dest=name.replace("-", "_"), metavar="PATH",

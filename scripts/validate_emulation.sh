@@ -6,7 +6,9 @@
 # arm), emulation.md (the table, with this command, the kernel, the machine's load and the
 # emulator's lag, and emulation-notes.md -- why rows miss, written by hand -- below it),
 # emulation-commits.csv (the commit and date each side of each row was made at; a side kept by
-# --reuse keeps its earlier line) and the runs under results/runs/validation-emu/.
+# --reuse keeps its earlier line) into OUT (--out; default results/runs/validation-emu/tables,
+# ignored by git: results/validation/ is written only when --out names it), and the runs under
+# results/runs/validation-emu/.
 # Each loss-free row's emulation runs three times and its median run is the reference (the kernel's
 # TCP varies from run to run by more than a loss-free row's 10% goal: compare_modes.py --emu-runs);
 # a lossy row's once, its spread being the loss draw on both sides, which one more emulated run does
@@ -15,7 +17,7 @@
 usage() {
   cat <<'USAGE'
 Usage: scripts/validate_emulation.sh [--reuse] [--emu-runs N] [--lossy-emu-runs N]
-                                    [--hilo-sim PATH] [--hilo-emu PATH] [--help]
+                                    [--out DIR] [--hilo-sim PATH] [--hilo-emu PATH] [--help]
   --reuse           keep each mode's earlier results where its summary.json exists (rerun one
                     side only by deleting that side's folder)
   --emu-runs N      emulation runs per loss-free row, the median run the reference (default 3)
@@ -23,9 +25,13 @@ Usage: scripts/validate_emulation.sh [--reuse] [--emu-runs N] [--lossy-emu-runs 
   --keep-lossy      rows with random loss keep their lines of the current emulation.csv and
                     emulation-commits.csv (both sides' commit and date with them) instead of
                     running: the loss-free rows are rerun alone
+  --out DIR         where emulation.{csv,md}, emulation-meta.txt and emulation-commits.csv go
+                    (default results/runs/validation-emu/tables; --out results/validation
+                    remakes the committed tables). --reuse and --keep-lossy read the earlier
+                    rows from DIR, else from results/validation/
   --hilo-sim PATH   hilo-sim binary (default $HILO_SIM, else build/sim/hilo-sim)
   --hilo-emu PATH   hilo-emu binary (default $HILO_EMU, else build/sim/hilo-emu)
-Writes results/validation/emulation.{csv,md}; runs go to results/runs/validation-emu/.
+Writes OUT/emulation.{csv,md}; runs go to results/runs/validation-emu/.
 Needs root (hilo-emu --network ns3). About 35 minutes.
 USAGE
 }
@@ -37,6 +43,7 @@ bins=()
 clean_runs=3
 lossy_runs=1
 keep_lossy=0
+out=results/runs/validation-emu/tables
 while [ $# -gt 0 ]; do
   case "$1" in
     --reuse) reuse=(--reuse) ;;
@@ -49,34 +56,39 @@ while [ $# -gt 0 ]; do
     --hilo-sim|--hilo-emu)
       [ $# -ge 2 ] || { echo "validate_emulation.sh: $1 needs a PATH" >&2; exit 2; }
       bins+=("$1" "$2"); shift ;;
+    --out)
+      [ $# -ge 2 ] || { echo "validate_emulation.sh: --out needs a DIR" >&2; exit 2; }
+      out="$2"; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "validate_emulation.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
   shift
 done
-out=results/validation
 runs_dir=results/runs/validation-emu
 mkdir -p "$out" "$runs_dir"
 csv="$out/emulation.csv"
+# The earlier rows (--reuse, --keep-lossy) and the hand-written notes: OUT's, else the committed.
+earlier_dir="$out"
+[ -f "$csv" ] || earlier_dir=results/validation
 old_csv="$(mktemp)"
-[ -f "$csv" ] && cp "$csv" "$old_csv"
+[ -f "$earlier_dir/emulation.csv" ] && cp "$earlier_dir/emulation.csv" "$old_csv"
 rm -f "$csv"
 # Which commit made each side of each row: label,side,commit,date. A side kept by --reuse keeps
 # the line it had; a side run now gets this commit and date.
 commits="$out/emulation-commits.csv"
 old_commits="$(mktemp)"
 trap 'rm -f "$old_commits" "$old_csv"' EXIT
-[ -f "$commits" ] && cp "$commits" "$old_commits"
+[ -f "$earlier_dir/emulation-commits.csv" ] && cp "$earlier_dir/emulation-commits.csv" "$old_commits"
 echo "label,side,commit,date" > "$commits"
 head_commit="$(git rev-parse --short HEAD)$(git diff --quiet -- sim scripts scenarios || echo '+uncommitted')"
 meta="$out/emulation-meta.txt"
 earlier=""
-if { [ ${#reuse[@]} -gt 0 ] || [ $keep_lossy = 1 ]; } && [ -f "$meta" ]; then
+if { [ ${#reuse[@]} -gt 0 ] || [ $keep_lossy = 1 ]; } && [ -f "$earlier_dir/emulation-meta.txt" ]; then
   # Results reused from an earlier run keep that run's date and load on record.
-  earlier="$(grep -E '^(date|load before|load after):' "$meta" | sed 's/^/earlier run (results reused or rows kept), /')"
+  earlier="$(grep -E '^(date|load before|load after):' "$earlier_dir/emulation-meta.txt" | sed 's/^/earlier run (results reused or rows kept), /')"
 fi
 {
-  echo "command: scripts/validate_emulation.sh ${reuse[*]} --emu-runs $clean_runs --lossy-emu-runs $lossy_runs$([ $keep_lossy = 1 ] && echo ' --keep-lossy')"
+  echo "command: scripts/validate_emulation.sh --out $out ${reuse[*]} --emu-runs $clean_runs --lossy-emu-runs $lossy_runs$([ $keep_lossy = 1 ] && echo ' --keep-lossy')"
   echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet -- sim scripts scenarios || echo ' (with uncommitted changes)')"
   echo "kernel: $(uname -r)"
   echo "cpus: $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
@@ -174,7 +186,7 @@ compare "$clean_runs" "regions-8" scenarios/validation/emu-regions.textproto \
   --set workers[0].count=4 --set workers[1].count=4
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$meta"
 notes=()
-[ -f "$out/emulation-notes.md" ] && notes=(--notes "$out/emulation-notes.md")
+[ -f "$earlier_dir/emulation-notes.md" ] && notes=(--notes "$earlier_dir/emulation-notes.md")
 /usr/bin/python3 scripts/validation_table.py "$csv" --meta "$meta" --commits "$commits" \
   "${notes[@]}" > "$out/emulation.md"
 echo "wrote $csv and $out/emulation.md" >&2

@@ -22,6 +22,8 @@ import os
 import subprocess
 import sys
 
+import sweep_engine as engine
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -50,14 +52,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--csv", default="results/validation/emulation.csv")
     parser.add_argument("--meta", default="results/validation/emulation-meta.txt")
-    parser.add_argument("--hilo-sim", default=os.path.join(REPO_ROOT, "build", "sim", "hilo-sim"))
+    engine.add_binary_args(parser, "hilo-sim")
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--out", default="results/runs/validation-sim-rerun")
     parser.add_argument("--md", help="write the table here (default stdout)")
     parser.add_argument("--rows-csv", help="append one row per rerun to this CSV")
     args = parser.parse_args()
-    if not os.access(args.hilo_sim, os.X_OK):
-        print(f"validation_sim_rerun.py: {args.hilo_sim} is missing", file=sys.stderr)
+    try:
+        engine.check_binary(args.hilo_sim, "hilo-sim")
+    except engine.BadInput as e:
+        print(f"validation_sim_rerun.py: {e}", file=sys.stderr)
         return 2
     with open(args.csv, newline="") as f:
         rows = list(csv.DictReader(f))

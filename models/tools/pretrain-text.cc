@@ -11,6 +11,7 @@
 // tenth record of each file (index mod 10 == 9) is held out of all training. Tokens are bytes.
 // The base trains all weights on windows of the base text; the teacher starts from the base and
 // trains all weights on the domain's text (a full-rank fine-tune, not LoRA).
+#include "hilo/build-info.h"
 #include "models/fortune-corpus.h"
 #include "models/lm-checkpoint.h"
 #include "models/next-token-trainer.h"
@@ -117,6 +118,7 @@ main(int argc, char** argv)
     // clang-format off
     desc.add_options()
         ("help", "this text")
+        ("version", "print the commit and build type")
         ("fortunes", po::value(&dir)->default_value("/usr/share/games/fortunes"),
          "folder of the fortune data files (Debian package fortunes)")
         ("out", po::value(&out), "checkpoint to write (required)")
@@ -148,6 +150,11 @@ main(int argc, char** argv)
     if (vm.count("help"))
     {
         std::cout << desc;
+        return kExitOk;
+    }
+    if (vm.count("version"))
+    {
+        std::cout << hilo::VersionLine("pretrain-text") << "\n";
         return kExitOk;
     }
     if (out.empty() || base_steps < 1 || teacher_steps < 1 || batch < 1 || !(base_lr > 0) ||

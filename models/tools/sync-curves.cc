@@ -12,17 +12,23 @@
 // Every worker holds its own hilo::Replica fed the published frames and samples with it, so a
 // replica that differs from the learner's view shows up in learning; a replica that rejects an
 // update (hash mismatch) is counted and the run stops with exit code 1.
+#include "hilo/build-info.h"
+#include "hilo/compress/budget-regime.h"
 #include "hilo/compress/compressor-options.h"
 #include "hilo/sync/publisher.h"
 #include "hilo/sync/replica.h"
+#include "models/compute-model.h"
 #include "models/cpu-timer.h"
 #include "models/fortune-corpus.h"
+#include "models/llm-profile.h"
 #include "models/lm-checkpoint.h"
 #include "models/workload.h"
 
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -176,10 +182,14 @@ main(int argc, char** argv)
     double ef_decay = 1.0;
     bool eval_master = false;
     std::string dump_dir;
+    std::string llm_profile;
+    int64_t modelled_rank = 0;
+    std::string budget_transfer;
     po::options_description desc("sync-curves options");
     // clang-format off
     desc.add_options()
         ("help", "this text")
+        ("version", "print the commit and build type")
         ("kind", po::value(&kind)->default_value("distill"), "distill | grpo")
         ("preset", po::value(&preset)->default_value("sim"),
          "sim (hilo-sim's scenario defaults) | default (models::WorkloadConfig) | paper")
@@ -196,6 +206,15 @@ main(int argc, char** argv)
          "compressor options, \"key=value;key=value\"")
         ("budget", po::value(&budget_text)->default_value(""),
          "per update: 1.6% of the adapter's bytes, a byte count, or unlimited (empty)")
+        ("llm-profile", po::value(&llm_profile)->default_value(""),
+         "the modelled LLM whose LoRA adapter a percentage --budget is a fraction of "
+         "(`hilo-sim list models`); empty: the learner's own adapter")
+        ("modelled-rank", po::value(&modelled_rank)->default_value(0),
+         "LoRA rank of the modelled adapter (0: the learner's rank)")
+        ("budget-transfer", po::value(&budget_transfer)->default_value("fraction"),
+         "with --llm-profile: fraction (the learner gets the same fraction of its own adapter) | "
+         "directions (a rank-based compressor gets the budget that buys the modelled rank-1 "
+         "directions per factor matrix; entry-based ones keep the fraction)")
         ("error-feedback", po::value(&ef)->default_value(true),
          "learner-side error feedback of hilo, delta and primal (ignored by full)")
         ("ef-decay", po::value(&ef_decay)->default_value(1.0), "error-feedback decay")
@@ -254,6 +273,11 @@ main(int argc, char** argv)
     if (vm.count("help"))
     {
         std::cout << desc;
+        return kExitOk;
+    }
+    if (vm.count("version"))
+    {
+        std::cout << hilo::VersionLine("sync-curves") << "\n";
         return kExitOk;
     }
     auto bad = [&](const std::string& what)
@@ -374,6 +398,52 @@ main(int argc, char** argv)
         return bad(workload.status().ToString());
     }
     models::Workload& wl = **workload;
+    // The modelled adapter a percentage budget is a fraction of, and what the budget buys on it
+    // and on the learner (hilo/compress/budget-regime.h).
+    if (budget_transfer != "fraction" && budget_transfer != "directions")
+    {
+        return bad("--budget-transfer must be fraction or directions; got '" + budget_transfer +
+                   "'");
+    }
+    if ((budget_transfer == "directions" || modelled_rank != 0) && llm_profile.empty())
+    {
+        return bad("--budget-transfer directions and --modelled-rank need --llm-profile");
+    }
+    hilo::AdapterLayout modelled = wl.layout();
+    if (!llm_profile.empty())
+    {
+        auto llm = models::FindLlm(llm_profile);
+        if (!llm.ok())
+        {
+            return bad("--llm-profile: " + llm.status().message());
+        }
+        auto layout = llm->LoraLayout(modelled_rank > 0 ? modelled_rank : config.lora_rank,
+                                      models::ComputeOptions().targets);
+        if (!layout.ok())
+        {
+            return bad("--modelled-rank: " + layout.status().message());
+        }
+        modelled = *layout;
+    }
+    const int64_t modelled_budget =
+        spec.budget.unlimited() ? 0 : spec.budget.ResolveBytes(modelled.adapter_bytes());
+    if (!llm_profile.empty() && !spec.budget.unlimited())
+    {
+        const double ratio =
+            budget_transfer == "directions"
+                ? hilo::DirectionsTransferRatio(wl.layout(), modelled, compressor, *options)
+                : static_cast<double>(wl.layout().adapter_bytes()) /
+                      static_cast<double>(modelled.adapter_bytes());
+        spec.budget = hilo::Budget::Bytes(std::max<int64_t>(
+            1, static_cast<int64_t>(std::floor(static_cast<double>(modelled_budget) * ratio))));
+    }
+    const double buys_modelled =
+        hilo::BudgetBuys(modelled_budget, modelled, compressor, *options);
+    const double buys_learner =
+        spec.budget.unlimited()
+            ? 0
+            : hilo::BudgetBuys(spec.budget.ResolveBytes(wl.layout().adapter_bytes()), wl.layout(),
+                               compressor, *options);
     const hilo::AdapterState initial = wl.InitialAdapter();
     auto publisher = hilo::Publisher::Create(spec, wl.layout(), optimizer, initial);
     if (!publisher.ok())
@@ -414,6 +484,14 @@ main(int argc, char** argv)
         << (spec.budget.unlimited() ? -1 : spec.budget.ResolveBytes(adapter_bytes))
         << " compressor=" << pub.strategy().compressor().Name()
         << " params=" << pub.strategy().compressor().Params() << "\n";
+    // What the budget buys: directions per factor matrix (rank-based) or the entry fraction.
+    csv << "# modelled=" << (llm_profile.empty() ? "learner" : llm_profile)
+        << " modelled_adapter_bytes=" << modelled.adapter_bytes()
+        << " budget_transfer=" << budget_transfer << " buys_unit="
+        << (hilo::CompressorBudgetUnit(compressor) == hilo::BudgetUnit::kDirections ? "directions"
+            : hilo::CompressorBudgetUnit(compressor) == hilo::BudgetUnit::kEntries  ? "entries"
+                                                                                     : "none")
+        << " buys_modelled=" << buys_modelled << " buys_learner=" << buys_learner << "\n";
     csv << "kind,strategy,compressor,budget,seed,version,metric,quality,gap_closed,"
            "master_quality,loss,grad_norm,payload_bytes,frame_bytes,fraction_of_adapter_bytes,"
            "drift_rel_l2,drift_max_abs,master_gap_rel_l2,replicas_in_sync,gradient_at_replica_view,"

@@ -2,6 +2,7 @@
 // strategy, dense fp32; rollouts sampled from a hilo Replica) and writes a learning-curve CSV.
 //
 //   workload-curves --kind distill --preset default --steps 200 --out results/workloads/x.csv
+#include "hilo/build-info.h"
 #include "hilo/sync/publisher.h"
 #include "hilo/sync/replica.h"
 #include "models/cpu-timer.h"
@@ -37,8 +38,8 @@ main(int argc, char** argv)
     double lora_alpha = 0;
     double entropy_coef = -1;
     po::options_description desc("workload-curves options");
-    desc.add_options()("help", "this text")("kind", po::value(&kind)->default_value("distill"),
-                                            "distill | grpo")(
+    desc.add_options()("help", "this text")("version", "print the commit and build type")(
+        "kind", po::value(&kind)->default_value("distill"), "distill | grpo")(
         "preset", po::value(&preset)->default_value("default"),
         "default | paper")("steps", po::value(&steps)->default_value(200), "optimizer steps")(
         "workers", po::value(&workers)->default_value(4), "rollout workers per step")(
@@ -71,6 +72,11 @@ main(int argc, char** argv)
     if (vm.count("help"))
     {
         std::cout << desc;
+        return 0;
+    }
+    if (vm.count("version"))
+    {
+        std::cout << hilo::VersionLine("workload-curves") << "\n";
         return 0;
     }
     if (preset != "default" && preset != "paper")

@@ -4,6 +4,7 @@
 #include "sim/cli/run-command.h"
 #include "sim/scenario/scenario-loader.h"
 
+#include "hilo/build-info.h"
 #include "hilo/compress/compressor-factory.h"
 
 #include <boost/program_options.hpp>
@@ -32,10 +33,11 @@ const char* const kUsage =
     "  hilo-sim validate SCENARIO... [--set path=value ...] [--print]\n"
     "  hilo-sim list gpus|models|compressors|strategies|network-models|workloads\n"
     "  hilo-sim [COMMAND] --help\n"
+    "  hilo-sim --version\n"
     "\n"
     "SCENARIO is a Protobuf text file (schema: sim/scenario/scenario.proto, example:\n"
     "scenarios/quickstart.textproto). --set overrides any field by its path, e.g.\n"
-    "  --set workload.steps=50 --set arms[1].budget=5% --set arms[hilo].options.dtype=bf16\n"
+    "  --set workload.steps=50 --set arms[1].budget=5% --set arms[hilo-spar].options.dtype=bf16\n"
     "Exit codes: 0 success, 1 run-time failure, 2 bad input.\n";
 
 po::options_description
@@ -50,7 +52,8 @@ ScenarioOptions(bool run)
     {
         desc.add_options()("out", po::value<std::string>(),
                            "output folder (default results/runs/<scenario name>)")(
-            "quiet", po::bool_switch(), "no progress on stderr")(
+            "quiet", po::bool_switch(),
+            "no progress on stderr (the arms' table and the \"wrote DIR\" line stay)")(
             "pcap", po::value<std::string>(),
             "write a pcap trace of each end of every link to DIR/<arm>/<link>-a.pcap (a: the end "
             "towards the learner) and <link>-b.pcap, for Wireshark; virtual bytes are zeros")(
@@ -141,7 +144,11 @@ Describe(const LoadedScenario& s)
     os << s.path << ": ok: scenario \"" << r.name << "\"\n"
        << "  workload: " << WorkloadKindName(r.workload.kind) << ", " << r.workload.steps
        << " steps, lora rank " << r.workload.lora_rank
-       << (r.llm_profile.empty() ? "" : ", modelled as " + r.llm_profile) << "\n"
+       << (r.llm_profile.empty() ? "" : ", modelled as " + r.llm_profile)
+       << (r.budget_transfer == BudgetTransfer::kDirections
+               ? " (budgets buy the modelled directions per matrix)"
+               : "")
+       << "\n"
        << "  learner: " << NodeName(r.learner_gpu, r.learner_gpus, r.learner_parallel)
        << "; workers: " << r.workers.size() << " (" << mix << ")\n"
        << "  network: " << TopologyKindName(r.network.topology) << ", tcp " << r.network.tcp
@@ -180,13 +187,16 @@ Validate(const std::vector<std::string>& args, bool help, std::ostream& out, std
             code = kExitBadInput;
             continue;
         }
-        hilo::Status arms = CheckScenarioArms(loaded);
+        std::vector<std::string> warnings;
+        hilo::Status arms = CheckScenarioArms(loaded, &warnings);
         if (!arms.ok())
         {
             err << arms.message() << "\n";
             code = kExitBadInput;
             continue;
         }
+        for (const std::string& warning : warnings)
+            err << "hilo-sim: warning: " << warning << "\n";
         out << Describe(loaded);
         if (vm["print"].as<bool>())
             out << loaded.resolved_text;
@@ -202,8 +212,19 @@ Run(const std::vector<std::string>& args, bool help, std::ostream& out, std::ost
     {
         out << "hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet] [--pcap DIR] "
                "[--jobs N]\n"
-            << "Runs every arm of the scenario and writes summary.json, steps.csv, workers.csv, "
-               "links.csv (bytes and utilisation per link) and resolved.textproto to DIR.\n\n"
+            << "Runs every arm of the scenario, prints the arms side by side on stdout and "
+               "writes to DIR:\n"
+               "  summary.json        one entry per arm (latency, bytes, quality, health)\n"
+               "  steps.csv           a row per arm and version (times, loss, quality, bytes)\n"
+               "  workers.csv         a row per arm, version and worker (receive/ready times)\n"
+               "  rollouts.csv        a row per arm, round and worker (rollout times, bytes)\n"
+               "  allocation.csv      Spar's kept rank per arm, version and matrix\n"
+               "  links.csv           bytes and utilisation per arm, link and direction\n"
+               "  resolved.textproto  the scenario after overrides, defaults filled\n"
+               "  timing.json         wall and CPU seconds per arm (not deterministic)\n"
+               "  and with --pcap, DIR/<arm>/<link>-{a,b}.pcap under the --pcap folder.\n"
+               "Progress goes to stderr: one redrawn line on a terminal, a line per 10% of an "
+               "arm's steps otherwise.\n\n"
             << desc;
         return kExitOk;
     }
@@ -356,8 +377,8 @@ RunHiloSim(int argc, const char* const* argv, std::ostream& out, std::ostream& e
         // parser (the pattern of Boost.Program_options' documentation for sub-commands).
         po::options_description global("hilo-sim");
         global.add_options()("help,h", "show help (of a command when one is given)")(
-            "command", po::value<std::string>(), "")("args", po::value<std::vector<std::string>>(),
-                                                     "");
+            "version", "print the commit and build type")("command", po::value<std::string>(), "")(
+            "args", po::value<std::vector<std::string>>(), "");
         po::positional_options_description pos;
         pos.add("command", 1).add("args", -1);
         po::parsed_options parsed = po::command_line_parser(argc, argv)
@@ -368,6 +389,11 @@ RunHiloSim(int argc, const char* const* argv, std::ostream& out, std::ostream& e
         po::variables_map vm;
         po::store(parsed, vm);
         const bool help = vm.count("help") > 0;
+        if (vm.count("version"))
+        {
+            out << hilo::VersionLine("hilo-sim") << "\n";
+            return kExitOk;
+        }
         if (!vm.count("command"))
         {
             (help ? out : err) << kUsage;

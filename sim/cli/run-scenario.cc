@@ -6,6 +6,7 @@
 #include "sim/run/arm-result-codec.h"
 #include "sim/run/forked-jobs.h"
 #include "sim/run/output-writer.h"
+#include "sim/run/progress-gate.h"
 
 #include "models/cpu-timer.h"
 
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 namespace hilosim
 {
@@ -37,9 +39,10 @@ FormatDuration(double s)
     return buf;
 }
 
-// Progress lines on stderr, one per published version. In one process they redraw one line per
-// arm; arms running side by side print whole lines (each names its arm), written at once so that
-// lines of different processes do not mix.
+// Progress lines on stderr. On a terminal, one per published version: in one process they
+// redraw one line per arm; arms running side by side print whole lines (each names its arm),
+// written at once so that lines of different processes do not mix. Into a file or pipe, a whole
+// line every 10% of an arm's steps (ProgressGate).
 struct ProgressLines
 {
     const ResolvedScenario* scenario{nullptr};
@@ -47,9 +50,13 @@ struct ProgressLines
     double steps_before{0}; // steps of the arms this process finished before
     double steps_total{0};  // steps of the arms this process runs
     bool whole_lines{false};
+    ProgressGate gate{ProgressGate::StderrIsTerminal()};
 
-    void Show(size_t arm, uint64_t version, uint64_t steps) const
+    void Show(size_t arm, uint64_t version, uint64_t steps)
     {
+        if (!gate.ShouldShow(arm, version, steps))
+            return;
+        whole_lines = whole_lines || !gate.terminal();
         const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
         const double done = steps_before + static_cast<double>(version);
         const double eta = done > 0 ? elapsed * (steps_total - done) / done : 0.0;
@@ -115,24 +122,39 @@ int
 CheckArms(const LoadedScenario& loaded, bool in_child)
 {
     hilo::Status checked = hilo::Status::Ok();
+    std::vector<std::string> warnings;
     if (in_child)
     {
+        // The child's warnings come back one a line.
         std::vector<ForkedJob> checks{{"the arms' checks",
                                        [&]() -> hilo::StatusOr<std::string>
                                        {
-                                           hilo::Status s = CheckScenarioArms(loaded);
+                                           std::vector<std::string> found;
+                                           hilo::Status s = CheckScenarioArms(loaded, &found);
                                            if (!s.ok())
                                                return hilo::Status::InvalidArgument(s.message());
-                                           return std::string();
+                                           std::string lines;
+                                           for (const std::string& w : found)
+                                               lines += w + "\n";
+                                           return lines;
                                        }}};
-        checked = RunForkedJobs(checks, 1).status();
+        auto done = RunForkedJobs(checks, 1);
+        checked = done.status();
+        if (done.ok())
+        {
+            std::istringstream lines(done->front());
+            for (std::string line; std::getline(lines, line);)
+                warnings.push_back(line);
+        }
     }
     else
     {
-        checked = CheckScenarioArms(loaded);
+        checked = CheckScenarioArms(loaded, &warnings);
         if (!checked.ok())
             checked = hilo::Status::InvalidArgument(checked.message());
     }
+    for (const std::string& w : warnings)
+        std::cerr << "hilo-sim: warning: " << w << "\n";
     if (checked.ok())
         return 0;
     std::cerr << "hilo-sim run: " << checked.message() << "\n";
@@ -255,6 +277,7 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
     record.overrides = loaded.overrides;
     record.seed = sc.seed;
     record.llm_profile = sc.llm_profile;
+    record.host = models::ReadHostInfo();
     hilo::Status written = WriteRunOutputs(options.out_dir, record, results);
     if (!written.ok())
     {
@@ -262,14 +285,12 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
         return 1;
     }
     PrintComparison(results, std::cout);
-    if (!options.quiet)
-    {
-        const double wall = std::chrono::duration<double>(Clock::now() - start).count();
-        std::cerr << "wrote " << options.out_dir << " (summary.json, steps.csv, workers.csv, "
-                  << "rollouts.csv, allocation.csv, links.csv, resolved.textproto, timing.json)"
-                  << (options.pcap_dir.empty() ? "" : " and pcap traces to " + options.pcap_dir)
-                  << " in " << FormatDuration(wall) << " wall\n";
-    }
+    // Printed under --quiet too: where the files went is not progress.
+    const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+    std::cerr << "wrote " << options.out_dir << " (summary.json, steps.csv, workers.csv, "
+              << "rollouts.csv, allocation.csv, links.csv, resolved.textproto, timing.json)"
+              << (options.pcap_dir.empty() ? "" : " and pcap traces to " + options.pcap_dir)
+              << " in " << FormatDuration(wall) << " wall\n";
     return 0;
 }
 

@@ -236,7 +236,7 @@ LearnerRole::HandlePeerConnected(uint32_t peer)
                 }
                 m_lastBroadcast = std::make_shared<const std::string>(plan->update_frames.back());
                 m_lastBroadcastWire =
-                    ArmContext::WireBytes(m_lastBroadcast->size(), m_context->adapter_scale);
+                    ArmContext::WireBytes(m_lastBroadcast->size(), m_context->update_wire_scale);
             }
             hilo::Status s = m_port->Send(peer, kUpdate, m_lastBroadcast, m_lastBroadcastWire);
             if (!s.ok())
@@ -358,8 +358,15 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         {
             m_hooks.resync_served(peer, request->version);
         }
-        hilo::Status s = m_port->Send(
-            peer, kCatchUp, bytes, ArmContext::WireBytes(bytes->size(), m_context->adapter_scale));
+        // The snapshot is parameters and moments (adapter scale), the rest update frames.
+        const uint64_t snapshot = plan->snapshot_frame.size();
+        const uint64_t wire =
+            m_context->update_wire_scale == m_context->adapter_scale
+                ? ArmContext::WireBytes(bytes->size(), m_context->adapter_scale)
+                : ArmContext::WireBytes(snapshot, m_context->adapter_scale) +
+                      ArmContext::WireBytes(bytes->size() - snapshot,
+                                            m_context->update_wire_scale);
+        hilo::Status s = m_port->Send(peer, kCatchUp, bytes, wire);
         if (!s.ok())
         {
             Fail(s);
@@ -491,7 +498,8 @@ LearnerRole::FinishTraining()
     m_pending.payload_bytes = update->payload_bytes;
     m_pending.state_hash = update->state_hash;
     m_pending.frame_bytes = static_cast<int64_t>(update->frame.size());
-    m_pending.wire_bytes = ArmContext::WireBytes(update->frame.size(), m_context->adapter_scale);
+    m_pending.wire_bytes =
+        ArmContext::WireBytes(update->frame.size(), m_context->update_wire_scale);
     m_pending.kept_per_matrix = std::move(update->kept_per_matrix);
     const hilo::DriftStats drift = m_publisher->drift();
     m_pending.drift_rel_l2 = drift.rel_l2;

@@ -11,15 +11,24 @@
 #include "hilo/core/status.h"
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 namespace hilosim
 {
 
-/// Checks arm `arm_index` (builds its context: sim/run/arm-context-builder.h). Errors name the arm.
-hilo::Status CheckArm(const ResolvedScenario& scenario, size_t arm_index);
+/// An arm whose budget buys the learner's compressor more than this many times fewer (or more)
+/// rank-1 directions per matrix, or entries, than the modelled adapter's gets a warning.
+constexpr double kRegimeWarnFactor = 2.0;
 
-/// CheckArm for every arm; messages name the file and the arm.
-hilo::Status CheckScenarioArms(const LoadedScenario& scenario);
+/// Checks arm `arm_index` (builds its context: sim/run/arm-context-builder.h). Errors name the arm.
+/// Appends to `warnings` (when not null) what does not stop the run: a budget that buys the
+/// learner a regime kRegimeWarnFactor away from the modelled adapter's.
+hilo::Status CheckArm(const ResolvedScenario& scenario, size_t arm_index,
+                      std::vector<std::string>* warnings = nullptr);
+/// CheckArm for every arm; messages and warnings name the file and the arm.
+hilo::Status CheckScenarioArms(const LoadedScenario& scenario,
+                               std::vector<std::string>* warnings = nullptr);
 
 } // namespace hilosim
 

@@ -1,5 +1,7 @@
 #include "sim/run/arm-context-builder.h"
 
+#include "hilo/compress/budget-regime.h"
+
 #include "hilo/sync/sync-strategy.h"
 #include "models/compute-model.h"
 #include "models/gpu-node.h"
@@ -217,7 +219,29 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
     context->adapter_scale = sc.llm_profile.empty() ? 1.0
                                                     : static_cast<double>(context->modelled_numel) /
                                                           static_cast<double>(real_numel);
-    if (arm.budget_wire_bytes > 0 && !sc.llm_profile.empty())
+    context->update_wire_scale = context->adapter_scale;
+    // Without llm_profile the modelled adapter is the learner's own.
+    const int64_t budget_adapter_bytes = sc.llm_profile.empty()
+                                             ? context->workload->layout().adapter_bytes()
+                                             : context->modelled_adapter_bytes;
+    context->modelled_budget_bytes =
+        arm.sync.budget.unlimited() ? 0 : arm.sync.budget.ResolveBytes(budget_adapter_bytes);
+    const bool directions = sc.budget_transfer == BudgetTransfer::kDirections &&
+                            !sc.llm_profile.empty() && !arm.sync.budget.unlimited() &&
+                            hilo::CompressorBudgetUnit(arm.sync.compressor) == hilo::BudgetUnit::kDirections;
+    if (directions)
+    {
+        // The budget that buys the learner the modelled directions per matrix; its frames travel
+        // scaled back by the same ratio (hilo/compress/budget-regime.h). Floor: never over.
+        const double ratio =
+            hilo::DirectionsTransferRatio(context->workload->layout(), context->modelled_layout,
+                                    arm.sync.compressor, arm.sync.compressor_options);
+        const double real = std::floor(static_cast<double>(context->modelled_budget_bytes) * ratio);
+        context->sync.budget =
+            hilo::Budget::Bytes(std::max<int64_t>(1, static_cast<int64_t>(real)));
+        context->update_wire_scale = 1.0 / ratio;
+    }
+    else if (arm.budget_wire_bytes > 0 && !sc.llm_profile.empty())
     {
         // A size is wire bytes of the modelled adapter's payload; the real payload travels
         // scaled by adapter_scale, so the real compressor gets size / scale (floor: never over).
@@ -272,6 +296,22 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
     return context;
 }
 
+hilo::BudgetPurchase
+ArmBudgetPurchase(const ResolvedScenario& sc, const ResolvedArm& arm, const ArmContext& context)
+{
+    hilo::BudgetPurchase p;
+    p.unit = hilo::CompressorBudgetUnit(arm.sync.compressor);
+    if (context.sync.budget.unlimited())
+        return p;
+    const hilo::AdapterLayout& learner = context.workload->layout();
+    p.modelled = hilo::BudgetBuys(context.modelled_budget_bytes,
+                            sc.llm_profile.empty() ? learner : context.modelled_layout,
+                            arm.sync.compressor, arm.sync.compressor_options);
+    p.learner = hilo::BudgetBuys(context.sync.budget.ResolveBytes(learner.adapter_bytes()), learner,
+                           arm.sync.compressor, arm.sync.compressor_options);
+    return p;
+}
+
 ArmResult
 NewArmResult(const ResolvedScenario& sc, const ResolvedArm& arm, const ArmContext& context)
 {
@@ -287,6 +327,9 @@ NewArmResult(const ResolvedScenario& sc, const ResolvedArm& arm, const ArmContex
             ? 0.0
             : static_cast<double>(context.sync.budget.ResolveBytes(real_adapter_bytes)) /
                   static_cast<double>(real_adapter_bytes);
+    result.budget_transfer =
+        sc.budget_transfer == BudgetTransfer::kDirections ? "directions" : "fraction";
+    result.purchase = ArmBudgetPurchase(sc, arm, context);
     result.training_rank = arm.training_rank;
     result.quality_metric = context.workload->QualityMetric();
     result.higher_is_better = context.workload->HigherIsBetter();

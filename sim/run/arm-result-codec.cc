@@ -2,6 +2,7 @@
 
 #include "hilo/core/coding.h"
 
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
@@ -208,6 +209,25 @@ struct Fields<EmulationHealth>
 };
 
 template<>
+struct Fields<hilo::BudgetPurchase>
+{
+    static constexpr const char* kName = "purchase";
+
+    template<typename F, typename E>
+    static void Visit(F& f, E& e)
+    {
+        // The unit travels as its number (hilo::BudgetUnit's order); the decoder checks the range.
+        uint8_t unit = static_cast<uint8_t>(e.unit);
+        f("unit", unit);
+        if constexpr (!std::is_const_v<E>)
+            e.unit = static_cast<hilo::BudgetUnit>(
+                std::min<uint8_t>(unit, static_cast<uint8_t>(hilo::BudgetUnit::kEntries)));
+        f("modelled", e.modelled);
+        f("learner", e.learner);
+    }
+};
+
+template<>
 struct Fields<ArmResult>
 {
     static constexpr const char* kName = "arm";
@@ -221,6 +241,8 @@ struct Fields<ArmResult>
         f("compressor_params", e.compressor_params);
         f("budget", e.budget);
         f("budget_fraction", e.budget_fraction);
+        f("budget_transfer", e.budget_transfer);
+        f("purchase", e.purchase);
         f("training_rank", e.training_rank);
         f("quality_metric", e.quality_metric);
         f("higher_is_better", e.higher_is_better);

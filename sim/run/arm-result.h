@@ -4,6 +4,7 @@
 #define HILOSIM_RUN_ARM_RESULT_H
 
 #include "sim/net/link-monitor.h"
+#include "hilo/compress/budget-regime.h"
 #include "sim/roles/role-events.h"
 
 #include "hilo/core/status.h"
@@ -59,6 +60,10 @@ struct ArmResult
     std::string compressor_params;
     std::string budget;        // as written, or "unlimited"
     double budget_fraction{0}; // resolved budget / adapter bytes (0: unlimited)
+    std::string budget_transfer{"fraction"}; // Scenario.budget_transfer as applied
+    // What the budget buys on the modelled and on the learner's adapter: directions per factor
+    // matrix (rank-based compressors) or entry fraction (entry-based); hilo/compress/budget-regime.h.
+    hilo::BudgetPurchase purchase;
     uint32_t training_rank{0};
     std::string quality_metric;
     bool higher_is_better{false};

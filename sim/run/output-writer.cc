@@ -108,6 +108,13 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
     o << "  \"seed\": " << run.seed << ",\n";
     o << "  \"llm_profile\": " << JsonString(run.llm_profile) << ",\n";
     o << "  \"mode\": " << JsonString(run.mode) << ",\n";
+    const models::HostInfo& h = run.host;
+    o << "  \"host\": {\"cpu_model\": " << JsonString(h.cpu_model)
+      << ", \"isa_path\": " << JsonString(h.isa_path)
+      << ", \"blas_core\": " << JsonString(h.blas_core)
+      << ", \"blas_config\": " << JsonString(h.blas_config)
+      << ", \"openblas_coretype\": " << JsonString(h.openblas_coretype)
+      << ", \"libtorch_version\": " << JsonString(h.libtorch_version) << "},\n";
     o << "  \"arms\": [";
     for (size_t i = 0; i < arms.size(); ++i)
     {
@@ -123,6 +130,18 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("training_rank", std::to_string(a.training_rank));
         kv("budget", JsonString(a.budget));
         kv("budget_fraction", FormatNumber(a.budget_fraction));
+        kv("budget_transfer", JsonString(a.budget_transfer));
+        // What the budget buys on each adapter (hilo/compress/budget-regime.h); null where the
+        // compressor spends it on the other unit or has no budget.
+        auto pair = [&](hilo::BudgetUnit unit)
+        {
+            if (a.purchase.unit != unit || a.budget_fraction == 0)
+                return std::string("null");
+            return "{\"modelled\": " + FormatNumber(a.purchase.modelled) +
+                   ", \"learner\": " + FormatNumber(a.purchase.learner) + "}";
+        };
+        kv("directions_per_matrix", pair(hilo::BudgetUnit::kDirections));
+        kv("entry_fraction", pair(hilo::BudgetUnit::kEntries));
         kv("adapter_bytes", std::to_string(a.adapter_bytes));
         kv("real_adapter_bytes", std::to_string(a.real_adapter_bytes));
         kv("wire_bytes_per_update_mean", FormatNumber(s.wire_bytes_per_update_mean));
@@ -147,8 +166,8 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("window_limited", a.window_limited_connections > 0 ? "true" : "false");
         kv("window_limited_connections", std::to_string(a.window_limited_connections));
         kv("recovery_s", "{\"p50\": " + FormatNumber(s.recovery_p50_s) +
-                             ", \"max\": " + FormatNumber(s.recovery_max_s) +
-                             ", \"n\": " + std::to_string(s.recoveries) + "}");
+                             ", \"max\": " + FormatNumber(s.recovery_max_s) + "}");
+        kv("recovery_count", std::to_string(s.recoveries));
         kv("steps", std::to_string(s.steps));
         if (a.emulation)
         {
@@ -191,7 +210,10 @@ StepsCsv(const std::vector<ArmResult>& arms)
     for (const ArmResult& a : arms)
         real_time = real_time || a.real_time;
     std::ostringstream o;
-    o << "arm,version,sim_time_s,grad_ready_s,loss,grad_norm,quality,payload_bytes,frame_bytes,"
+    // quality_metric names what `quality` measures (summary.json's quality_metric of the arm:
+    // reverse_kl, mean_reward, ...), on every row so that a filtered table still says.
+    o << "arm,version,sim_time_s,grad_ready_s,loss,grad_norm,quality,quality_metric,"
+         "payload_bytes,frame_bytes,"
          "wire_bytes,train_s,encode_s,transfer_s_max,apply_s_max,update_latency_max_s,"
          "drift_rel_l2,drift_max_abs"
       << (real_time ? ",train_overrun_s,encode_overrun_s,rollout_overrun_s_max,"
@@ -222,8 +244,8 @@ StepsCsv(const std::vector<ArmResult>& arms)
         }
         if (quality.count(0))
         {
-            o << CsvField(a.name) << ",0,0,,,," << FormatNumber(quality[0]) << ",,,,,,,,,,"
-              << (real_time ? ",,,," : "") << "\n";
+            o << CsvField(a.name) << ",0,0,,,," << FormatNumber(quality[0]) << ','
+              << CsvField(a.quality_metric) << ",,,,,,,,,," << (real_time ? ",,,," : "") << "\n";
         }
         for (const PublishEvent& p : a.publishes)
         {
@@ -231,11 +253,11 @@ StepsCsv(const std::vector<ArmResult>& arms)
               << FormatNumber(p.grad_ready_s) << ',' << FormatNumber(p.loss) << ','
               << FormatNumber(p.grad_norm) << ','
               << (quality.count(p.version) ? FormatNumber(quality[p.version]) : "") << ','
-              << p.payload_bytes << ',' << p.frame_bytes << ',' << p.wire_bytes << ','
-              << FormatNumber(p.train_s) << ',' << FormatNumber(p.encode_s) << ','
-              << FormatNumber(transfer[p.version]) << ',' << FormatNumber(apply[p.version]) << ','
-              << FormatNumber(latency[p.version]) << ',' << FormatNumber(p.drift_rel_l2) << ','
-              << FormatNumber(p.drift_max_abs);
+              << CsvField(a.quality_metric) << ',' << p.payload_bytes << ',' << p.frame_bytes << ','
+              << p.wire_bytes << ',' << FormatNumber(p.train_s) << ',' << FormatNumber(p.encode_s)
+              << ',' << FormatNumber(transfer[p.version]) << ',' << FormatNumber(apply[p.version])
+              << ',' << FormatNumber(latency[p.version]) << ',' << FormatNumber(p.drift_rel_l2)
+              << ',' << FormatNumber(p.drift_max_abs);
             if (real_time)
             {
                 o << ',' << FormatNumber(p.train_overrun_s) << ','
@@ -403,11 +425,24 @@ WriteRunOutputs(const std::string& dir, const RunRecord& run, const std::vector<
 void
 PrintComparison(const std::vector<ArmResult>& arms, std::ostream& out)
 {
+    // %adapter: bytes per update against the adapter of the full-sync arm (the largest, when
+    // several: "train low" is full sync at a lower rank), so that arms of different training
+    // ranks compare on one scale; %own: against the arm's own adapter (summary.json's
+    // fraction_of_adapter_bytes).
+    const ArmResult* reference = nullptr;
+    for (const ArmResult& a : arms)
+    {
+        const bool full = a.strategy == "full";
+        const bool ref_full = reference != nullptr && reference->strategy == "full";
+        if (reference == nullptr || (full && !ref_full) ||
+            (full == ref_full && a.adapter_bytes > reference->adapter_bytes))
+            reference = &a;
+    }
     out << std::left << std::setw(16) << "arm" << std::setw(7) << "sync" << std::setw(10)
         << "compress" << std::right << std::setw(13) << "wire/update" << std::setw(10) << "%adapter"
-        << std::setw(11) << "lat p50 s" << std::setw(11) << "lat max s" << std::setw(10) << "step s"
-        << std::setw(12) << "quality" << std::setw(9) << "hash!=" << std::setw(9) << "resyncs"
-        << '\n';
+        << std::setw(9) << "%own" << std::setw(11) << "lat p50 s" << std::setw(11) << "lat max s"
+        << std::setw(10) << "step s" << std::setw(12) << "quality" << std::setw(9)
+        << "hash!=" << std::setw(9) << "resyncs" << '\n';
     const ArmSummary* baseline = nullptr;
     std::vector<ArmSummary> sums;
     for (const ArmResult& a : arms)
@@ -424,10 +459,14 @@ PrintComparison(const std::vector<ArmResult>& arms, std::ostream& out)
         out << std::left << std::setw(16) << a.name.substr(0, 15) << std::setw(7) << a.strategy
             << std::setw(10) << a.compressor << std::right << std::setw(13) << wire.str()
             << std::setw(9) << std::fixed << std::setprecision(2)
-            << 100.0 * s.fraction_of_adapter_bytes << '%' << std::setw(11) << std::setprecision(3)
-            << s.latency_p50_s << std::setw(11) << s.latency_max_s << std::setw(10)
-            << s.step_time_s_mean << std::setw(12) << std::setprecision(4) << s.final_quality
-            << std::setw(9) << a.hash_mismatches << std::setw(9) << a.resyncs << '\n';
+            << (reference->adapter_bytes > 0
+                    ? 100.0 * s.wire_bytes_per_update_mean / double(reference->adapter_bytes)
+                    : 0.0)
+            << '%' << std::setw(8) << 100.0 * s.fraction_of_adapter_bytes << '%' << std::setw(11)
+            << std::setprecision(3) << s.latency_p50_s << std::setw(11) << s.latency_max_s
+            << std::setw(10) << s.step_time_s_mean << std::setw(12) << std::setprecision(4)
+            << s.final_quality << std::setw(9) << a.hash_mismatches << std::setw(9) << a.resyncs
+            << '\n';
     }
     if (baseline)
     {
@@ -456,6 +495,11 @@ PrintComparison(const std::vector<ArmResult>& arms, std::ostream& out)
                 << 100.0 * busiest->peak_utilisation << "% peak over " << std::setprecision(1)
                 << busiest->window_s << " s (links.csv)\n";
         }
+    }
+    if (reference != nullptr)
+    {
+        out << "%adapter = bytes per update / " << reference->name << "'s adapter ("
+            << reference->adapter_bytes << " bytes); %own = / the arm's own adapter\n";
     }
     out << "quality = " << (arms.empty() ? "" : arms[0].quality_metric)
         << (arms.empty() || arms[0].higher_is_better ? " (higher is better)" : " (lower is better)")

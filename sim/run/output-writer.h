@@ -7,6 +7,8 @@
 
 #include "sim/run/arm-result.h"
 
+#include "models/host-info.h"
+
 #include "hilo/core/status.h"
 
 #include <ostream>
@@ -25,6 +27,7 @@ struct RunRecord
     uint64_t seed{0};
     std::string llm_profile;
     std::string mode{"simulation"}; // or "emulation-direct", "emulation-ns3"
+    models::HostInfo host;          // the machine that made the numbers (summary.json "host")
 };
 
 hilo::Status WriteRunOutputs(const std::string& dir, const RunRecord& run,

@@ -162,6 +162,14 @@ struct ResolvedFault
     bool after_tcp{false};                  // corrupt: the flip passes TCP's checksum
 };
 
+/// How an arm's budget reaches the tiny learner's compressor under an llm_profile (scenario.proto,
+/// Scenario.budget_transfer).
+enum class BudgetTransfer
+{
+    kFraction,   // the same fraction of the learner's adapter bytes
+    kDirections, // the budget that buys the modelled rank-1 directions per factor matrix
+};
+
 struct ResolvedScenario
 {
     std::string name;
@@ -176,6 +184,7 @@ struct ResolvedScenario
     std::string learner_parallel{"tp"};
     uint32_t learner_micro_batch_sequences{0}; // 0: one gradient pass over all sequences
     bool llm_lora_experts{false};              // the modelled adapter covers the routed experts
+    BudgetTransfer budget_transfer{BudgetTransfer::kFraction};
     std::vector<ResolvedWorker> workers;       // at least one
     ResolvedNetwork network;
     uint32_t max_staleness{0};         // 0 = synchronous on-policy

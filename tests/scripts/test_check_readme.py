@@ -4,15 +4,20 @@
 Usage: tests/scripts/test_check_readme.py [HILO_SIM HILO_EMU HILO_NODE]   (from the repository root)
 
 Checks:
-  1. the README and scenarios/teaching/README.md hold every claim of results/README-claims.txt
-     (with the binaries given, the CLI synopsis matches their --help too);
+  1. the README and the other documents hold every claim of results/README-claims.txt
+     (with the binaries given, sim/README.md's CLI synopsis and help blocks match their --help);
   2. in a copy of the files the claims read, one committed number changed (fig1's 10 Mbps
      speed-up in results/paper/fig1.txt, as last committed, plus one) makes the check fail
      naming that number and the file;
   3. a README number changed, a number added to a checked section without a claim, and a
      path in backticks to a file that does not exist, fail;
   4. a claims line with more braced numbers than expressions is a malformed table (exit 2);
-  5. with the binaries: an option missing from the README's CLI synopsis fails;
+  5. with the binaries: an option missing from sim/README.md's CLI synopsis fails, and so does
+     a help block that differs from the command's --help;
+  7. the quickstart's table in the README changed (one digit) fails as a verbatim block; a
+     seventh teaching scenario makes "Six small scenarios" fail, and a count without a claim
+     fails; a number changed in a results folder's README (results/faults/README.md) fails, and
+     a missing path named in one without claims (results/hilo/README.md) fails.
   6. every results/* folder has a README.md with `Remake:`, `Wall time` and `Commit:` lines, and
      no generated files (sweep_*.csv concatenations, run logs, timing.json, *.walltime) are
      committed under results/.
@@ -57,7 +62,13 @@ def copy_repo(dst):
         os.makedirs(os.path.dirname(os.path.join(dst, rel)) or dst, exist_ok=True)
         shutil.copy2(os.path.join(ROOT, rel), os.path.join(dst, rel))
     for top in ("scripts", "sim", "hilo", "models", "tests"):
-        os.symlink(os.path.join(ROOT, top), os.path.join(dst, top))
+        target = os.path.join(dst, top)
+        if not os.path.exists(target):
+            os.symlink(os.path.join(ROOT, top), target)
+            continue
+        for name in os.listdir(os.path.join(ROOT, top)):  # a claimed document was copied here
+            if not os.path.exists(os.path.join(target, name)):
+                os.symlink(os.path.join(ROOT, top, name), os.path.join(target, name))
     for src in glob.glob(os.path.join(ROOT, "scenarios", "**"), recursive=True):
         target = os.path.join(dst, os.path.relpath(src, ROOT))
         if os.path.isdir(src):
@@ -79,7 +90,8 @@ def main():
     rc, out = run([], bins or nobins)
     check(rc == 0, f"check_readme.py passes on the committed README (rc {rc})", out)
     if bins:
-        check("CLI synopsis matches --help" in out, "the CLI synopsis was checked", out)
+        check("CLI synopsis and help blocks match --help" in out,
+              "the CLI synopsis and help blocks were checked", out)
 
     tmp = tempfile.mkdtemp(prefix="hilo-check-readme-")
     try:
@@ -106,9 +118,10 @@ def main():
         # 3a. A README number changed.
         readme = os.path.join(repo, "README.md")
         text = open(readme).read()
-        claim = "**%sx at 10 Mbps**" % shown
+        claim = "%sx lower than full sync at 10 Mbps" % shown
         check(claim in text, "the README shows fig1's 10 Mbps speed-up " + claim)
-        open(readme, "w").write(text.replace(claim, "**%sx at 10 Mbps**" % bumped, 1))
+        open(readme, "w").write(text.replace(claim, "%sx lower than full sync at 10 Mbps" % bumped,
+                                             1))
         rc, out = run(["--root", repo], nobins)
         check(rc == 1 and shown in out, "a changed README number fails", out)
         # 3b. An unclaimed number in a checked section.
@@ -119,12 +132,52 @@ def main():
               "a number without a claim in a checked section fails", out)
         open(readme, "w").write(text)
         # 3c. A path the README names that does not exist.
-        open(readme, "w").write(text.replace("`results/sim/flow-vs-packet.md`",
-                                             "`results/sim/flow-vs-packet-old.md`", 1))
+        open(readme, "w").write(text.replace("`results/quickstart/table.txt`",
+                                             "`results/quickstart/table-old.txt`", 1))
         rc, out = run(["--root", repo], nobins)
-        check(rc == 1 and "names `results/sim/flow-vs-packet-old.md`, which does not exist" in out,
+        check(rc == 1 and "names `results/quickstart/table-old.txt`, which does not exist" in out,
               "a README path to a missing file fails", out)
         open(readme, "w").write(text)
+
+        def fails_when(path, old, new, expect, what):
+            """check_readme.py exits 1 with every string of `expect` in its output once `old`
+            is replaced by `new` in path (appended when `old` is None); path is restored."""
+            before = open(path).read()
+            after = before + new if old is None else before.replace(old, new, 1)
+            check(after != before, f"{os.path.relpath(path, repo)} has what {what} changes")
+            open(path, "w").write(after)
+            rc, out = run(["--root", repo], nobins)
+            check(rc == 1 and all(x in out for x in expect), what, out)
+            open(path, "w").write(before)
+
+        # 7a. The quickstart's table as printed, one digit changed in the README's copy.
+        row = re.search(r"^hilo-spar .*0\.708.*$", text, flags=re.M)
+        check(row is not None and "<!-- verbatim results/quickstart/table.txt -->" in text,
+              "the README has the quickstart's table as a verbatim block")
+        if row:
+            fails_when(readme, row.group(0), row.group(0).replace("0.708", "0.709"),
+                       ["differs from results/quickstart/table.txt", "0.709"],
+                       "a changed quickstart table fails as a verbatim block")
+        # 7b. A prose count gone stale: a seventh teaching scenario added, and a count without a
+        # claim.
+        teaching = os.path.join(repo, "scenarios", "teaching", "README.md")
+        extra = os.path.join(repo, "scenarios", "teaching", "07-extra.textproto")
+        open(extra, "w").write("name: \"extra\"\n")
+        rc, out = run(["--root", repo], nobins)
+        check(rc == 1 and "shows Six but" in out, "a count the files no longer match fails", out)
+        os.remove(extra)
+        fails_when(teaching, "Six small scenarios", "Seven small scenarios",
+                   ["the count 'Seven small scenarios' has no claim"],
+                   "a count without a claim fails")
+        # 7c. A number in a results folder's README.
+        fails_when(os.path.join(repo, "results", "faults", "README.md"), "recovery 0.04-1.56 s",
+                   "recovery 0.04-1.66 s", ["results/faults/README.md", "1.66"],
+                   "a changed number in a results folder's README fails")
+        # 7d. A results folder's README without claims is checked too (its backticked paths).
+        fails_when(os.path.join(repo, "results", "hilo", "README.md"), None,
+                   "\nSee `results/hilo/no-such-file.csv`.\n",
+                   ["results/hilo/README.md", "no-such-file.csv"],
+                   "a results folder's README without claims is checked")
 
         # 4. A malformed claims line.
         claims = os.path.join(repo, "results", "README-claims.txt")
@@ -138,11 +191,21 @@ def main():
         if bins:
             shutil.copy2(os.path.join(ROOT, "README.md"), readme)
             shutil.copy2(os.path.join(ROOT, "results", "README-claims.txt"), claims)
-            text = open(readme).read()
-            open(readme, "w").write(text.replace(" --sysctl ARG,", "", 1))
-            rc, out = run(["--root", repo], bins)
+            cli_doc = os.path.join(tmp, "sim-README.md")
+            text = open(os.path.join(ROOT, "sim", "README.md")).read()
+            open(cli_doc, "w").write(text.replace(" --sysctl ARG,", "", 1))
+            rc, out = run(["--root", repo, "--cli-doc", cli_doc], bins)
             check(rc == 1 and "the CLI synopsis differs from --help" in out and "--sysctl" in out,
                   "an option missing from the CLI synopsis fails", out)
+            block = re.search(r"<!-- help: hilo-sim run -->\n```\n(.*?)```", text, re.S)
+            check(block is not None and "--out" in block.group(1),
+                  "sim/README.md has hilo-sim run's --help")
+            if block:
+                edited = block.group(1).replace("--out", "--out-dir", 1)
+                open(cli_doc, "w").write(text[:block.start(1)] + edited + text[block.end(1):])
+                rc, out = run(["--root", repo, "--cli-doc", cli_doc], bins)
+                check(rc == 1 and "`hilo-sim run --help` differs" in out,
+                      "a help block that differs from --help fails", out)
         else:
             print("skip CLI synopsis check: no binaries given", flush=True)
     finally:

@@ -13,7 +13,8 @@ Checks:
   4. every figure drawn from seeds says n and the interval kind (plot_common.interval_note) in
      a title or axis label;
   5. plot_timeline's busy share is the union of a worker's busy intervals (never over 100%);
-  6. colour maps drawn side by side (plot_allocation's panels) share one colour scale.
+  6. colour maps drawn side by side (plot_allocation's panels) share one colour scale;
+  7. no titled panel is empty (fig7's panel (b) was, when no arm reached the target).
 """
 import glob
 import io
@@ -101,6 +102,21 @@ def legend_colours(fig):
     return out
 
 
+def drawn(ax):
+    """Whether the axes shows data: a data-coordinate line with a finite point, a bar, an image or
+    a filled collection (reference lines such as axhline do not count)."""
+    import numpy as np
+    for line in ax.get_lines():
+        if line.get_transform() != ax.transData:
+            continue
+        y = np.asarray(line.get_ydata(), dtype=float)
+        if y.size and np.isfinite(y).any():
+            return True
+    if ax.get_images() or any(p.get_height() for p in ax.patches if hasattr(p, "get_height")):
+        return True
+    return any(len(c.get_offsets()) or c.get_paths() for c in ax.collections)
+
+
 def main():
     styles = arm_names()
     by_label = {pc.arm_label(a): a for a in styles}
@@ -128,6 +144,10 @@ def main():
                     check(to_hex(bar.get_facecolor()) == to_hex(styles[label]["color"]),
                           f"{script}: bar '{label}' has arm_style's colour")
         print(f"     ({checked} arm colour(s) checked in {script})", flush=True)
+        for ax in fig.axes:
+            title = ax.get_title(loc="left") or ax.get_title()
+            if title and ax.axison:
+                check(drawn(ax), f"{script}: panel '{title}' draws data (no empty panel)")
         images = [im for ax in fig.axes for im in ax.get_images()]
         if len(images) > 1:
             check(len({im.get_clim() for im in images}) == 1,

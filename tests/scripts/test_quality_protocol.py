@@ -8,8 +8,9 @@ Usage: tests/scripts/test_quality_protocol.py [BUILD_DIR]   (from the repository
      half the pace has stt_full 1/2; one that never reaches the target is not solved.
   2. The protocol end to end with a stand-in for sync-curves whose curves are known: --refs-only
      runs the references alone, --no-run evaluates without running; the table's stt_full, solved
-     k/n and the full-sync smoothness (a stalled reference seed is counted as such) come out as
-     computed by hand, and a rerun reuses every curve (resumes).
+     k/n, full sync's leave-one-out parity level, the paired differences and the full-sync
+     smoothness (a stalled reference seed is counted as such) come out as computed by hand, a
+     rerun reuses every curve (resumes), and another --regime in the same folder is refused.
   3. With BUILD_DIR (pretrain-text and sync-curves built): a tiny text base of another shape is
      made, sync-curves trains on it through --text-checkpoint, and bad shapes or a missing
      checkpoint exit 2 naming the flag.
@@ -55,6 +56,16 @@ def metrics():
     check(m["solved"] == 0 and m["stt_arm"] == 0.0, "arm below the 90% target is not solved")
     check(abs(m["final_share"] - 0.3) < 1e-9, f"flat arm final_share 0.3 (got "
           f"{m['final_share']:.4f})")
+    # The endpoint is the mean of the last evaluations: an arm that ends on one lucky evaluation
+    # is scored on the three.
+    spike = ref.copy()
+    spike[-1] += 0.3
+    check(abs(qp.endpoint(spike, 3) - (ref[-3:].sum() + 0.3) / 3) < 1e-12,
+          "the endpoint averages the last three evaluations")
+    check(qp.arm_metrics(t, spike, t, ref, 1)["stt_full"] == 1.0 and
+          qp.arm_metrics(t, spike, t, ref, 3)["final_share"] <
+          qp.arm_metrics(t, spike, t, ref, 1)["final_share"],
+          "a one-evaluation spike counts less over three evaluations")
 
 
 FAKE = r'''#!/usr/bin/python3
@@ -81,8 +92,8 @@ def stand_in(d, source):
     os.chmod(fake, 0o755)
     out = os.path.join(d, "out")
     return fake, out, ["/usr/bin/python3", os.path.join(ROOT, "scripts", "quality_protocol.py"),
-                       "--bin", fake, "--out", out, "--grid", "small", "--workloads",
-                       "randomwalks"]
+                       "--sync-curves", fake, "--out", out, "--grid", "small", "--workloads",
+                       "randomwalks", "--endpoint-evals", "1"]
 
 
 def end_to_end():
@@ -124,6 +135,28 @@ def end_to_end():
         md = open(os.path.join(out, "protocol-table.md")).read()
         check("| randomwalks | reward | 5 | 4/5 | 1/5 |" in md,
               "the smoothness row is in the Markdown")
+        # Full sync against itself (leave-one-out): seeds 101/102/104/105 end above the mean of
+        # the others (stt_full 1); seed 103 (0.2 of the others' progress) ends at 0.138, which
+        # the other four's mean 0.8(1-e^-t/10) passes at t ~ 2.2 on the 5-step grid: the parity
+        # level is (4 + 0.11) / 5 = 0.82.
+        full = [x for x in rows if x["scheme"] == "full"]
+        level = float(full[0]["stt_full"]) if full else -1
+        check(len(full) == 1 and full[0]["n"] == "5" and abs(level - 0.822) < 0.01,
+              f"full sync's leave-one-out parity level 0.82 (got {level:.3f})")
+        check("| full (leave-one-out) | unlimited | 5 |" in md, "the parity row is in the table")
+        # Paired: seed 101's arm (0.8(1-e^-1) = 0.5057 at its end) against the mean of full
+        # sync's other seeds, 0.64(1-e^-t/10), reached at t ~ 15.8 of 20 (stt 0.788), less its own
+        # full-sync run's leave-one-out score 1; progress ratio 0.5057 / 0.8(1-e^-2) = 0.731.
+        per_run = {(x["scheme"], x["seed"]): x for x in
+                   csv.DictReader(open(os.path.join(out, "protocol-runs.csv")))}
+        arm101 = per_run.get(("hilo-spar", "101"), {})
+        diff = float(arm101.get("paired_stt_diff", "nan"))
+        ratio = float(arm101.get("paired_progress_ratio", "nan"))
+        check(abs(diff + 0.212) < 0.01, f"paired stt_full difference by hand (got {diff:.3f})")
+        check(abs(ratio - 0.7311) < 1e-3, f"paired progress ratio by hand (got {ratio:.4f})")
+        r = subprocess.run(cmd + ["--regime", "learner"], capture_output=True, text=True)
+        check(r.returncode != 0 and "--regime modelled" in r.stderr,
+              "curves of another regime in the same folder are refused")
         os.chmod(fake, 0o644)  # a rerun must not call the binary again
         r = subprocess.run(cmd, capture_output=True, text=True)
         check(r.returncode == 0, "a rerun reuses every curve (the binary is not runnable now)")
@@ -137,7 +170,7 @@ def infeasible():
                             'below the smallest payload\\n")\n    sys.exit(2)\ntau = 10.0')
     with tempfile.TemporaryDirectory() as d:
         fake, out, cmd = stand_in(d, fake_src)
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = subprocess.run(cmd + ["--jobs", "2"], capture_output=True, text=True)
         runs = os.path.join(out, "runs", "randomwalks")
         marker = os.path.join(runs, "hilo-spar-1p6pct-s102.infeasible")
         check(r.returncode == 0 and os.path.exists(marker),

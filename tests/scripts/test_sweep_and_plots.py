@@ -35,7 +35,8 @@ Checks, in order:
      and plot_time_to_target write PNG and PDF files from the CSVs (a sweep.csv with a failed
      row included), at full and column width;
   11. every scenario header that says "scripts/reproduce.sh runs exactly this" lists exactly the
-     commands `scripts/reproduce.sh --print-commands` prints for that scenario's figures;
+     commands `scripts/reproduce.sh --print-commands --out results/paper` prints for that
+     scenario's figures;
   12. the runner hilo-emu (the real binary, given as HILO_EMU): `--runner hilo-emu
      --runner-arg=--network=direct` validates through hilo-sim and runs real processes (summary
      mode emulation-direct); plot_speedup refuses a sweep with two rows per (arm, bandwidth)
@@ -154,8 +155,10 @@ def header_commands(path):
 
 
 def check_headers():
+    # The headers show the commands that remake the committed set (--out results/paper; the
+    # default OUT is results/runs/paper, ignored by git).
     rc, printed = run(["bash", os.path.join(ROOT, "scripts", "reproduce.sh"),
-                       "--print-commands"])
+                       "--print-commands", "--out", "results/paper"])
     check(rc == 0 and printed.strip(), f"reproduce.sh --print-commands exits 0 (got {rc})",
           printed)
     by_figure = {}

@@ -21,7 +21,8 @@ using test::RunCommand;
 const std::string kThreeArms = R"(
 name: "jobs"
 seed: 11
-)" + std::string(test::kTinyWorkload) + R"(
+)" + std::string(test::kTinyWorkload) +
+                               R"(
 workers { count: 3 gpu: "A10G" }
 network { worker_link { bandwidth: "50Mbps" delay: "5ms" } }
 arms { name: "full" strategy: "full" compressor: "dense" }
@@ -61,7 +62,21 @@ TEST_F(CliRunJobs, ArmsInChildProcessesWriteTheSameFiles)
     ASSERT_EQ(serial.exit_code, 0) << serial.output;
     const auto parallel = Run("two", "--quiet --jobs 2");
     ASSERT_EQ(parallel.exit_code, 0) << parallel.output;
-    EXPECT_EQ(parallel.output, serial.output); // the side-by-side table
+    // The side-by-side table; the "wrote DIR ... in N s wall" line (printed under --quiet too)
+    // names each run's own folder and wall time.
+    auto table = [](const std::string& output)
+    {
+        std::istringstream in(output);
+        std::string line, kept;
+        while (std::getline(in, line))
+        {
+            if (line.rfind("wrote ", 0) != 0)
+                kept += line + "\n";
+        }
+        return kept;
+    };
+    EXPECT_NE(serial.output.find("wrote "), std::string::npos) << serial.output;
+    EXPECT_EQ(table(parallel.output), table(serial.output));
     for (const char* file : {"summary.json", "steps.csv", "workers.csv", "rollouts.csv",
                              "allocation.csv", "links.csv", "resolved.textproto"})
     {

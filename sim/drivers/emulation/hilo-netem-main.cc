@@ -8,6 +8,7 @@
 //   stdin   "start": forget the lag samples so far (the set-up's); "epoch NS": the run's epoch
 //           (steady clock, ns), from which the scenario's link faults are timed
 //           (emulated-link-faults.h); "stop" or end of file: stop.
+#include "hilo/build-info.h"
 #include "sim/cli/catalog.h"
 #include "sim/drivers/emulation/emulated-link-faults.h"
 #include "sim/drivers/emulation/emulated-links.h"
@@ -38,6 +39,7 @@ const char* const kUsage =
     "usage:\n"
     "  hilo-netem --scenario S --tag TAG [--set path=value ...] [--lag-sample-ms MS]\n"
     "             [--realtime-priority P]\n"
+    "  hilo-netem --version\n"
     "Runs the scenario's links in ns-3 in real time, bridged to one tap device per link end of\n"
     "every learner, worker and relay (names hilo-TAG-N). Started by hilo-emu --network ns3.\n"
     "Exit codes: 0 success, 1 run-time failure, 2 bad input.\n";
@@ -52,8 +54,8 @@ main(int argc, char** argv)
     double sample_ms = 10;
     int priority = 0;
     po::options_description desc("hilo-netem options");
-    desc.add_options()("help,h", "this text")("scenario", po::value(&scenario),
-                                              "scenario file (Protobuf text format)")(
+    desc.add_options()("help,h", "this text")("version", "print the commit and build type")(
+        "scenario", po::value(&scenario), "scenario file (Protobuf text format)")(
         "tag", po::value(&tag), "the run's tag (names the taps)")(
         "set", po::value(&overrides)->composing(), "override a scenario field (repeatable)")(
         "lag-sample-ms", po::value(&sample_ms)->default_value(10),
@@ -74,6 +76,11 @@ main(int argc, char** argv)
     if (vm.count("help"))
     {
         std::cout << kUsage << "\n" << desc;
+        return 0;
+    }
+    if (vm.count("version"))
+    {
+        std::cout << hilo::VersionLine("hilo-netem") << "\n";
         return 0;
     }
     if (scenario.empty() || tag.empty() || !(sample_ms > 0) || priority < 0 || priority > 99)

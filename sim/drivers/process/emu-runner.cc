@@ -13,6 +13,7 @@
 #include "sim/run/arm-context-builder.h"
 #include "sim/run/arm-summary.h"
 #include "sim/run/output-writer.h"
+#include "sim/run/progress-gate.h"
 
 #include <signal.h>
 #include <time.h>
@@ -515,6 +516,7 @@ class ArmEmulation
         const auto start = std::chrono::steady_clock::now();
         size_t shown = 0;
         auto last_progress_check = start;
+        ProgressGate gate(ProgressGate::StderrIsTerminal());
         while (true)
         {
             if (Interrupted(failure) || NetworkFailed(failure) || !InjectFaults(failure))
@@ -549,14 +551,17 @@ class ArmEmulation
                     const double eta =
                         done > 0 ? elapsed * double(m_sc.workload.steps - done) / double(done)
                                  : 0.0;
-                    std::fprintf(stderr,
-                                 "\r[arm %zu/%zu %-14s] step %4zu/%d  elapsed %s  ETA %s   ",
-                                 m_armIndex + 1, m_sc.arms.size(), m_arm.name.substr(0, 14).c_str(),
-                                 done, m_sc.workload.steps, FormatDuration(elapsed).c_str(),
-                                 FormatDuration(eta).c_str());
-                    if (done == static_cast<size_t>(m_sc.workload.steps))
-                        std::fputc('\n', stderr);
-                    std::fflush(stderr);
+                    const uint64_t total = static_cast<uint64_t>(m_sc.workload.steps);
+                    if (gate.ShouldShow(m_armIndex, done, total))
+                    {
+                        std::fprintf(stderr,
+                                     "%s[arm %zu/%zu %-14s] step %4zu/%d  elapsed %s  ETA %s%s",
+                                     gate.LineStart(), m_armIndex + 1, m_sc.arms.size(),
+                                     m_arm.name.substr(0, 14).c_str(), done, m_sc.workload.steps,
+                                     FormatDuration(elapsed).c_str(), FormatDuration(eta).c_str(),
+                                     gate.LineEnd(done, total));
+                        std::fflush(stderr);
+                    }
                 }
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -732,6 +737,7 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
     record.overrides = loaded.overrides;
     record.seed = sc.seed;
     record.llm_profile = sc.llm_profile;
+    record.host = models::ReadHostInfo();
     record.mode = "emulation-" + network.Name();
     hilo::Status written = WriteRunOutputs(options.out_dir, record, results);
     if (!written.ok())
@@ -740,14 +746,12 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
         return kExitRuntime;
     }
     PrintComparison(results, out);
-    if (!options.quiet)
-    {
-        const double wall =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        err << "wrote " << options.out_dir << " (summary.json, steps.csv, workers.csv, "
-            << "rollouts.csv, allocation.csv, resolved.textproto, timing.json; node logs in "
-            << options.out_dir << "/nodes/) in " << FormatDuration(wall) << " wall\n";
-    }
+    // Printed under --quiet too: where the files went is not progress.
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    err << "wrote " << options.out_dir << " (summary.json, steps.csv, workers.csv, "
+        << "rollouts.csv, allocation.csv, links.csv, resolved.textproto, timing.json; node logs in "
+        << options.out_dir << "/nodes/) in " << FormatDuration(wall) << " wall\n";
     return kExitOk;
 }
 

@@ -1,6 +1,7 @@
 // hilo-emu: runs a scenario's learner, relays and workers as real processes and writes the same
 // outputs as hilo-sim (sim/drivers/process/emu-runner.h), over emulated links (--network ns3,
 // sim/drivers/emulation/ns3-network.h) or loopback (--network direct).
+#include "hilo/build-info.h"
 #include "models/tensor-memory.h"
 #include "sim/cli/catalog.h"
 #include "sim/drivers/emulation/ns3-network.h"
@@ -26,10 +27,13 @@ namespace
 const char* const kUsage =
     "usage:\n"
     "  hilo-emu run SCENARIO [--set path=value ...] [--out DIR] [--network ns3|direct] [--quiet]\n"
+    "  hilo-emu --version\n"
     "Runs every arm of the scenario with the learner, any relays and each worker as separate\n"
-    "hilo-node processes over kernel TCP, and writes summary.json, steps.csv, workers.csv,\n"
-    "rollouts.csv, allocation.csv and resolved.textproto to DIR (default\n"
-    "results/runs/<scenario name>-emu), as hilo-sim run does.\n"
+    "hilo-node processes over kernel TCP, and writes to DIR (default\n"
+    "results/runs/<scenario name>-emu) the files hilo-sim run writes -- summary.json,\n"
+    "steps.csv, workers.csv, rollouts.csv, allocation.csv, links.csv, resolved.textproto and\n"
+    "timing.json (see hilo-sim run --help) -- with a pid column in workers.csv, the emulator's\n"
+    "health in summary.json, and each node's log and event file under DIR/nodes/.\n"
     "  --network ns3 (default): each process in its own network namespace, the scenario's links\n"
     "      (bandwidth, delay, loss, MTU, queues, topology) modelled by ns-3 in real time between\n"
     "      them (hilo-netem). Needs root. summary.json reports the emulator's lag.\n"
@@ -71,7 +75,8 @@ main(int argc, char** argv)
         "out", po::value(&options.out_dir), "output folder (default results/runs/<name>-emu)")(
         "network", po::value(&network)->default_value("ns3"),
         "ns3: emulated links between network namespaces (root); direct: loopback")(
-        "quiet", po::bool_switch(&options.quiet), "no progress on stderr")(
+        "quiet", po::bool_switch(&options.quiet),
+        "no progress on stderr (the arms' table and the \"wrote DIR\" line stay)")(
         "netem", po::value(&ns3.netem_binary),
         "--network ns3: the hilo-netem binary (default: next to hilo-emu)")(
         "netem-priority", po::value(&ns3.netem_priority)->default_value(10),
@@ -88,14 +93,19 @@ main(int argc, char** argv)
         "chaos: R:AT:AFTER SIGKILLs relay R (its region's index) AT seconds after the run's "
         "start and starts it again AFTER seconds later, on the same port (repeatable)")(
         "node", po::value(&options.node_binary),
-        "the hilo-node binary (default: next to hilo-emu)")("command", po::value(&command), "")(
-        "scenario", po::value(&scenario), "");
+        "the hilo-node binary (default: next to hilo-emu)")("version",
+                                                            "print the commit and build type");
+    // `run` and SCENARIO are positional words, not options: hidden from --help.
+    po::options_description hidden;
+    hidden.add_options()("command", po::value(&command), "")("scenario", po::value(&scenario), "");
+    po::options_description all;
+    all.add(desc).add(hidden);
     po::positional_options_description pos;
     pos.add("command", 1).add("scenario", 1);
     po::variables_map vm;
     try
     {
-        po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+        po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
         po::notify(vm);
     }
     catch (const po::error& e)
@@ -106,6 +116,11 @@ main(int argc, char** argv)
     if (vm.count("help"))
     {
         std::cout << kUsage << "\n" << desc;
+        return 0;
+    }
+    if (vm.count("version"))
+    {
+        std::cout << hilo::VersionLine("hilo-emu") << "\n";
         return 0;
     }
     if (network != "ns3" && network != "direct")

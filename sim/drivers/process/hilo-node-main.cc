@@ -1,6 +1,7 @@
 // hilo-node: one learner, worker or relay of a scenario's arm as a real process over kernel TCP
 // (sim/drivers/process/node-runner.h). hilo-emu starts these; across real machines, start them by
 // hand (README.md, "Running across real machines").
+#include "hilo/build-info.h"
 #include "models/tensor-memory.h"
 #include "sim/cli/catalog.h"
 #include "sim/drivers/process/node-runner.h"
@@ -22,6 +23,8 @@ const char* const kUsage =
     "                    [--relay HOST:PORT] [--out DIR] [--set ...]\n"
     "  hilo-node relay   --scenario S --arm NAME --index R --listen HOST:PORT\n"
     "                    --connect HOST:PORT --key-file F [--set ...]\n"
+    "  hilo-node --version\n"
+    "The first word is the role: learner, worker or relay.\n"
     "Every node of a run takes the same --key-file (make one with `openssl rand -hex 32`,\n"
     "mode 0600); a node listening beyond loopback without one refuses to start unless\n"
     "--insecure.\n"
@@ -73,13 +76,18 @@ main(int argc, char** argv)
         "HMAC-SHA-256 challenge-response")(
         "insecure", po::bool_switch(&o.insecure),
         "allow listening beyond loopback without --key-file (a trusted network only)")(
-        "role", po::value(&o.role), "");
+        "version", "print the commit and build type");
+    // The role is the first word (learner, worker or relay), not an option: hidden from --help.
+    po::options_description hidden;
+    hidden.add_options()("role", po::value(&o.role), "");
+    po::options_description all;
+    all.add(desc).add(hidden);
     po::positional_options_description pos;
     pos.add("role", 1);
     po::variables_map vm;
     try
     {
-        po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+        po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
         po::notify(vm);
     }
     catch (const po::error& e)
@@ -90,6 +98,11 @@ main(int argc, char** argv)
     if (vm.count("help"))
     {
         std::cout << kUsage << "\n" << desc;
+        return 0;
+    }
+    if (vm.count("version"))
+    {
+        std::cout << hilo::VersionLine("hilo-node") << "\n";
         return 0;
     }
     if (o.role.empty() || o.scenario.empty() || o.arm.empty())
