@@ -91,6 +91,16 @@ SCHEMES = {
     "hilo-topk": ("hilo", "topk", "", []),
 }
 ARMS = [s for s in SCHEMES if s != "full"]
+# Spar's optimizer-aware options one at a time (hilo/compress/allocation-policy.h), for the
+# spar-options grid only (not among ARMS): against hilo-spar (the default: exact spectra, energy
+# allocation), the warm width-8 sketch, and each new option on the default encoder.
+SPAR_OPTIONS = {
+    "hilo-spar-warm8": ("hilo", "spar", "dtype=bf16;sketch=8;warm=true", []),
+    "hilo-spar-precond": ("hilo", "spar", "allocation=preconditioned;dtype=bf16", []),
+    "hilo-spar-cov4": ("hilo", "spar", "coverage=4;dtype=bf16", []),
+    "hilo-spar-efr1": ("hilo", "spar", "dtype=bf16;ef_max_ratio=1", []),
+}
+SCHEMES.update(SPAR_OPTIONS)
 
 # The grids. Headline budgets get `headline_seeds`, the others `seeds`; "full" also extends each
 # scheme's parity budget (the smallest whose mean stt_full >= 0.98 over the first seeds) to the
@@ -104,6 +114,13 @@ GRIDS = {
     "full": {"workloads": ["text-distill", "randomwalks", "residue-chain"], "schemes": ARMS,
              "budgets": ["0.5%", "1.6%", "5%", "15%"], "headline": ["1.6%"], "seeds": 3,
              "headline_seeds": 10, "ref_seeds": 10, "parity": True},
+    # Spar's options one at a time at the headline budget: short runs, three seeds (an ablation
+    # that fits beside other work on a shared 2-core machine, labelled as such where reported).
+    "spar-options": {"workloads": ["text-distill", "randomwalks", "residue-chain"],
+                     "schemes": ["hilo-spar"] + list(SPAR_OPTIONS), "budgets": ["1.6%"],
+                     "headline": ["1.6%"], "seeds": 3, "headline_seeds": 3, "ref_seeds": 5,
+                     "parity": False,
+                     "steps": {"text-distill": 30, "randomwalks": 30, "residue-chain": 50}},
     # Does the 1.6% share hold as the model grows? 0.47M, 1.88M and 5.65M parameters.
     "size": {"workloads": ["text-distill", "text-distill-m", "text-distill-l"],
              "schemes": ["hilo-spar"], "budgets": ["1.6%"], "headline": ["1.6%"], "seeds": 10,

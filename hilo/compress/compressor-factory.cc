@@ -27,11 +27,14 @@ struct Entry
 // Add new compressors here (one line each); the protocol code never changes.
 const Entry kEntries[] = {
     {"dense", "uncompressed values (dtype=fp32|bf16|fp16)", &NewDenseCompressor},
-    {"spar", "budgeted spectral truncation (dtype, min_rank, allocation=greedy|uniform)",
+    {"spar",
+     "budgeted spectral truncation (dtype, min_rank, allocation=energy|preconditioned|uniform, "
+     "coverage, ef_max_ratio, sketch, warm, screen, basis=fresh)",
      &NewSparCompressor},
     {"sparq",
      "spar with b-bit factor codes and per-block scales, quantization-aware refit (bits, block, "
-     "min_rank)",
+     "min_rank, allocation=energy|preconditioned, coverage, ef_max_ratio, sketch, warm, "
+     "basis=fresh)",
      &NewSparqCompressor},
     {"powersgd",
      "rank from budget, warm-started power iteration (dtype, max_rank, seed, "

@@ -1,5 +1,7 @@
 #include "hilo/compress/error-feedback.h"
 
+#include <cmath>
+
 namespace hilo
 {
 
@@ -37,6 +39,41 @@ ErrorFeedback::Absorb(const std::vector<float>& x, const std::vector<float>& dec
     {
         m_residual[i] = x[i] - decoded[i];
     }
+}
+
+namespace
+{
+
+double
+SquaredNorm(const std::vector<float>& v)
+{
+    double s = 0.0;
+    for (float x : v)
+        s += static_cast<double>(x) * static_cast<double>(x);
+    return s;
+}
+
+} // namespace
+
+double
+ErrorFeedback::BoundResidual(const std::vector<float>& grad)
+{
+    if (!m_options.enabled || !(m_options.max_ratio > 0.0))
+    {
+        return 0.0;
+    }
+    const double e = std::sqrt(SquaredNorm(m_residual));
+    const double g = std::sqrt(SquaredNorm(grad));
+    const double limit = m_options.max_ratio * g;
+    if (e > limit)
+    {
+        // Rounded down so that the scaled residual's norm does not exceed the limit by the
+        // float rounding of the product.
+        const float scale = e > 0.0 ? static_cast<float>(limit / e * (1.0 - 1e-6)) : 0.0f;
+        for (float& r : m_residual)
+            r *= scale;
+    }
+    return g > 0.0 ? e / g : 0.0;
 }
 
 } // namespace hilo

@@ -1,6 +1,8 @@
 #include "hilo/compress/spar.h"
 
+#include "hilo/compress/allocation-policy.h"
 #include "hilo/compress/factor-coding.h"
+#include "hilo/compress/replay-aware.h"
 #include "hilo/compress/spectral-truncation.h"
 #include "hilo/core/coding.h"
 
@@ -14,21 +16,17 @@ namespace hilo
 namespace
 {
 
-const char*
-AllocationName(SparAllocation a)
-{
-    return a == SparAllocation::kGreedy ? "greedy" : "uniform";
-}
-
-class SparCompressor : public Compressor
+class SparCompressor : public ReplayAwareCompressor
 {
   public:
     SparCompressor(const AdapterLayout& layout, ValueDtype dtype, int64_t min_rank,
-                   SparAllocation mode, int64_t sketch, bool screen, bool warm)
+                   AllocationPolicy policy, int64_t sketch, bool screen, bool warm)
       : m_layout(layout)
       , m_dtype(dtype)
-      , m_min_rank(mode == SparAllocation::kUniform ? std::max<int64_t>(min_rank, 1) : min_rank)
-      , m_mode(mode)
+      , m_min_rank(policy.mode() == SparAllocation::kUniform ? std::max<int64_t>(min_rank, 1)
+                                                             : min_rank)
+      , m_mode(policy.mode())
+      , m_policy(std::move(policy))
       , m_spectra(layout, sketch, screen, warm)
     {
         // Uniform keeps at least one triplet in every matrix: a common k of 0 ships nothing, and
@@ -43,16 +41,16 @@ class SparCompressor : public Compressor
     std::string Name() const override { return "spar-v1"; }
     std::string Params() const override
     {
-        CompressorOptions o = {{"allocation", AllocationName(m_mode)},
-                               {"dtype", ValueDtypeName(m_dtype)},
+        CompressorOptions o = {{"dtype", ValueDtypeName(m_dtype)},
                                {"min_rank", std::to_string(m_min_rank)},
                                {"sketch", std::to_string(m_spectra.sketch_width())}};
         // Named only when on, so that the other configurations' parameters (and the strategy
         // hashes made from them) read as before the option existed.
         if (m_spectra.screen())
             o["screen"] = "true";
-        if (m_spectra.warm())
-            o["warm"] = "true";
+        if (m_spectra.warm() != DefaultWarm(m_spectra.sketch_width(), m_spectra.screen()))
+            o["warm"] = m_spectra.warm() ? "true" : "false";
+        m_policy.AddParams(&o, /*with_allocation=*/true);
         return FormatCompressorOptions(o);
     }
     const AdapterLayout& layout() const override { return m_layout; }
@@ -60,12 +58,20 @@ class SparCompressor : public Compressor
 
     StatusOr<Encoded> Encode(const std::vector<float>& x, int64_t budget_bytes) override;
     Status Decode(std::string_view payload, std::vector<float>* out) const override;
-    /// warm=true: the sketch's bases (SpectralTruncation::SaveWarmState); else empty.
-    std::string SaveLocalState() const override { return m_spectra.SaveWarmState(); }
+    /// The sketch's bases (SpectralTruncation::SaveWarmState; empty unless warm), joined with
+    /// the coverage counters when coverage is on (SaveEncoderState).
+    std::string SaveLocalState() const override { return SaveEncoderState(m_spectra, m_policy); }
     Status RestoreLocalState(std::string_view state) override
     {
-        return m_spectra.RestoreWarmState(state, "spar");
+        return RestoreEncoderState(state, "spar", &m_spectra, &m_policy);
     }
+
+    void SetOptimizerState(const OptimizerState* state, const OptimizerConfig* config) override
+    {
+        m_policy.SetOptimizerState(state, config);
+    }
+    bool NeedsOptimizerState() const override { return m_policy.preconditioned(); }
+    double ErrorFeedbackMaxRatio() const override { return m_policy.ef_max_ratio(); }
 
   private:
     int64_t TripletBytes(const MatrixSpec& s) const
@@ -89,6 +95,7 @@ class SparCompressor : public Compressor
     ValueDtype m_dtype;
     int64_t m_min_rank;
     SparAllocation m_mode;
+    AllocationPolicy m_policy;
     SpectralTruncation m_spectra;
     int64_t m_header_bytes{0};
     int64_t m_min_bytes{0};
@@ -146,8 +153,13 @@ SparCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
     Encoded e;
     try
     {
+        StatusOr<const AllocationHints*> hints = m_policy.Hints(x, "spar");
+        if (!hints.ok())
+        {
+            return hints.status();
+        }
         StatusOr<SpectralPlan> planned = m_spectra.Plan(
-            x, m_triplet_bytes, budget_bytes - m_header_bytes, m_min_rank, m_mode, "spar");
+            x, m_triplet_bytes, budget_bytes - m_header_bytes, m_min_rank, m_mode, "spar", *hints);
         if (!planned.ok())
         {
             return planned.status();
@@ -166,6 +178,7 @@ SparCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
     {
         return Status::Internal(std::string("spar: LibTorch failed during encode: ") + ex.what());
     }
+    m_policy.Commit(plan.ks);
     e.kept_per_matrix = std::move(plan.ks);
     return e;
 }
@@ -254,6 +267,25 @@ SparAllocate(const std::vector<SparCandidates>& matrices, int64_t budget_bytes, 
         return ks;
     }
 
+    // Coverage: the overdue matrices' leading triplets first, as far as they fit.
+    std::vector<size_t> due;
+    for (size_t i = 0; i < n; ++i)
+    {
+        const SparCandidates& c = matrices[i];
+        if (c.overdue > 0 && ks[i] == 0 && !c.gains.empty() && c.gains[0] > 0.0)
+            due.push_back(i);
+    }
+    std::stable_sort(due.begin(), due.end(),
+                     [&](size_t a, size_t b) { return matrices[a].overdue > matrices[b].overdue; });
+    for (size_t i : due)
+    {
+        if (used + matrices[i].cost <= budget_bytes)
+        {
+            ks[i] = 1;
+            used += matrices[i].cost;
+        }
+    }
+
     struct Candidate
     {
         double ratio;
@@ -268,8 +300,8 @@ SparAllocate(const std::vector<SparCandidates>& matrices, int64_t budget_bytes, 
         {
             if (c.gains[j] > 0.0) // a zero triplet cannot lower the error
             {
-                cands.push_back({c.gains[j] / static_cast<double>(c.cost), static_cast<uint32_t>(i),
-                                 static_cast<uint32_t>(j)});
+                cands.push_back({c.weight * c.gains[j] / static_cast<double>(c.cost),
+                                 static_cast<uint32_t>(i), static_cast<uint32_t>(j)});
             }
         }
     }
@@ -312,11 +344,17 @@ NewSparCompressor(const AdapterLayout& layout, const CompressorOptions& options)
         r.Dtype("dtype", ValueDtype::kBf16,
                 {ValueDtype::kFp32, ValueDtype::kBf16, ValueDtype::kFp16, ValueDtype::kInt8});
     int64_t min_rank = r.Int("min_rank", 0, 0, 1 << 20);
-    std::string mode = r.Choice("allocation", "greedy", {"greedy", "uniform"});
+    AllocationPolicy policy(layout, &r, /*uniform_allowed=*/true);
     int64_t sketch = r.Int("sketch", kDefaultSketchWidth, 0, 1 << 20);
     const bool screen = r.Bool("screen", false);
-    const bool warm = r.Bool("warm", false);
+    const bool warm = r.Bool("warm", DefaultWarm(sketch, screen));
     HILO_RETURN_IF_ERROR(r.Finish());
+    HILO_RETURN_IF_ERROR(policy.Validate("spar"));
+    if (screen && (policy.preconditioned() || policy.coverage() > 0))
+    {
+        return Status::InvalidArgument("spar: option screen=true works with allocation=energy "
+                                       "and no coverage only");
+    }
     if (sketch != 0 && sketch < 4)
     {
         return Status::InvalidArgument("spar: option sketch=" + std::to_string(sketch) +
@@ -333,9 +371,7 @@ NewSparCompressor(const AdapterLayout& layout, const CompressorOptions& options)
             "spar: option warm=true needs a sketch (sketch=4 or more) and no screen");
     }
     return std::unique_ptr<Compressor>(
-        new SparCompressor(layout, dtype, min_rank,
-                           mode == "greedy" ? SparAllocation::kGreedy : SparAllocation::kUniform,
-                           sketch, screen, warm));
+        new SparCompressor(layout, dtype, min_rank, std::move(policy), sketch, screen, warm));
 }
 
 } // namespace hilo

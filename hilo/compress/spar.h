@@ -20,12 +20,15 @@
 // Nothing follows. Decode: X_hat_i = sum_j (sigma_ij u_ij) v_ij^T with LowRankReconstructAll.
 //
 // Options: dtype=fp32|bf16|fp16|int8 (default bf16), min_rank=N (default 0; triplets every matrix
-// keeps, capped at m_i), allocation=greedy|uniform (default greedy; uniform = the same k for every
-// matrix, the ablation; it keeps k >= 1, so its smallest payload holds a triplet of every matrix),
+// keeps, capped at m_i), allocation=energy|preconditioned|uniform (default energy, the greedy by
+// sigma^2 / cost; greedy is its older name; preconditioned = the greedy by the size of the step
+// Adam will take, hilo/compress/allocation-policy.h; uniform = the same k for every matrix, the
+// ablation; it keeps k >= 1, so its smallest payload holds a triplet of every matrix),
+// coverage=N, ef_max_ratio=R and basis=fresh (allocation-policy.h; encoder only),
 // sketch=0|4..N (default 0 = exact spectra everywhere; encoder only, the payload format is the
 // same), screen=true|false (default false; needs sketch > 0: the single-pass screen of
 // spectral-truncation.h, a second pass only over the matrices it keeps; greedy, min_rank=0 only,
-// otherwise ignored; encoder only), warm=true|false (default false; needs sketch > 0 and no
+// otherwise ignored; encoder only), warm=true|false (default DefaultWarm(); needs sketch > 0 and no
 // screen: the sketch warm-started from the previous encode's bases, spectral-truncation.h; the
 // bases are learner-local state, SaveLocalState; encoder only).
 // Budget: header bytes are reserved first (the k_i varints at their widest), then triplets are
@@ -53,14 +56,20 @@ struct SparCandidates
 {
     int64_t cost{0};           // bytes per triplet
     std::vector<double> gains; // sigma_j^2, non-increasing; size m_i
+    double weight{1.0};        // greedy: the gain of triplet j is weight * gains[j] (>= 0)
+    int64_t overdue{0};        // greedy: > 0 asks for one triplet before the greedy runs
 };
 
 /// Chooses k_i for every matrix so that sum_i k_i * cost_i <= budget_bytes (the budget net of
-/// headers), every k_i >= min(min_rank, m_i). Greedy: candidates in decreasing gain / cost (ties:
-/// lower matrix, then lower j), each taken when it fits; a matrix whose next triplet does not fit
-/// is closed. Within one triplet's gain of the optimum (gains are sorted per matrix) and monotone
-/// in the budget. Uniform: the largest common k. Returns kBudgetTooSmall when the minimum ranks
-/// alone do not fit.
+/// headers), every k_i >= min(min_rank, m_i). Greedy: first every matrix with overdue > 0, no
+/// triplet yet and a non-zero leading gain gets one, most overdue first (ties: lower matrix),
+/// each when it fits; then candidates in decreasing weight * gain / cost (ties: lower matrix,
+/// then lower j), each taken when it fits; a matrix whose next triplet does not fit is closed, and
+/// its later triplets (same cost) never fit either, so the bytes left over are fewer than the
+/// cost of any matrix with a positive-gain candidate left: the budget is filled to within one
+/// smallest triplet. Within one triplet's gain of the optimum (gains are sorted per matrix) and
+/// monotone in the budget. Uniform (weights and overdue ignored): the largest common k. Returns
+/// kBudgetTooSmall when the minimum ranks alone do not fit.
 StatusOr<std::vector<int64_t>> SparAllocate(const std::vector<SparCandidates>& matrices,
                                             int64_t budget_bytes, int64_t min_rank,
                                             SparAllocation mode);

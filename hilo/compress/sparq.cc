@@ -1,6 +1,8 @@
 #include "hilo/compress/sparq.h"
 
+#include "hilo/compress/allocation-policy.h"
 #include "hilo/compress/factor-coding.h"
+#include "hilo/compress/replay-aware.h"
 #include "hilo/compress/spectral-truncation.h"
 #include "hilo/core/coding.h"
 
@@ -164,16 +166,17 @@ GetLowBitVector(ByteReader* r, float* out, int64_t n, int bits, int64_t block)
     return acc == 0; // canonical padding
 }
 
-class SparqCompressor : public Compressor
+class SparqCompressor : public ReplayAwareCompressor
 {
   public:
     SparqCompressor(const AdapterLayout& layout, int bits, int64_t block, int64_t min_rank,
-                    int64_t sketch)
+                    AllocationPolicy policy, int64_t sketch, bool warm)
       : m_layout(layout)
       , m_bits(bits)
       , m_block(block)
       , m_min_rank(min_rank)
-      , m_spectra(layout, sketch, false)
+      , m_policy(std::move(policy))
+      , m_spectra(layout, sketch, false, warm)
     {
         m_header_bytes = 1 + VarintLength(static_cast<uint64_t>(block)) +
                          SpectralTruncation::RankSectionBytes(layout);
@@ -186,16 +189,34 @@ class SparqCompressor : public Compressor
     std::string Name() const override { return "sparq-v1"; }
     std::string Params() const override
     {
-        return FormatCompressorOptions({{"bits", std::to_string(m_bits)},
-                                        {"block", std::to_string(m_block)},
-                                        {"min_rank", std::to_string(m_min_rank)},
-                                        {"sketch", std::to_string(m_spectra.sketch_width())}});
+        CompressorOptions o = {{"bits", std::to_string(m_bits)},
+                               {"block", std::to_string(m_block)},
+                               {"min_rank", std::to_string(m_min_rank)},
+                               {"sketch", std::to_string(m_spectra.sketch_width())}};
+        // Named only when on or not the default, as spar's.
+        if (m_spectra.warm() != DefaultWarm(m_spectra.sketch_width(), false))
+            o["warm"] = m_spectra.warm() ? "true" : "false";
+        m_policy.AddParams(&o, /*with_allocation=*/false);
+        return FormatCompressorOptions(o);
     }
     const AdapterLayout& layout() const override { return m_layout; }
     int64_t MinPayloadBytes() const override { return m_min_bytes; }
 
     StatusOr<Encoded> Encode(const std::vector<float>& x, int64_t budget_bytes) override;
     Status Decode(std::string_view payload, std::vector<float>* out) const override;
+    /// As spar's: the warm bases, joined with the coverage counters when coverage is on.
+    std::string SaveLocalState() const override { return SaveEncoderState(m_spectra, m_policy); }
+    Status RestoreLocalState(std::string_view state) override
+    {
+        return RestoreEncoderState(state, "sparq", &m_spectra, &m_policy);
+    }
+
+    void SetOptimizerState(const OptimizerState* state, const OptimizerConfig* config) override
+    {
+        m_policy.SetOptimizerState(state, config);
+    }
+    bool NeedsOptimizerState() const override { return m_policy.preconditioned(); }
+    double ErrorFeedbackMaxRatio() const override { return m_policy.ef_max_ratio(); }
 
   private:
     int64_t TripletBytes(const MatrixSpec& s) const
@@ -211,6 +232,7 @@ class SparqCompressor : public Compressor
     int m_bits;
     int64_t m_block;
     int64_t m_min_rank;
+    AllocationPolicy m_policy;
     SpectralTruncation m_spectra;
     int64_t m_header_bytes{0};
     int64_t m_min_bytes{0};
@@ -294,9 +316,14 @@ SparqCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
     Encoded e;
     try
     {
+        StatusOr<const AllocationHints*> hints = m_policy.Hints(x, "sparq");
+        if (!hints.ok())
+        {
+            return hints.status();
+        }
         StatusOr<SpectralPlan> plan =
             m_spectra.Plan(x, m_triplet_bytes, budget_bytes - m_header_bytes, m_min_rank,
-                           SparAllocation::kGreedy, "sparq");
+                           SparAllocation::kGreedy, "sparq", *hints);
         if (!plan.ok())
         {
             return plan.status();
@@ -308,6 +335,7 @@ SparqCompressor::Encode(const std::vector<float>& x, int64_t budget_bytes)
         w.PutU8(static_cast<uint8_t>(m_bits));
         w.PutVarint(static_cast<uint64_t>(m_block));
         SpectralTruncation::PutRanksAndTriplets(&w, plan->ks, coded);
+        m_policy.Commit(plan->ks);
         e.kept_per_matrix = plan->ks;
     }
     catch (const std::exception& ex)
@@ -371,8 +399,15 @@ NewSparqCompressor(const AdapterLayout& layout, const CompressorOptions& options
     const int64_t bits = r.Int("bits", 4, 2, 8);
     const int64_t block = r.Int("block", 0, 0, 65536);
     const int64_t min_rank = r.Int("min_rank", 0, 0, 1 << 20);
+    AllocationPolicy policy(layout, &r, /*uniform_allowed=*/false);
     const int64_t sketch = r.Int("sketch", kDefaultSketchWidth, 0, 1 << 20);
+    const bool warm = r.Bool("warm", DefaultWarm(sketch, /*screen=*/false));
     HILO_RETURN_IF_ERROR(r.Finish());
+    HILO_RETURN_IF_ERROR(policy.Validate("sparq"));
+    if (warm && sketch == 0)
+    {
+        return Status::InvalidArgument("sparq: option warm=true needs a sketch (sketch=4 or more)");
+    }
     if (sketch != 0 && sketch < 4)
     {
         return Status::InvalidArgument("sparq: option sketch=" + std::to_string(sketch) +
@@ -383,8 +418,8 @@ NewSparqCompressor(const AdapterLayout& layout, const CompressorOptions& options
         return Status::InvalidArgument("sparq: option block=" + std::to_string(block) +
                                        " is not allowed (0 for one scale per vector, or 8..65536)");
     }
-    return std::unique_ptr<Compressor>(
-        new SparqCompressor(layout, static_cast<int>(bits), block, min_rank, sketch));
+    return std::unique_ptr<Compressor>(new SparqCompressor(
+        layout, static_cast<int>(bits), block, min_rank, std::move(policy), sketch, warm));
 }
 
 } // namespace hilo

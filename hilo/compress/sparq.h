@@ -23,7 +23,9 @@
 // Spectra and allocation: hilo/compress/spectral-truncation.h, as spar.
 //
 // Options: bits=2..8 (default 4), block=0|8..65536 (default 0), min_rank=N (default 0),
-// sketch=0|4..N (default 0, as spar's).
+// sketch=0|4..N and warm=true|false (defaults as spar's; warm needs a sketch; the warm bases are
+// learner-local state, SaveLocalState), allocation=energy|preconditioned, coverage=N,
+// ef_max_ratio=R and basis=fresh (hilo/compress/allocation-policy.h; all encoder only).
 // MinPayloadBytes() is the header plus min_rank triplets everywhere.
 #ifndef HILO_COMPRESS_SPARQ_H
 #define HILO_COMPRESS_SPARQ_H

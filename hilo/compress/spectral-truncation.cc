@@ -1,5 +1,6 @@
 #include "hilo/compress/spectral-truncation.h"
 
+#include "hilo/compress/allocation-policy.h"
 #include "hilo/compress/blas-hooks.h"
 #include "hilo/compress/counter-rng.h"
 #include "hilo/compress/sketch-pass.h"
@@ -587,11 +588,12 @@ SpectralTruncation::CheckEncode(const std::vector<float>& x, int64_t budget_byte
 StatusOr<SpectralPlan>
 SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>& triplet_bytes,
                          int64_t budget_bytes, int64_t min_rank, SparAllocation mode,
-                         const std::string& name)
+                         const std::string& name, const AllocationHints* hints)
 {
     const size_t n = m_layout.size();
     LayOutScratch();
-    const bool screen = m_screen && min_rank == 0 && mode == SparAllocation::kGreedy;
+    const bool screen =
+        m_screen && min_rank == 0 && mode == SparAllocation::kGreedy && hints == nullptr;
     SpectralPlan plan;
     plan.spectra.assign(n, MatrixSpectrum());
     std::vector<std::vector<double>> estimates(screen ? n : 0);
@@ -667,6 +669,10 @@ SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>
             const MatrixSpectrum& sp = plan.spectra[i];
             cands[i].cost = triplet_bytes[i];
             cands[i].gains.assign(sp.gains.begin(), sp.gains.begin() + Offered(sp));
+            if (hints != nullptr && !hints->weights.empty())
+                cands[i].weight = hints->weights[i];
+            if (hints != nullptr && !hints->overdue.empty())
+                cands[i].overdue = hints->overdue[i];
         }
         StatusOr<std::vector<int64_t>> alloc = SparAllocate(cands, budget_bytes, min_rank, mode);
         if (!alloc.ok())

@@ -77,10 +77,21 @@
 namespace hilo
 {
 
+struct AllocationHints;
+
 /// The sketch width spar and sparq use unless told otherwise (option sketch=): exact spectra. On
 /// the 161.5M layout a width-8 sketch makes the spectra ~1.7x cheaper but raises the relative error
 /// at 1.6% from 0.365 to 0.385 (results/compressors), so it is a choice, not the default.
 constexpr int64_t kDefaultSketchWidth = 0;
+
+/// Whether spar and sparq warm-start their sketch unless told (option warm=): with a sketch and
+/// without the screen.
+constexpr bool kDefaultWarm = false;
+inline bool
+DefaultWarm(int64_t sketch_width, bool screen)
+{
+    return kDefaultWarm && sketch_width > 0 && !screen;
+}
 
 /// Screening keeps a matrix when its leading estimated gain per byte is at least the estimated
 /// threshold divided by this.
@@ -151,9 +162,12 @@ class SpectralTruncation
     /// `budget_bytes` (net of headers), with `triplet_bytes[i]` per triplet of matrix i.
     /// kInvalidArgument (prefixed `name`) when x holds non-finite values; SparAllocate's errors.
     /// The plan's `projected` tensors live in this object's scratch: valid until the next Plan.
+    /// `hints` (hilo/compress/allocation-policy.h; null: none) go to SparAllocate with every
+    /// matrix's candidates; the screen runs only without them.
     StatusOr<SpectralPlan> Plan(const std::vector<float>& x,
                                 const std::vector<int64_t>& triplet_bytes, int64_t budget_bytes,
-                                int64_t min_rank, SparAllocation mode, const std::string& name);
+                                int64_t min_rank, SparAllocation mode, const std::string& name,
+                                const AllocationHints* hints = nullptr);
 
     /// The leading k long-side vectors X^T u_j (d x k fp32, column j = sigma_j v_j) of matrix i.
     /// REQUIRES: k <= spectrum.gains.size().

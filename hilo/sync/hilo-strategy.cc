@@ -2,6 +2,7 @@
 // learner encodes X = G + e, decodes its own payload with the replicas' decode code, keeps e = X -
 // G_hat, and applies G_hat (never G) so that learner and replicas run the same replay on the same
 // bits.
+#include "hilo/compress/replay-aware.h"
 #include "hilo/optim/replay.h"
 #include "hilo/sync/compressing-strategy.h"
 #include "hilo/sync/strategies.h"
@@ -18,6 +19,7 @@ class HiloStrategy : public CompressingStrategy
     HiloStrategy(std::unique_ptr<Compressor> compressor, const OptimizerConfig& optimizer,
                  int64_t budget_bytes, ErrorFeedbackOptions ef)
       : CompressingStrategy(std::move(compressor), optimizer, budget_bytes, &ef)
+      , m_replay_aware(dynamic_cast<ReplayAwareCompressor*>(m_compressor.get()))
     {
     }
 
@@ -37,7 +39,13 @@ class HiloStrategy : public CompressingStrategy
     {
         int64_t t0 = NowNs();
         m_ef->Accumulate(grad, &m_x);
+        // The encoder may read the state its payload will be replayed into (the replicas hold
+        // the same bits); only for this Encode.
+        if (m_replay_aware != nullptr)
+            m_replay_aware->SetOptimizerState(&s->train.optimizer, &m_optimizer);
         StatusOr<Encoded> enc = Encode(m_x, m_budget_bytes, t0, times);
+        if (m_replay_aware != nullptr)
+            m_replay_aware->SetOptimizerState(nullptr, nullptr);
         if (!enc.ok())
         {
             return enc.status();
@@ -45,6 +53,7 @@ class HiloStrategy : public CompressingStrategy
         t0 = NowNs();
         HILO_RETURN_IF_ERROR(m_compressor->Decode(enc->payload, &m_decoded));
         m_ef->Absorb(m_x, m_decoded);
+        m_ef->BoundResidual(grad);
         times->decode_s = SecondsSince(t0);
         t0 = NowNs();
         HILO_RETURN_IF_ERROR(ReplayStep(m_optimizer, s->train, m_decoded, &s->train));
@@ -60,7 +69,8 @@ class HiloStrategy : public CompressingStrategy
     }
 
   private:
-    std::vector<float> m_x; // scratch: G + e
+    ReplayAwareCompressor* m_replay_aware; // m_compressor when it reads the optimizer, else null
+    std::vector<float> m_x;                // scratch: G + e
 };
 
 } // namespace

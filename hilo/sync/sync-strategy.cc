@@ -2,6 +2,7 @@
 
 #include "hilo/compress/base-aware.h"
 #include "hilo/compress/compressor-factory.h"
+#include "hilo/compress/replay-aware.h"
 #include "hilo/core/hash.h"
 #include "hilo/sync/strategies.h"
 
@@ -120,6 +121,30 @@ NewSyncStrategy(const SyncSpec& spec, const AdapterLayout& layout, const Optimiz
             "' runs its own error feedback (error_feedback=true in its options); the strategy's "
             "error feedback would feed the same error back twice, so enable only one of them");
     }
+    ErrorFeedbackOptions error_feedback = spec.error_feedback;
+    if (const auto* ra = dynamic_cast<const ReplayAwareCompressor*>(compressor->get()))
+    {
+        if (ra->NeedsOptimizerState() &&
+            (spec.kind != SyncKind::kHilo || !optimizer.UsesSecondMoment()))
+        {
+            return Status::InvalidArgument(
+                "compressor '" + spec.compressor +
+                "' option allocation=preconditioned reads the second moment the replicas replay "
+                "Adam with; use it with strategy hilo and optimizer adamw (got strategy " +
+                SyncKindName(spec.kind) + ", optimizer " + OptimizerKindName(optimizer.kind) + ")");
+        }
+        if (ra->ErrorFeedbackMaxRatio() > 0.0)
+        {
+            if (spec.kind != SyncKind::kHilo || !ef.enabled)
+            {
+                return Status::InvalidArgument(
+                    "compressor '" + spec.compressor +
+                    "' option ef_max_ratio bounds the hilo strategy's error-feedback residual; "
+                    "use it with strategy hilo and error_feedback.enabled true");
+            }
+            error_feedback.max_ratio = ra->ErrorFeedbackMaxRatio();
+        }
+    }
     const int64_t budget_bytes = spec.budget.ResolveBytes(layout.adapter_bytes());
     if (budget_bytes < (*compressor)->MinPayloadBytes())
     {
@@ -133,8 +158,7 @@ NewSyncStrategy(const SyncSpec& spec, const AdapterLayout& layout, const Optimiz
         case SyncKind::kFull:
             return NewFullStrategy(std::move(*compressor), optimizer);
         case SyncKind::kHilo:
-            return NewHiloStrategy(std::move(*compressor), optimizer, budget_bytes,
-                                   spec.error_feedback);
+            return NewHiloStrategy(std::move(*compressor), optimizer, budget_bytes, error_feedback);
         case SyncKind::kDelta:
             return NewDeltaStrategy(std::move(*compressor), optimizer, budget_bytes,
                                     spec.error_feedback);

@@ -47,7 +47,31 @@ Checker::CheckCompressor(const Node& an, const Arm& arm, uint32_t rank, uint32_t
     const hilo::CompressorOptions options(arm.options().begin(), arm.options().end());
     auto c = hilo::NewCompressor(arm.compressor(), *layout, options);
     if (c.ok())
+    {
+        // Spar's and sparq's options that act through the replayed optimizer and its error
+        // feedback (hilo/compress/allocation-policy.h) need the hilo strategy.
+        for (size_t i = 0; i < keys.size(); ++i)
+        {
+            const std::string& value = options.at(keys[i]);
+            std::string why;
+            if (keys[i] == "allocation" && value == "preconditioned" && arm.strategy() != "hilo")
+                why = "allocation \"preconditioned\" weighs each direction by the second moment "
+                      "the replicas replay Adam with; it needs strategy \"hilo\"";
+            const bool ef_off =
+                arm.error_feedback().has_enabled() && !arm.error_feedback().enabled();
+            if (keys[i] == "ef_max_ratio" && (arm.strategy() != "hilo" || ef_off))
+                why = "ef_max_ratio bounds the hilo strategy's error-feedback residual; it needs "
+                      "strategy \"hilo\" with error feedback on";
+            if (!why.empty())
+            {
+                auto [line, column] = an.Location("options", static_cast<int>(i));
+                Report(an.PathOf("options") + "." + keys[i], line, column,
+                       why + " (got strategy \"" + arm.strategy() + "\"" +
+                           (ef_off ? ", error_feedback.enabled false" : "") + ")");
+            }
+        }
         return;
+    }
     for (size_t i = 0; i < keys.size(); ++i)
     {
         if (c.status().message().find("'" + keys[i] + "'") != std::string::npos)

@@ -138,6 +138,9 @@ ReportArms()
         {"spar", "dtype=bf16;screen=true;sketch=16", "spar-screen16"},
         {"spar", "dtype=bf16;sketch=8;warm=true", "spar-warm8"},
         {"spar", "dtype=bf16;sketch=4;warm=true", "spar-warm4"},
+        {"spar", "dtype=bf16;sketch=0", "spar-exact"},
+        {"sparq", "bits=4;sketch=8;warm=true", "sparq-warm8"},
+        {"sparq", "bits=4;sketch=0", "sparq-exact"},
     };
     return arms;
 }
