@@ -255,6 +255,7 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
     record.overrides = loaded.overrides;
     record.seed = sc.seed;
     record.llm_profile = sc.llm_profile;
+    record.round_timeout_s = sc.round_timeout.GetSeconds();
     hilo::Status written = WriteRunOutputs(options.out_dir, record, results);
     if (!written.ok())
     {

@@ -25,6 +25,7 @@ struct RunRecord
     uint64_t seed{0};
     std::string llm_profile;
     std::string mode{"simulation"}; // or "emulation-direct", "emulation-ns3"
+    double round_timeout_s{0};      // mode.round_timeout; > 0 adds members_dropped to the outputs
 };
 
 hilo::Status WriteRunOutputs(const std::string& dir, const RunRecord& run,

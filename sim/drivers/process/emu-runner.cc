@@ -732,6 +732,7 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
     record.overrides = loaded.overrides;
     record.seed = sc.seed;
     record.llm_profile = sc.llm_profile;
+    record.round_timeout_s = sc.round_timeout.GetSeconds();
     record.mode = "emulation-" + network.Name();
     hilo::Status written = WriteRunOutputs(options.out_dir, record, results);
     if (!written.ok())
