@@ -495,8 +495,8 @@ TEST(ProcessTransport, SilentOversizeAndExcessConnectionsAreDropped)
     b.connect(at);
     RunUntil(io, [&]() { return server.transport->pending_hellos() == 2; });
     third.connect(at);
-    RunUntil(io,
-             [&]() { return Joined(server.log).find("dropped for a new one") != std::string::npos; });
+    RunUntil(io, [&]()
+             { return Joined(server.log).find("dropped for a new one") != std::string::npos; });
     EXPECT_EQ(server.transport->pending_hellos(), 2u);
     a.non_blocking(false);
     a.read_some(asio::buffer(&byte, 1), ec);
@@ -528,8 +528,10 @@ TEST(ProcessTransport, AFloodOfIdleConnectionsDoesNotKeepAPeerOut)
         io.restart();
     }
     RunUntil(io, [&]() { return server.transport->pending_hellos() == 8; });
+    // Well before the idle ones reach their 5 s hello deadline.
     worker.transport->Connect(100, "127.0.0.1", *port);
-    RunUntil(io, [&]() { return server.connected.size() == 1; });
+    RunUntil(
+        io, [&]() { return server.connected.size() == 1; }, /*timeout_s=*/3);
     EXPECT_EQ(server.connected, std::vector<uint32_t>{3});
     EXPECT_LE(server.transport->pending_hellos(), 8u);
 }
@@ -846,14 +848,15 @@ TEST(ProcessTransport, EachMessageTypeHasItsOwnInboundLimit)
     ASSERT_TRUE(port.ok());
     asio::ip::tcp::socket s(io);
     SayHello(s, *port, 5);
-    asio::write(s, asio::buffer(Framed(1, std::string(100, 'a')) + Framed(3, "") +
-                                Header(2, 1, 1) + "b"));
+    asio::write(
+        s, asio::buffer(Framed(1, std::string(100, 'a')) + Framed(3, "") + Header(2, 1, 1) + "b"));
     RunUntil(io, [&]() { return !server.closed.empty(); });
     ASSERT_EQ(server.received.size(), 2u); // the 100 bytes of type 1, and type 3 with none
     EXPECT_EQ(server.received[0].payload.size(), 100u);
     EXPECT_EQ(server.closed[0], std::make_pair(5u, true));
-    EXPECT_NE(Joined(server.log).find("a message of type 2 announces 1 bytes; this node takes at "
-                                      "most 0 of that type"),
+    EXPECT_NE(Joined(server.log)
+                  .find("a message of type 2 announces 1 bytes; this node takes at "
+                        "most 0 of that type"),
               std::string::npos)
         << Joined(server.log);
 }
