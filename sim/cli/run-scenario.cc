@@ -278,6 +278,7 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
     record.seed = sc.seed;
     record.llm_profile = sc.llm_profile;
     record.host = models::ReadHostInfo();
+    record.round_timeout_s = sc.round_timeout.GetSeconds();
     hilo::Status written = WriteRunOutputs(options.out_dir, record, results);
     if (!written.ok())
     {

@@ -43,6 +43,7 @@ struct ArmContext
     uint32_t steps{0};         // versions to publish
     uint32_t eval_every{0};    // evaluate the replica view every this many versions (and last)
     uint32_t max_staleness{0}; // 0: synchronous on-policy
+    double round_timeout_s{0}; // a round's deadline (mode.round_timeout); 0: none
     uint32_t workers{0};
 
     // Timing model. `llm` is the modelled LLM (or a profile of the tiny model itself when the

@@ -1,7 +1,9 @@
 #include "sim/roles/learner-role.h"
 
+#include "sim/roles/finite-gradient.h"
 #include "sim/roles/publish-record.h"
 #include "sim/roles/role-messages.h"
+#include "sim/roles/trajectory-check.h"
 #include "sim/roles/wall-timer.h"
 
 #include "hilo/core/coding.h"
@@ -9,9 +11,6 @@
 #include "models/cpu-timer.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace hilosim
 {
@@ -54,10 +53,12 @@ LearnerRole::Start()
                                             ": " + s.message()));
             return;
         }
+        m_checkpointed = m_publisher->version();
         if (m_hooks.restored)
         {
             m_hooks.restored(m_pending);
         }
+        OpenRound();
         return;
     }
     auto publisher = hilo::Publisher::Create(m_context->sync, m_context->workload->layout(),
@@ -69,14 +70,47 @@ LearnerRole::Start()
     }
     m_publisher = std::move(*publisher);
     Evaluate(); // version 0
+    OpenRound();
 }
 
-// The checkpoint file: u32 magic "HLL2", u32 n, n x u32 members, the publish record of its
-// version (publish-record.h), u32 CRC-32C of those bytes, then the publisher's checkpoint (which
-// has its own CRC).
+void
+LearnerRole::OpenRound()
+{
+    m_dropped.clear();
+    m_deadlinePassed = false;
+    const uint64_t opened = ++m_roundOpened;
+    if (m_context->round_timeout_s <= 0 || m_publisher->version() >= m_context->steps)
+    {
+        return;
+    }
+    m_port->After(m_context->round_timeout_s, ComputePhase::kTransport, 0.0,
+                  [this, opened]()
+                  {
+                      if (opened != m_roundOpened || !m_failure.ok())
+                      {
+                          return; // that round trained in time
+                      }
+                      m_deadlinePassed = true;
+                      MaybeTrain();
+                  });
+}
+
+void
+LearnerRole::Drop(uint32_t worker, uint64_t round, DropReason reason, const std::string& why)
+{
+    m_dropped.insert(worker);
+    if (m_hooks.member_dropped)
+    {
+        m_hooks.member_dropped(worker, round, reason, why);
+    }
+}
+
+// The checkpoint file: u32 magic "HLL3", u32 n, n x u32 members, the publish record of its
+// version (publish-record.h), u32 its members_dropped, u32 CRC-32C of those bytes, then the
+// publisher's checkpoint (which has its own CRC).
 namespace
 {
-constexpr uint32_t kLearnerCheckpointMagic = 0x324C4C48;
+constexpr uint32_t kLearnerCheckpointMagic = 0x334C4C48;
 } // namespace
 
 hilo::Status
@@ -91,38 +125,40 @@ LearnerRole::WriteCheckpoint() const
         w.PutU32(member);
     }
     PutPublishEvent(&w, m_pending);
+    w.PutU32(m_pending.members_dropped);
     w.PutU32(hilo::Crc32c(bytes.data(), bytes.size()));
     bytes += m_publisher->Checkpoint();
     const std::string& path = m_roleOptions.checkpoint_path;
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!f.flush())
-        {
-            return hilo::Status::Internal("cannot write the learner checkpoint " + tmp);
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec)
-    {
-        return hilo::Status::Internal("cannot rename " + tmp + ": " + ec.message());
-    }
-    return hilo::Status::Ok();
+    return m_roleOptions.write_file ? m_roleOptions.write_file(path, bytes)
+                                    : WriteDurably(path, bytes);
 }
 
 hilo::Status
 LearnerRole::ReadCheckpoint()
 {
-    std::ifstream f(m_roleOptions.checkpoint_path, std::ios::binary);
-    if (!f)
+    std::string why;
+    for (const std::string& path : ReadGenerations(m_roleOptions.checkpoint_path))
     {
-        return hilo::Status::NotFound("no checkpoint file");
+        auto bytes = ReadWholeFile(path);
+        hilo::Status s = bytes.ok() ? RestoreFrom(*bytes) : bytes.status();
+        if (s.ok())
+        {
+            if (!why.empty() && m_hooks.checkpoint_note)
+            {
+                m_hooks.checkpoint_note("restored " + path + " at version " +
+                                        std::to_string(m_publisher->version()) +
+                                        " instead: " + why);
+            }
+            return s;
+        }
+        why += (why.empty() ? "" : "; ") + path + ": " + s.message();
     }
-    std::ostringstream text;
-    text << f.rdbuf();
-    const std::string bytes = text.str();
+    return hilo::Status::Corruption("no usable checkpoint generation (" + why + ")");
+}
+
+hilo::Status
+LearnerRole::RestoreFrom(const std::string& bytes)
+{
     hilo::ByteReader r(bytes);
     uint32_t magic = 0;
     uint32_t n = 0;
@@ -143,6 +179,10 @@ LearnerRole::ReadCheckpoint()
     }
     PublishEvent published;
     HILO_RETURN_IF_ERROR(GetPublishEvent(&r, &published));
+    if (!r.GetU32(&published.members_dropped))
+    {
+        return hilo::Status::Corruption("learner checkpoint truncated after its publish record");
+    }
     const size_t head = bytes.size() - r.remaining();
     uint32_t crc = 0;
     if (!r.GetU32(&crc) || crc != hilo::Crc32c(bytes.data(), head))
@@ -319,6 +359,17 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
             // (its welcome tells it the round to roll out next).
             return hilo::Status::Ok();
         }
+        if (env->behaviour_version > m_publisher->version())
+        {
+            return hilo::Status::InvalidArgument(
+                "trajectories from worker " + std::to_string(peer) + " sampled at version " +
+                std::to_string(env->behaviour_version) + ", which the learner (at version " +
+                std::to_string(m_publisher->version()) + ") has not published");
+        }
+        // Checked here, where it arrives: a batch that training would refuse costs only its
+        // sender (the driver closes it), never the learner.
+        HILO_RETURN_IF_ERROR(
+            CheckTrajectoryBatch(m_context->workload->config(), env->batch, env->round, peer));
         if (m_hooks.trajectories)
         {
             m_hooks.trajectories(peer, env->round, message.wire_bytes);
@@ -416,40 +467,72 @@ LearnerRole::MaybeTrain()
         return;
     }
     auto it = m_batches.find(next);
-    // Fewer batches than members: one is surely missing, known without a look-up per member on
-    // every arrival (which would cost workers^2 per step).
-    if (it == m_batches.end() || it->second.size() < m_members.size())
+    if (it == m_batches.end() || it->second.empty())
+    {
+        return; // nothing to train on, deadline or not
+    }
+    // Fewer batches than members still waited for: one is surely missing, known without a
+    // look-up per member on every arrival (which would cost workers^2 per step).
+    if (!m_deadlinePassed && it->second.size() + m_dropped.size() < m_members.size())
     {
         return;
     }
+    std::vector<uint32_t> missing;
     for (uint32_t w : m_members)
     {
-        if (it->second.count(w) == 0)
+        if (it->second.count(w) == 0 && m_dropped.count(w) == 0)
         {
-            return;
+            if (!m_deadlinePassed)
+            {
+                return;
+            }
+            missing.push_back(w);
         }
+    }
+    for (uint32_t w : missing)
+    {
+        Drop(w, next, DropReason::kDeadline,
+             "no batch for round " + std::to_string(next) + " within mode.round_timeout (" +
+                 std::to_string(m_context->round_timeout_s) + " s)");
     }
     m_busy = true;
     std::vector<std::string> batches;
+    std::vector<uint32_t> senders;
     batches.reserve(it->second.size());
     for (auto& [worker, batch] : it->second) // worker order: deterministic
     {
         batches.push_back(std::move(batch));
+        senders.push_back(worker);
     }
     m_batches.erase(it);
 
-    models::GradientInfo info;
     const models::CpuTimer timer;
     const WallTimer wall;
     auto grad =
-        m_context->workload->Gradient(m_publisher->train_state().adapter.theta, batches, &info);
+        FiniteGradient(*m_context->workload, m_publisher->train_state().adapter.theta, batches);
     if (!grad.ok())
     {
         Fail(grad.status());
         return;
     }
-    m_grad = std::move(*grad);
+    for (size_t i : grad->dropped)
+    {
+        Drop(senders[i], next, DropReason::kNonFiniteGradient,
+             "the batch of worker " + std::to_string(senders[i]) + " for round " +
+                 std::to_string(next) + " makes the gradient non-finite; round " +
+                 std::to_string(next) + " is trained without it");
+    }
+    if (grad->grad.empty())
+    {
+        // Every batch was dropped: the round waits for new ones (a dropped sender that comes
+        // back is welcomed to this round).
+        m_busy = false;
+        return;
+    }
+    const models::GradientInfo& info = grad->info;
+    m_grad = std::move(grad->grad);
     m_pending = PublishEvent();
+    m_pending.members_dropped = static_cast<uint32_t>(m_dropped.size());
     m_pending.version = next;
     m_pending.loss = info.loss;
     m_pending.grad_norm = info.grad_norm;
@@ -459,7 +542,7 @@ LearnerRole::MaybeTrain()
     int64_t tokens = info.tokens;
     if (m_context->modelled_gen_tokens > 0)
     {
-        const int64_t sequences = static_cast<int64_t>(batches.size()) *
+        const int64_t sequences = static_cast<int64_t>(batches.size() - grad->dropped.size()) *
                                   m_context->workload->config().prompts_per_worker *
                                   m_context->workload->config().group_size;
         tokens = sequences * (m_context->modelled_prompt_tokens + m_context->modelled_gen_tokens);
@@ -580,10 +663,17 @@ LearnerRole::Broadcast()
     if (!m_roleOptions.checkpoint_path.empty())
     {
         hilo::Status written = WriteCheckpoint();
-        if (!written.ok())
+        if (written.ok())
         {
-            Fail(written);
-            return;
+            m_checkpointed = m_pending.version;
+        }
+        else if (m_hooks.checkpoint_note)
+        {
+            // A full disk must not end the run: training goes on, and a later write may succeed.
+            m_hooks.checkpoint_note("checkpoint of version " + std::to_string(m_pending.version) +
+                                    " not written (" + written.message() +
+                                    "); training goes on; a restart now would restore version " +
+                                    std::to_string(m_checkpointed));
         }
     }
     for (uint32_t peer : m_updatePeers)
@@ -610,6 +700,7 @@ LearnerRole::Broadcast()
         Evaluate();
     }
     m_busy = false;
+    OpenRound();
     MaybeTrain();
 }
 

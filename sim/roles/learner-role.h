@@ -5,6 +5,18 @@
 // from its ring and snapshots, and welcomes a worker that (re)connects after the run has moved on
 // with the learner's version and the round the learner expects from it next.
 //
+// Arrival: a trajectory message is checked where it arrives (HandleMessage): its envelope, its
+// round, and its batch against the workload (sim/roles/trajectory-check.h). A batch that fails
+// is an error for the driver, which closes that peer; nothing of it is kept. A batch that passes
+// but makes the gradient non-finite is dropped at training (sim/roles/finite-gradient.h) and the
+// step is taken again without it: no batch a peer sends can stop the learner.
+//
+// Deadline: with mode.round_timeout (ArmContext::round_timeout_s > 0), a round opens when the
+// learner is ready for it (Start, then each publish) and a member whose batch has not arrived
+// round_timeout_s later is dropped from that round (PublishEvent::members_dropped); the round
+// trains on the batches it has (on the first to arrive when it has none). A restored learner
+// thus waits only for the members that come back within the timeout.
+//
 // Membership: the learner waits for a round's batch from every member. The members are the
 // workers expected from the start; a worker whose connection ends stops being one (the learner
 // does not wait for the dead), and one that connects (again, or for the first time as a late
@@ -21,6 +33,7 @@
 #define HILOSIM_ROLES_LEARNER_ROLE_H
 
 #include "sim/roles/arm-context.h"
+#include "sim/roles/durable-file.h"
 #include "sim/roles/role-events.h"
 #include "sim/roles/role-port.h"
 
@@ -37,6 +50,13 @@
 namespace hilosim
 {
 
+/// Why the learner went on without a member's batch for a round.
+enum class DropReason
+{
+    kDeadline,          // no batch by mode.round_timeout after the round opened
+    kNonFiniteGradient, // its batch made the gradient non-finite: the step was retaken without it
+};
+
 /// Where the learner's measurable events go (any may be empty).
 struct LearnerHooks
 {
@@ -50,17 +70,29 @@ struct LearnerHooks
     /// reported it before the learner stopped (a driver whose log may have lost that report, the
     /// learner having stopped between writing the checkpoint and reporting, records it now).
     std::function<void(const PublishEvent&)> restored;
+    /// `worker` was dropped from `round` (`why` says what happened). It stays a member and takes
+    /// part again from the next round on; a batch of its for a round already trained is ignored.
+    std::function<void(uint32_t worker, uint64_t round, DropReason reason, const std::string& why)>
+        member_dropped;
+    /// Something the operator should know about the checkpoint that did not stop the learner:
+    /// a write that failed (a full disk: training goes on, a restart would restore the last
+    /// version written), or a latest generation that was unusable at restore (the previous one
+    /// was restored).
+    std::function<void(const std::string& line)> checkpoint_note;
 };
 
 struct LearnerRoleOptions
 {
     /// The workers the learner waits for from the start; absent: every worker of the arm.
     std::optional<std::vector<uint32_t>> members;
-    /// Where to write the learner's checkpoint after every version (written to a temporary
-    /// file, then renamed); empty: no checkpoints.
+    /// Where to write the learner's checkpoint after every version (sim/roles/durable-file.h:
+    /// fsync'd, two generations, `checkpoint_path` and `checkpoint_path.prev`); empty: none.
     std::string checkpoint_path;
-    /// Start from the checkpoint at checkpoint_path instead of version 0.
+    /// Start from the checkpoint at checkpoint_path instead of version 0 (from its previous
+    /// generation when the latest is missing, torn or corrupt).
     bool restore{false};
+    /// How the checkpoint is written; empty: WriteDurably. (A seam for tests of a full disk.)
+    FileSink write_file;
 };
 
 class LearnerRole
@@ -114,12 +146,16 @@ class LearnerRole
 
   private:
     void MaybeTrain();
+    /// Opens round version + 1: forgets the last round's drops and starts its deadline.
+    void OpenRound();
+    void Drop(uint32_t worker, uint64_t round, DropReason reason, const std::string& why);
     void FinishTraining();
     void Broadcast();
     /// The oldest round the learner still needs from `worker`.
     uint64_t NextRoundFor(uint32_t worker) const;
     hilo::Status WriteCheckpoint() const;
     hilo::Status ReadCheckpoint();
+    hilo::Status RestoreFrom(const std::string& bytes);
     bool IsWorker(uint32_t peer) const { return peer < m_context->workers; }
     /// The error for `what` (a message kind) from `peer`, which is not a member worker.
     hilo::Status NotAMember(uint32_t peer, const std::string& what) const;
@@ -138,11 +174,15 @@ class LearnerRole
     std::set<uint32_t> m_initial;                                  // members expected at start
     std::map<uint32_t, bool> m_done;                               // worker -> hash matched
     bool m_busy{false};
+    std::set<uint32_t> m_dropped; // members the open round goes without
+    bool m_deadlinePassed{false}; // the open round's deadline has passed
+    uint64_t m_roundOpened{0};    // counts OpenRound calls: a timer of an older round is stale
     std::vector<float> m_grad;
     PublishEvent m_pending;                             // the version being produced
     std::shared_ptr<const std::string> m_frame;         // its framed update
     std::shared_ptr<const std::string> m_lastBroadcast; // the latest update sent
     uint64_t m_lastBroadcastWire{0};
+    uint64_t m_checkpointed{0}; // the last version whose checkpoint was written
     hilo::Status m_failure;
 };
 

@@ -30,6 +30,9 @@ struct PublishEvent
     double drift_rel_l2{0};   // learner parameters vs replica view
     double drift_max_abs{0};
     std::vector<int64_t> kept_per_matrix; // compressor's local allocation (rank or entries)
+    // Members the version's round went without: batch not in by mode.round_timeout, or a
+    // batch that made the gradient non-finite (the learner retook the step without it).
+    uint32_t members_dropped{0};
     // Real-time drivers only: seconds by which the real computation outlasted the modelled time.
     double train_overrun_s{0};
     double encode_overrun_s{0};

@@ -178,6 +178,7 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
     context->steps = sc.workload.steps;
     context->eval_every = sc.workload.eval_every;
     context->max_staleness = sc.max_staleness;
+    context->round_timeout_s = sc.round_timeout.GetSeconds();
     context->workers = static_cast<uint32_t>(sc.workers.size());
     context->training_rank = arm.training_rank;
     context->modelled_prompt_tokens = sc.workload.modelled_prompt_tokens;

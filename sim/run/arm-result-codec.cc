@@ -61,6 +61,7 @@ struct Fields<PublishEvent>
         f("drift_rel_l2", e.drift_rel_l2);
         f("drift_max_abs", e.drift_max_abs);
         f("kept_per_matrix", e.kept_per_matrix);
+        f("members_dropped", e.members_dropped);
         f("train_overrun_s", e.train_overrun_s);
         f("encode_overrun_s", e.encode_overrun_s);
         f("cpu_gradient_s", e.cpu_gradient_s);

@@ -147,6 +147,7 @@ Summarize(const ArmResult& r)
         wire += static_cast<double>(p.wire_bytes);
         real += static_cast<double>(p.frame_bytes);
         s.drift_rel_l2_max = std::max(s.drift_rel_l2_max, p.drift_rel_l2);
+        s.members_dropped += p.members_dropped;
     }
     if (s.steps > 0)
     {

@@ -21,7 +21,8 @@ struct ArmSummary
                                 // (from version 1 to the last)
     double final_quality{0};
     uint64_t steps{0};
-    double drift_rel_l2_max{0}; // delta strategy: worst learner-replica distance
+    double drift_rel_l2_max{0};  // delta strategy: worst learner-replica distance
+    uint64_t members_dropped{0}; // summed over the versions (PublishEvent::members_dropped)
 
     // Faults (zero without any).
     uint64_t faults_injected{0};

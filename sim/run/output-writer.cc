@@ -100,6 +100,24 @@ BusiestLink(const ArmResult& a)
     return busiest;
 }
 
+// Rounds with a deadline, or members dropped anyway (a batch that made the gradient non-finite):
+// members_dropped is written. Without either the files are as they were before it existed.
+bool
+ReportsDrops(const RunRecord& run, const std::vector<ArmResult>& arms)
+{
+    if (run.round_timeout_s > 0)
+        return true;
+    for (const ArmResult& a : arms)
+    {
+        for (const PublishEvent& p : a.publishes)
+        {
+            if (p.members_dropped > 0)
+                return true;
+        }
+    }
+    return false;
+}
+
 std::string
 SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
 {
@@ -158,6 +176,8 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("drift_rel_l2_max", FormatNumber(s.drift_rel_l2_max));
         kv("hash_mismatches", std::to_string(a.hash_mismatches));
         kv("resyncs", std::to_string(a.resyncs));
+        if (ReportsDrops(run, arms))
+            kv("members_dropped", std::to_string(s.members_dropped));
         kv("faults_injected", std::to_string(s.faults_injected));
         kv("versions_lost", std::to_string(s.versions_lost));
         kv("workers_alive", std::to_string(s.workers_alive));
@@ -202,8 +222,9 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
 }
 
 std::string
-StepsCsv(const std::vector<ArmResult>& arms)
+StepsCsv(const RunRecord& run, const std::vector<ArmResult>& arms)
 {
+    const bool drops = ReportsDrops(run, arms);
     // Real processes: how much longer the real computation took than the modelled GPU time, per
     // phase (0 in a simulation, where computation takes no simulated time: not written).
     bool real_time = false;
@@ -219,7 +240,7 @@ StepsCsv(const std::vector<ArmResult>& arms)
       << (real_time ? ",train_overrun_s,encode_overrun_s,rollout_overrun_s_max,"
                       "apply_overrun_s_max"
                     : "")
-      << "\n";
+      << (drops ? ",members_dropped" : "") << "\n";
     for (const ArmResult& a : arms)
     {
         std::map<uint64_t, double> quality;
@@ -245,7 +266,9 @@ StepsCsv(const std::vector<ArmResult>& arms)
         if (quality.count(0))
         {
             o << CsvField(a.name) << ",0,0,,,," << FormatNumber(quality[0]) << ','
-              << CsvField(a.quality_metric) << ",,,,,,,,,," << (real_time ? ",,,," : "") << "\n";
+              << CsvField(a.quality_metric) << ",,,,,,,,,," << (real_time ? ",,,," : "")
+              << (drops ? "," : "") << "
+";
         }
         for (const PublishEvent& p : a.publishes)
         {
@@ -264,6 +287,10 @@ StepsCsv(const std::vector<ArmResult>& arms)
                   << FormatNumber(p.encode_overrun_s) << ','
                   << FormatNumber(rollout_overrun[p.version]) << ','
                   << FormatNumber(apply_overrun[p.version]);
+            }
+            if (drops)
+            {
+                o << ',' << p.members_dropped;
             }
             o << '\n';
         }
@@ -412,7 +439,7 @@ WriteRunOutputs(const std::string& dir, const RunRecord& run, const std::vector<
     }
     const std::filesystem::path d(dir);
     HILO_RETURN_IF_ERROR(WriteFile(d / "resolved.textproto", run.resolved_text));
-    HILO_RETURN_IF_ERROR(WriteFile(d / "steps.csv", StepsCsv(arms)));
+    HILO_RETURN_IF_ERROR(WriteFile(d / "steps.csv", StepsCsv(run, arms)));
     HILO_RETURN_IF_ERROR(WriteFile(d / "workers.csv", WorkersCsv(arms)));
     HILO_RETURN_IF_ERROR(WriteFile(d / "rollouts.csv", RolloutsCsv(arms)));
     HILO_RETURN_IF_ERROR(WriteFile(d / "allocation.csv", AllocationCsv(arms)));

@@ -28,6 +28,7 @@ struct RunRecord
     std::string llm_profile;
     std::string mode{"simulation"}; // or "emulation-direct", "emulation-ns3"
     models::HostInfo host;          // the machine that made the numbers (summary.json "host")
+    double round_timeout_s{0};      // mode.round_timeout; > 0 adds members_dropped to the outputs
 };
 
 hilo::Status WriteRunOutputs(const std::string& dir, const RunRecord& run,

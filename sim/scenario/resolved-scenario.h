@@ -189,6 +189,7 @@ struct ResolvedScenario
     ResolvedNetwork network;
     uint32_t max_staleness{0};         // 0 = synchronous on-policy
     ns3::Time max_sim_time;            // bound on each arm's simulated time (> 0)
+    ns3::Time round_timeout;           // mode.round_timeout; zero: rounds have no deadline
     std::vector<ResolvedArm> arms;     // at least one, unique names
     std::vector<ResolvedFault> faults; // in scenario order
     // Problems that do not stop a run, one "FILE:LINE:COL: field: message" each (settings the

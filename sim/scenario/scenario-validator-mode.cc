@@ -19,6 +19,10 @@ Checker::CheckMode(const Node& root, const Scenario& s, ResolvedScenario* out)
         Error(mode, "max_sim_time", "missing; allowed: a duration > 0, e.g. \"10min\"");
     else if (PositiveTime(mode, "max_sim_time", s.mode().max_sim_time(), &max_sim_time))
         out->max_sim_time = *max_sim_time;
+    std::optional<ns3::Time> round_timeout;
+    if (!s.mode().round_timeout().empty() &&
+        PositiveTime(mode, "round_timeout", s.mode().round_timeout(), &round_timeout))
+        out->round_timeout = *round_timeout;
 }
 
 } // namespace scenario_check

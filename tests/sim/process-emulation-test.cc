@@ -2,14 +2,18 @@
 // tests/sim/emulation-ns3-test.cc): hilo-emu against hilo-sim on the same scenario, a worker
 // killed with SIGKILL and restarted, garbage on the learner's port, a node that dies, SIGTERM to
 // hilo-emu, and bad input. Every test checks that no node process is left behind.
+#include "sim/cli/catalog.h"
 #include "sim/drivers/process/child-process.h"
 #include "sim/drivers/process/peer-auth.h"
 #include "sim/net/frame-header.h"
 #include "sim/roles/peer-ids.h"
 #include "sim/roles/role-messages.h"
+#include "sim/run/arm-context-builder.h"
+#include "sim/scenario/scenario-loader.h"
 
 #include "hilo/core/coding.h"
 #include "hilo/core/crc32c.h"
+#include "models/trajectory-batch.h"
 
 #include "tests/sim/process-test-util.h"
 #include "tests/sim/scenario-test-util.h"
@@ -122,13 +126,14 @@ struct ManualRun
     }
 
     std::vector<std::string> extra; // appended to every node's arguments (--key-file F)
+    std::string stall_timeout{"60"};
 
     std::vector<std::string> Args(const std::string& role, int index)
     {
         std::vector<std::string> a{
-            kBin + "hilo-node", role,      "--scenario",          box.scenario, "--arm",
-            "hilo-spar",        "--index", std::to_string(index), "--out",      box.dir.string(),
-            "--stall-timeout",  "60"};
+            kBin + "hilo-node", role,         "--scenario",          box.scenario, "--arm",
+            "hilo-spar",        "--index",    std::to_string(index), "--out",      box.dir.string(),
+            "--stall-timeout",  stall_timeout};
         a.insert(a.end(), extra.begin(), extra.end());
         return a;
     }
@@ -290,6 +295,16 @@ TEST(HiloNode, ARestartedWorkerWithRejoinRollsOutOnlyAfterCatchingUp)
     EXPECT_EQ(box.LiveProcesses(), 0);
 }
 
+/// How often `what` occurs in `text`.
+int
+CountOf(const std::string& text, const std::string& what)
+{
+    int n = 0;
+    for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1))
+        ++n;
+    return n;
+}
+
 /// A frame header; `payload` is what the CRC covers (its size need not match `payload_bytes`).
 std::string
 GarbageHeader(uint32_t type, uint64_t payload_bytes, uint64_t wire, const std::string& payload)
@@ -322,7 +337,7 @@ TEST(HiloNode, GarbageAndTruncatedFramesOnTheLearnersPortAreDroppedAndTheRunComp
         const std::string payload = std::string(1, id) + std::string(3, '\0');
         return GarbageHeader(FrameHeader::kHelloType, 4, 4, payload) + payload;
     };
-    send(hello(0) + GarbageHeader(1, 500, 500, "") + "cut short"); // truncated
+    send(hello(0) + GarbageHeader(1, 100, 100, "") + "cut short"); // truncated
     send(hello(1) + GarbageHeader(1, 3, 3, "abc") + "abc");        // unusable trajectories
     send(hello(42) + GarbageHeader(1, 3, 3, "abc") + "abc");       // not a worker of the arm
     run.workers.push_back(run.StartWorker(0));
@@ -365,15 +380,20 @@ TEST(HiloNode, AWorkerWithTheWrongKeyIsRefusedAndTheRunWithTheRightWorkersComple
     run.extra = {"--key-file", right};
     ASSERT_NO_FATAL_FAILURE(run.StartLearner());
 
+    // The intruder takes the learner's failed proof for a port taken by another process: it
+    // dials again after its backoff, again and again, until its stall timeout; never admitted.
     ManualRun intruder(box);
     intruder.port = run.port;
+    intruder.stall_timeout = "2";
     intruder.extra = {"--key-file", wrong, "--events", (box.dir / "intruder.events").string()};
     auto bad = intruder.StartWorker(1);
     while (!bad->Poll())
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_EQ(bad->exit_code(), 1) << bad->StderrTail(20);
-    EXPECT_NE(bad->StderrTail(20).find("authentication failed"), std::string::npos)
-        << bad->StderrTail(20);
+    const std::string said = test::ReadFile((box.dir / "worker-1.stderr").string());
+    EXPECT_GE(CountOf(said, "authentication failed"), 2) << said;
+    EXPECT_NE(said.find("dialling again after the backoff"), std::string::npos) << said;
+    EXPECT_NE(said.find("no progress"), std::string::npos) << said;
 
     run.workers.push_back(run.StartWorker(0));
     run.workers.push_back(run.StartWorker(1));
@@ -765,6 +785,181 @@ TEST(HiloEmu, BadInputExitsTwoNamingWhatIsWrong)
     r = test::RunCommand(kBin + "hilo-node worker --scenario " + tiny +
                          " --arm full --connect localhost");
     EXPECT_EQ(r.exit_code, 2);
+}
+
+/// A socket that said hello as `id` to the keyless learner on `port` (no key: no proof).
+std::unique_ptr<boost::asio::ip::tcp::socket>
+RawPeer(boost::asio::io_context& io, uint16_t port, uint32_t id)
+{
+    auto s = std::make_unique<boost::asio::ip::tcp::socket>(io);
+    s->connect({boost::asio::ip::make_address("127.0.0.1"), port});
+    std::string hello;
+    hilo::ByteWriter(&hello).PutU32(id);
+    boost::asio::write(*s, boost::asio::buffer(Framed(FrameHeader::kHelloType, hello)));
+    return s;
+}
+
+/// The learner's "publish" event lines, in order.
+std::vector<std::string>
+PublishLines(const Sandbox& box)
+{
+    std::vector<std::string> lines;
+    std::ifstream in(box.dir / "learner.events");
+    std::string line;
+    while (std::getline(in, line))
+    {
+        if (line.rfind("publish ", 0) == 0)
+            lines.push_back(line);
+    }
+    return lines;
+}
+
+/// Waits for `worker` to exit and expects success.
+void
+ExpectExitsZero(ChildProcess& worker)
+{
+    while (!worker.Poll())
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(worker.exit_code(), 0) << worker.StderrTail(20);
+}
+
+// The batch that once ended the learner ("batch 1: trajectory batch CRC mismatch", exit 1): a
+// member's round-1 batch of zeros. It is refused where it arrives and costs that member its
+// connection; the real workers then complete the run.
+TEST(HiloNode, AMembersGarbageBatchClosesOnlyThatMemberAndTheRunCompletes)
+{
+    Sandbox box("garbage-batch", test::DataPath("emu-slow.textproto"));
+    ManualRun run(box);
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    boost::asio::io_context io;
+    auto hostile = RawPeer(io, run.port, 1);
+    boost::asio::write(
+        *hostile, boost::asio::buffer(
+                      Framed(kTrajectories, EncodeTrajectories(1, 0, std::string(100, '\0')))));
+    EXPECT_TRUE(ReadUntilClosed(*hostile, 30)) << "the member sending garbage was kept";
+    // More than one batch of the workload's shape: closed on the header (peer-limits.h).
+    auto oversize = RawPeer(io, run.port, 1);
+    boost::asio::write(
+        *oversize, boost::asio::buffer(
+                       Framed(kTrajectories, EncodeTrajectories(1, 0, std::string(4096, 'x')))));
+    EXPECT_TRUE(ReadUntilClosed(*oversize, 30)) << "an oversize batch was taken";
+    run.workers.push_back(run.StartWorker(0));
+    run.workers.push_back(run.StartWorker(1));
+    ASSERT_EQ(run.WaitLearner(120), 0) << run.learner->StderrTail(20);
+    const std::string log = test::ReadFile((box.dir / "learner.stderr").string());
+    EXPECT_NE(log.find("unusable message: trajectory batch of worker 1 for round 1: trajectory "
+                       "batch CRC mismatch"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("this node takes at most 194 of that type"), std::string::npos) << log;
+    EXPECT_EQ(run.Done().size(), 2u);
+    for (auto& w : run.workers)
+        ExpectExitsZero(*w);
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+// A batch that passes every check on arrival but makes the gradient non-finite (GRPO, behaviour
+// log-probs of -3e38): the learner retakes the round's step without it, closes that member, and
+// the run completes with every worker at the learner's hash.
+TEST(HiloNode, AMembersNonFiniteBatchIsDroppedAndTheRunCompletes)
+{
+    Sandbox box("non-finite-batch", test::DataPath("emu-slow.textproto"));
+    ManualRun run(box);
+    run.extra = {"--set", "workload.kind=grpo", "--set", "workload.steps=4"};
+    auto loaded = LoadScenarioFile(box.scenario, {"workload.kind=grpo"}, CurrentCatalog());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    auto context = BuildArmContext(loaded->resolved, loaded->resolved.arms[0]);
+    ASSERT_TRUE(context.ok()) << context.status().ToString();
+    auto mine = (*context)->workload->Rollout((*context)->initial.theta, 1, 1, nullptr);
+    ASSERT_TRUE(mine.ok());
+    auto b = models::TrajectoryBatch::Parse(*mine);
+    ASSERT_TRUE(b.ok());
+    b->behaviour_logp.assign(b->behaviour_logp.size(), -3e38f);
+    for (size_t i = 0; i < b->rewards.size(); ++i)
+        b->rewards[i] = i % 2 == 0 ? 1.0f : 0.0f;
+
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    boost::asio::io_context io;
+    auto hostile = RawPeer(io, run.port, 1);
+    boost::asio::write(*hostile, boost::asio::buffer(Framed(
+                                     kTrajectories, EncodeTrajectories(1, 0, b->Serialize()))));
+    run.workers.push_back(run.StartWorker(0));
+    EXPECT_TRUE(ReadUntilClosed(*hostile, 60)) << "the member was kept";
+    run.workers.push_back(run.StartWorker(1));
+    ASSERT_EQ(run.WaitLearner(120), 0) << run.learner->StderrTail(20);
+    const std::string log = test::ReadFile((box.dir / "learner.stderr").string());
+    EXPECT_NE(log.find("the batch of worker 1 for round 1 makes the gradient non-finite"),
+              std::string::npos)
+        << log;
+    const std::vector<std::string> published = PublishLines(box);
+    ASSERT_EQ(published.size(), 4u);
+    EXPECT_EQ(published[0].substr(published[0].rfind(' ')), " 1") << published[0];
+    EXPECT_EQ(run.Done().size(), 2u);
+    for (const auto& [w, line] : run.Done())
+        EXPECT_EQ(line.substr(line.rfind(' ')), " 1") << line; // the hash matched
+    for (auto& w : run.workers)
+        ExpectExitsZero(*w);
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+// mode.round_timeout on real processes: a member that connects and never sends is dropped from
+// every round after the deadline, and the learner publishes every version with the other worker.
+// (Without the deadline the learner waits for it until its stall timeout and exits 1.) Once the
+// silent connection ends, the real worker 1 catches up and the run completes.
+TEST(HiloNode, ASilentMemberIsDroppedAfterTheRoundTimeoutAndTheRunCompletes)
+{
+    Sandbox box("silent-member", test::DataPath("emu-slow.textproto"));
+    ManualRun run(box);
+    run.extra = {"--set", "mode.round_timeout=500ms", "--set", "workload.steps=3"};
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    boost::asio::io_context io;
+    auto silent = RawPeer(io, run.port, 1);
+    run.workers.push_back(run.StartWorker(0));
+    for (int i = 0; i < 1500 && PublishLines(box).size() < 3; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const std::vector<std::string> published = PublishLines(box);
+    ASSERT_EQ(published.size(), 3u) << run.learner->StderrTail(20);
+    for (const std::string& line : published)
+        EXPECT_EQ(line.substr(line.rfind(' ')), " 1") << line; // one member dropped
+    boost::system::error_code ignored;
+    silent->shutdown(boost::asio::ip::tcp::socket::shutdown_send, ignored); // a FIN, unread or not
+    silent->close(ignored);
+    run.workers.push_back(run.StartWorker(1));
+    ASSERT_EQ(run.WaitLearner(120), 0) << run.learner->StderrTail(20);
+    const std::string log = test::ReadFile((box.dir / "learner.stderr").string());
+    EXPECT_NE(log.find("dropped worker 1 from its round: no batch for round 1 within "
+                       "mode.round_timeout"),
+              std::string::npos)
+        << log;
+    EXPECT_EQ(run.Done().size(), 2u);
+    for (auto& w : run.workers)
+        ExpectExitsZero(*w);
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
+// The stall watchdog counts training progress, not chatter: a member that repeats its done
+// announcement every 100 ms does not keep a learner that cannot train alive past its stall
+// timeout.
+TEST(HiloNode, ChatterDoesNotKeepAStalledLearnerAlive)
+{
+    Sandbox box("chatter", test::DataPath("emu-slow.textproto"));
+    ManualRun run(box);
+    run.stall_timeout = "2";
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    boost::asio::io_context io;
+    auto chatty = RawPeer(io, run.port, 1);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!run.learner->Poll() && std::chrono::steady_clock::now() < until)
+    {
+        boost::system::error_code ec;
+        boost::asio::write(*chatty, boost::asio::buffer(Framed(kDone, EncodeDone(0, 0))), ec);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_TRUE(run.learner->exited()) << "chatter kept the learner alive for 20 s";
+    EXPECT_EQ(run.learner->exit_code(), 1);
+    const std::string log = test::ReadFile((box.dir / "learner.stderr").string());
+    EXPECT_NE(log.find("no progress for"), std::string::npos) << log;
+    EXPECT_EQ(box.LiveProcesses(), 0);
 }
 
 } // namespace

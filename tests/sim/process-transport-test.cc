@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <thread>
 
@@ -285,7 +286,10 @@ TEST(ProcessTransport, PeersWithTheSameKeyAuthenticateAndExchangeMessages)
     EXPECT_TRUE(client.auth_failures.empty());
 }
 
-TEST(ProcessTransport, AWrongKeyIsRefusedOnBothSidesAndNotDialledAgain)
+// A listener that fails its proof may be a process that took the port while the real peer
+// restarts: the dialler reports it and dials again with its backoff (doubling: 10, 20, 40, ...
+// ms), and is never admitted.
+TEST(ProcessTransport, AWrongKeyIsRefusedOnBothSidesAndDialledAgainWithBackoff)
 {
     asio::io_context io;
     Node server(io, 100, [](TcpTransportOptions& o) { o.key = kKey; });
@@ -306,14 +310,15 @@ TEST(ProcessTransport, AWrongKeyIsRefusedOnBothSidesAndNotDialledAgain)
              });
     ASSERT_FALSE(intruder.auth_failures.empty());
     EXPECT_NE(intruder.auth_failures[0].find("authentication failed"), std::string::npos);
-    // Give a redial time to happen: there must be none.
+    // Redials happen, ever more slowly: within 200 ms at most 1 + log2(200 / 10) of them.
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
     while (std::chrono::steady_clock::now() < until)
     {
         io.run_for(std::chrono::milliseconds(5));
         io.restart();
     }
-    EXPECT_EQ(intruder.auth_failures.size(), 1u);
+    EXPECT_GE(intruder.auth_failures.size(), 2u);
+    EXPECT_LE(intruder.auth_failures.size(), 6u) << "the backoff did not grow";
     EXPECT_TRUE(server.connected.empty());
     EXPECT_TRUE(server.received.empty());
     EXPECT_TRUE(intruder.connected.empty());
@@ -384,21 +389,18 @@ TEST(ProcessTransport, AProofUnderAnotherKeyIsRefusedByTheListener)
     EXPECT_TRUE(server.received.empty());
 }
 
-// The dialler's hello names an id; a listener that was told which ids exist refuses the rest,
-// and refuses a second connection from a connected id, keeping the live one.
+// The dialler's hello names an id; a listener that was told which ids exist refuses the rest.
+// Without a key anyone can claim an id, so a second connection from a connected id is refused and
+// the live one kept.
 TEST(ProcessTransport, UnknownAndDuplicateIdsAreRefusedAndTheLivePeerIsKept)
 {
     asio::io_context io;
     Node server(io, 100,
-                [](TcpTransportOptions& o)
-                {
-                    o.key = kKey;
-                    o.accept_peer = [](uint32_t id) { return id < 4; };
-                });
-    auto keyed = [](TcpTransportOptions& o) { o.key = kKey; };
-    Node first(io, 3, keyed);
-    Node second(io, 3, keyed);
-    Node stranger(io, 9, keyed);
+                [](TcpTransportOptions& o) { o.accept_peer = [](uint32_t id) { return id < 4; }; });
+    auto keyless = [](TcpTransportOptions&) {};
+    Node first(io, 3, keyless);
+    Node second(io, 3, keyless);
+    Node stranger(io, 9, keyless);
     auto port = server.transport->Listen("127.0.0.1", 0);
     ASSERT_TRUE(port.ok());
     first.transport->Connect(100, "127.0.0.1", *port);
@@ -419,6 +421,37 @@ TEST(ProcessTransport, UnknownAndDuplicateIdsAreRefusedAndTheLivePeerIsKept)
     EXPECT_EQ(server.received[0].payload, "first");
     EXPECT_TRUE(server.closed.empty()) << "the live connection was dropped";
     EXPECT_TRUE(first.closed.empty());
+}
+
+// With a key, a new connection that proves it for a live id is that peer restarted before its old
+// connection was seen to end: it replaces the old one at once (rather than waiting up to 30 s for
+// keepalive to notice the dead one).
+TEST(ProcessTransport, AnAuthenticatedHelloForALiveIdReplacesTheOldConnection)
+{
+    asio::io_context io;
+    Node server(io, 100, [](TcpTransportOptions& o) { o.key = kKey; });
+    auto keyed = [](TcpTransportOptions& o)
+    {
+        o.key = kKey;
+        o.redial = false;
+    };
+    Node first(io, 3, keyed);
+    Node second(io, 3, keyed);
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    first.transport->Connect(100, "127.0.0.1", *port);
+    RunUntil(io, [&]() { return server.connected.size() == 1; });
+    second.transport->Connect(100, "127.0.0.1", *port);
+    RunUntil(io, [&]() { return server.connected.size() == 2 && !first.closed.empty(); });
+    EXPECT_EQ(server.connected, (std::vector<uint32_t>{3, 3}));
+    ASSERT_EQ(server.closed.size(), 1u);
+    EXPECT_EQ(server.closed[0], std::make_pair(3u, true));
+    EXPECT_NE(Joined(server.log).find("replaced by a new authenticated connection from peer 3"),
+              std::string::npos);
+    ASSERT_TRUE(second.transport->Send(100, 1, Bytes("second"), 6).ok());
+    RunUntil(io, [&]() { return !server.received.empty(); });
+    ASSERT_FALSE(server.received.empty());
+    EXPECT_EQ(server.received[0].payload, "second");
 }
 
 // A connection that never says hello, or says more than a hello can hold, costs the listener
@@ -454,14 +487,53 @@ TEST(ProcessTransport, SilentOversizeAndExcessConnectionsAreDropped)
     silent.read_some(asio::buffer(&byte, 1), ec);
     EXPECT_EQ(ec, asio::error::eof) << ec.message();
 
-    // The cap: two silent connections are held (until their deadline), the third is refused.
+    // The cap: two silent connections are held (until their deadline); a third takes the place
+    // of the oldest, so that idle connections cannot keep a real peer out.
     asio::ip::tcp::socket a(io), b(io);
     a.connect(at);
+    RunUntil(io, [&]() { return server.transport->pending_hellos() == 1; });
     b.connect(at);
     RunUntil(io, [&]() { return server.transport->pending_hellos() == 2; });
     third.connect(at);
-    RunUntil(io, [&]() { return Joined(server.log).find("(the limit)") != std::string::npos; });
+    RunUntil(io, [&]()
+             { return Joined(server.log).find("dropped for a new one") != std::string::npos; });
+    EXPECT_EQ(server.transport->pending_hellos(), 2u);
+    a.non_blocking(false);
+    a.read_some(asio::buffer(&byte, 1), ec);
+    EXPECT_EQ(ec, asio::error::eof) << "the oldest was not the one dropped: " << ec.message();
     EXPECT_TRUE(server.connected.empty());
+}
+
+// A flood of idle connections from one source cannot keep a peer that says its hello out: past
+// the per-source cap each new connection replaces that source's oldest.
+TEST(ProcessTransport, AFloodOfIdleConnectionsDoesNotKeepAPeerOut)
+{
+    asio::io_context io;
+    Node server(io, 100,
+                [](TcpTransportOptions& o)
+                {
+                    o.key = kKey;
+                    o.max_pending_per_source = 8;
+                });
+    Node worker(io, 3, [](TcpTransportOptions& o) { o.key = kKey; });
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    const asio::ip::tcp::endpoint at(asio::ip::make_address("127.0.0.1"), *port);
+    std::vector<std::unique_ptr<asio::ip::tcp::socket>> flood;
+    for (int i = 0; i < 300; ++i)
+    {
+        flood.push_back(std::make_unique<asio::ip::tcp::socket>(io));
+        flood.back()->connect(at);
+        io.poll();
+        io.restart();
+    }
+    RunUntil(io, [&]() { return server.transport->pending_hellos() == 8; });
+    // Well before the idle ones reach their 5 s hello deadline.
+    worker.transport->Connect(100, "127.0.0.1", *port);
+    RunUntil(
+        io, [&]() { return server.connected.size() == 1; }, /*timeout_s=*/3);
+    EXPECT_EQ(server.connected, std::vector<uint32_t>{3});
+    EXPECT_LE(server.transport->pending_hellos(), 8u);
 }
 
 /// The highest descriptor number this process has open.
@@ -704,6 +776,115 @@ TEST(ProcessGather, VersionsLostAreMeasuredFromTheWorkersLogs)
     ASSERT_EQ(gathered->catch_ups.size(), 1u);
     EXPECT_EQ(gathered->catch_ups[0].snapshot_version, 2);
     std::filesystem::remove_all(dir);
+}
+
+/// This process's resident set size, from /proc/self/status (VmRSS).
+uint64_t
+RssBytes()
+{
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+    {
+        if (line.rfind("VmRSS:", 0) == 0)
+            return std::stoull(line.substr(6)) * 1024;
+    }
+    ADD_FAILURE() << "no VmRSS in /proc/self/status";
+    return 0;
+}
+
+/// A socket connected to `port` that said hello as `id` (a keyless listener: no proof).
+void
+SayHello(asio::ip::tcp::socket& s, uint16_t port, uint32_t id)
+{
+    s.connect({asio::ip::make_address("127.0.0.1"), port});
+    std::string hello;
+    hilo::ByteWriter(&hello).PutU32(id);
+    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, hello)));
+}
+
+/// Runs the loop for `seconds`.
+void
+RunFor(asio::io_context& io, double seconds)
+{
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until)
+    {
+        io.run_for(std::chrono::milliseconds(5));
+        io.restart();
+    }
+}
+
+// A header announcing a large message costs the receiver only the bytes that arrived: the
+// payload's buffer grows with them (here 256 MiB announced and 1 KiB sent: under 1 MiB of RSS,
+// where a buffer of the announced size would be 256 MiB of zeros).
+TEST(ProcessTransport, AnAnnouncedMessageCostsOnlyTheBytesThatArrived)
+{
+    asio::io_context io;
+    Node server(io, 100);
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    asio::ip::tcp::socket s(io);
+    SayHello(s, *port, 5);
+    RunUntil(io, [&]() { return server.connected.size() == 1; });
+    const uint64_t before = RssBytes();
+    asio::write(s, asio::buffer(Header(1, 256u << 20, 256u << 20) + std::string(1024, 'x')));
+    RunFor(io, 0.3);
+    const uint64_t after = RssBytes();
+    EXPECT_LT(after > before ? after - before : 0, 1u << 20) << before << " -> " << after;
+    EXPECT_TRUE(server.received.empty());
+    EXPECT_TRUE(server.closed.empty()) << "the message is still arriving";
+}
+
+// Each message type has its own inbound limit (a node knows what each type can hold): a header
+// announcing more than its type's closes the connection on the header.
+TEST(ProcessTransport, EachMessageTypeHasItsOwnInboundLimit)
+{
+    asio::io_context io;
+    Node server(io, 100,
+                [](TcpTransportOptions& o)
+                { o.max_payload_for = [](uint32_t type) { return type == 1 ? 100u : 0u; }; });
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    asio::ip::tcp::socket s(io);
+    SayHello(s, *port, 5);
+    asio::write(
+        s, asio::buffer(Framed(1, std::string(100, 'a')) + Framed(3, "") + Header(2, 1, 1) + "b"));
+    RunUntil(io, [&]() { return !server.closed.empty(); });
+    ASSERT_EQ(server.received.size(), 2u); // the 100 bytes of type 1, and type 3 with none
+    EXPECT_EQ(server.received[0].payload.size(), 100u);
+    EXPECT_EQ(server.closed[0], std::make_pair(5u, true));
+    EXPECT_NE(Joined(server.log)
+                  .find("a message of type 2 announces 1 bytes; this node takes at "
+                        "most 0 of that type"),
+              std::string::npos)
+        << Joined(server.log);
+}
+
+// A peer that does not read (or reads slowly) cannot make its sender queue without bound: past
+// the cap on the bytes queued to it, it is closed; the sender's other peers are untouched.
+TEST(ProcessTransport, ASlowReaderIsClosedAtItsSendQueueCap)
+{
+    asio::io_context io;
+    Node server(io, 100, [](TcpTransportOptions& o) { o.max_queued_bytes = 4u << 20; });
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    asio::ip::tcp::socket s(io);
+    SayHello(s, *port, 5);
+    RunUntil(io, [&]() { return server.connected.size() == 1; });
+    const auto payload = Bytes(std::string(1u << 20, 'p'));
+    int sent = 0;
+    for (; sent < 400 && server.closed.empty(); ++sent)
+    {
+        ASSERT_TRUE(server.transport->Send(5, 1, payload, payload->size()).ok());
+        io.run_for(std::chrono::milliseconds(1));
+        io.restart();
+    }
+    RunUntil(io, [&]() { return !server.closed.empty(); });
+    EXPECT_EQ(server.closed[0], std::make_pair(5u, true));
+    EXPECT_NE(Joined(server.log).find("send queue past 4194304 bytes"), std::string::npos)
+        << Joined(server.log);
+    EXPECT_LT(sent, 400) << "never closed";
 }
 
 } // namespace

@@ -12,12 +12,14 @@
 #include "sim/scenario/scenario-loader.h"
 
 #include "hilo/wire/messages.h"
+#include "models/trajectory-batch.h"
 
 #include "tests/sim/scenario-test-util.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -124,7 +126,13 @@ class FakePort : public RolePort
             return hilo::Status::Ok(); // dropped, as a process transport drops it
         const uint32_t from = m_self;
         const uint64_t seq = m_seq[peer]++;
-        m_world->Schedule(m_world->message_delay_s,
+        double delay = m_world->message_delay_s;
+        if (type == kTrajectories && slow_batches > 0)
+        {
+            --slow_batches;
+            delay += slow_batch_delay_s;
+        }
+        m_world->Schedule(delay,
                           [w = m_world, peer, from, type, payload, wire_bytes, seq]()
                           {
                               auto it = w->inbox.find(peer);
@@ -141,6 +149,9 @@ class FakePort : public RolePort
     }
     void Stop() override { stopped = true; }
     bool stopped{false};
+    /// A straggler: the next `slow_batches` trajectory messages take this much longer.
+    int slow_batches{0};
+    double slow_batch_delay_s{0};
 
   private:
     FakeWorld* m_world;
@@ -194,10 +205,33 @@ class WallClockPort : public RealTimeFakePort
     std::chrono::steady_clock::time_point m_start{std::chrono::steady_clock::now()};
 };
 
+// The same small model under GRPO: there a batch that passes every check on arrival can still
+// make the gradient non-finite (behaviour log-probs far below any the policy gives).
+const char* kGrpoScenario = R"(
+name: "roles-grpo"
+seed: 3
+workload {
+  kind: "grpo"
+  steps: 3
+  model { vocab: 32 d_model: 32 layers: 1 heads: 2 context: 24 }
+  lora { rank: 4 }
+  prompts_per_worker: 2
+  group_size: 2
+  gen_tokens: 6
+  eval_prompts: 8
+  eval_every: 3
+}
+optimizer { kind: "adamw" lr: 0.01 }
+learner { gpu: "H100-SXM" }
+workers { count: 2 gpu: "A10G" }
+network { topology: "star" worker_link { bandwidth: "1Gbps" delay: "1ms" } }
+arms { name: "hilo" strategy: "hilo" compressor: "spar" budget: "20%" }
+)";
+
 std::shared_ptr<ArmContext>
-Context()
+Context(const char* text = kScenario)
 {
-    auto loaded = LoadScenarioText(kScenario, "roles.textproto", {}, CurrentCatalog());
+    auto loaded = LoadScenarioText(text, "roles.textproto", {}, CurrentCatalog());
     EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
     auto context = BuildArmContext(loaded->resolved, loaded->resolved.arms[0]);
     EXPECT_TRUE(context.ok()) << context.status().ToString();
@@ -215,11 +249,29 @@ struct Cluster
     std::vector<PublishEvent> published;
     std::vector<ApplyEvent> applied;
     std::map<uint32_t, std::vector<uint64_t>> rounds; // rounds rolled out, by worker process
-
-    explicit Cluster(LearnerRoleOptions options = {})
+    struct Dropped
     {
+        uint32_t worker;
+        uint64_t round;
+        DropReason reason;
+        std::string why;
+    };
+    std::vector<Dropped> dropped;
+    std::vector<std::string> notes; // the learner's checkpoint notes
+
+    /// `tune` changes the arm's context before any role sees it.
+    explicit Cluster(LearnerRoleOptions options = {},
+                     const std::function<void(ArmContext&)>& tune = {})
+    {
+        if (tune)
+            tune(*context);
         LearnerHooks hooks;
         hooks.published = [this](const PublishEvent& e) { published.push_back(e); };
+        hooks.member_dropped = [this](uint32_t w, uint64_t round, DropReason reason,
+                                      const std::string& why) {
+            dropped.push_back({w, round, reason, why});
+        };
+        hooks.checkpoint_note = [this](const std::string& line) { notes.push_back(line); };
         learner = std::make_unique<LearnerRole>(context, &learner_port, std::vector<uint32_t>{0, 1},
                                                 hilo::PublisherOptions{}, hooks, options);
         world.inbox[kLearnerPeerId] = [this](uint32_t from, const RoleMessage& m)
@@ -568,6 +620,7 @@ TEST(Roles, ARestoredLearnerReportsThePublishItsCheckpointHolds)
     const std::string path =
         (std::filesystem::temp_directory_path() / "hilo-roles-learner.checkpoint").string();
     std::filesystem::remove(path);
+    std::filesystem::remove(path + ".prev");
     LearnerRoleOptions options;
     options.checkpoint_path = path;
     Cluster c(options);
@@ -600,19 +653,74 @@ TEST(Roles, ARestoredLearnerReportsThePublishItsCheckpointHolds)
     EXPECT_EQ(r.kept_per_matrix, last.kept_per_matrix);
     EXPECT_EQ(r.drift_rel_l2, last.drift_rel_l2);
 
-    std::string bytes = test::ReadFile(path);
-    bytes[4 + 4 + 2 * 4 + 8 + 3] ^= 0x10; // inside the record (its grad_ready_s)
+    // Damaged in its record (its grad_ready_s): the latest generation is refused and the one
+    // before it is restored, saying so; with both damaged the learner fails.
+    auto damage = [](const std::string& file)
     {
-        std::ofstream f(path, std::ios::binary | std::ios::trunc);
+        std::string bytes = test::ReadFile(file);
+        bytes[4 + 4 + 2 * 4 + 8 + 3] ^= 0x10;
+        std::ofstream f(file, std::ios::binary | std::ios::trunc);
         f << bytes;
-    }
+    };
+    damage(path);
+    std::vector<std::string> notes;
+    hooks.checkpoint_note = [&](const std::string& line) { notes.push_back(line); };
     FakePort port2(&c.world, kLearnerPeerId);
-    LearnerRole damaged(c.context, &port2, {0, 1}, hilo::PublisherOptions{}, hooks, options);
+    LearnerRole previous(c.context, &port2, {0, 1}, hilo::PublisherOptions{}, hooks, options);
+    previous.Start();
+    ASSERT_TRUE(previous.failure().ok()) << previous.failure().ToString();
+    EXPECT_EQ(previous.publisher().version(), last.version - 1);
+    ASSERT_EQ(restored.size(), 2u);
+    EXPECT_EQ(restored[1].version, last.version - 1);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("restored " + path + ".prev"), std::string::npos) << notes[0];
+    EXPECT_NE(notes[0].find("CRC-32C"), std::string::npos) << notes[0];
+
+    damage(path + ".prev");
+    FakePort port3(&c.world, kLearnerPeerId);
+    LearnerRole damaged(c.context, &port3, {0, 1}, hilo::PublisherOptions{}, hooks, options);
     damaged.Start();
     EXPECT_EQ(damaged.failure().code(), hilo::StatusCode::kCorruption)
         << damaged.failure().ToString();
-    EXPECT_EQ(restored.size(), 1u);
+    EXPECT_EQ(restored.size(), 2u);
     std::filesystem::remove(path);
+    std::filesystem::remove(path + ".prev");
+}
+
+// A torn latest checkpoint (a crash or power loss mid-write on a file system that reorders, or a
+// disk that lost its tail) restores from the previous generation.
+TEST(Roles, ATornLatestCheckpointRestoresFromThePreviousOne)
+{
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "hilo-roles-torn.checkpoint").string();
+    std::filesystem::remove(path);
+    std::filesystem::remove(path + ".prev");
+    LearnerRoleOptions options;
+    options.checkpoint_path = path;
+    Cluster c(options);
+    c.world.Run();
+    ASSERT_EQ(c.published.size(), 5u);
+    const std::string latest = test::ReadFile(path);
+    std::filesystem::resize_file(path, latest.size() / 2);
+    EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+
+    options.restore = true;
+    FakePort port(&c.world, kLearnerPeerId);
+    std::vector<std::string> notes;
+    LearnerHooks hooks;
+    hooks.checkpoint_note = [&](const std::string& line) { notes.push_back(line); };
+    std::vector<PublishEvent> restored;
+    hooks.restored = [&](const PublishEvent& e) { restored.push_back(e); };
+    LearnerRole learner(c.context, &port, {0, 1}, hilo::PublisherOptions{}, hooks, options);
+    learner.Start();
+    ASSERT_TRUE(learner.failure().ok()) << learner.failure().ToString();
+    EXPECT_EQ(learner.publisher().version(), 4u);
+    ASSERT_EQ(restored.size(), 1u);
+    EXPECT_EQ(restored[0].state_hash, c.published[3].state_hash);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find(".prev at version 4"), std::string::npos) << notes[0];
+    std::filesystem::remove(path);
+    std::filesystem::remove(path + ".prev");
 }
 
 // A relay started again mid-run (its process was killed) has seen none of its workers connect, yet
@@ -700,6 +808,302 @@ TEST(Roles, ARolloutStartsBeforeItsRealSampling)
         EXPECT_LE(rollouts[i].started_s, handovers[i].first - handovers[i].second)
             << "round " << rollouts[i].round << ": started_s was read after the sampling";
     }
+}
+
+RoleMessage
+Message(uint32_t type, const std::string& payload)
+{
+    RoleMessage m;
+    m.type = type;
+    m.payload = payload;
+    m.wire_bytes = payload.size();
+    return m;
+}
+
+// A trajectory batch is checked where it arrives, against what the workload asked its sender for;
+// one that fails costs that peer its connection (the error) and nothing else. Each kind of bad
+// batch on its own, then the run must complete with every worker at the final hash.
+TEST(Roles, ABatchThatIsNotTheOneTheWorkloadAskedForIsRefusedOnArrival)
+{
+    Cluster c;
+    models::Workload& workload = *c.context->workload;
+    const std::vector<float>& theta = c.context->initial.theta;
+    auto good = workload.Rollout(theta, /*step=*/1, /*worker=*/0, nullptr);
+    ASSERT_TRUE(good.ok());
+    auto parsed = models::TrajectoryBatch::Parse(*good);
+    ASSERT_TRUE(parsed.ok());
+    auto altered = [&](const std::function<void(models::TrajectoryBatch&)>& change)
+    {
+        models::TrajectoryBatch b = *parsed;
+        change(b);
+        EXPECT_TRUE(b.Validate().ok()) << b.Validate().ToString();
+        return b.Serialize();
+    };
+    std::string flipped = *good;
+    flipped[flipped.size() / 2] ^= 0x01;
+    struct Case
+    {
+        const char* name;
+        std::string envelope;
+        hilo::StatusCode code;
+        const char* says;
+    };
+    const std::vector<Case> cases = {
+        {"zeros (the batch that once ended the learner)",
+         EncodeTrajectories(1, 0, std::string(good->size(), '\0')), hilo::StatusCode::kCorruption,
+         "CRC mismatch"},
+        {"one byte flipped", EncodeTrajectories(1, 0, flipped), hilo::StatusCode::kCorruption,
+         "CRC mismatch"},
+        {"empty batch", EncodeTrajectories(1, 0, ""), hilo::StatusCode::kCorruption, "truncated"},
+        {"another worker's batch",
+         EncodeTrajectories(1, 0, *workload.Rollout(theta, 1, /*worker=*/1, nullptr)),
+         hilo::StatusCode::kInvalidArgument, "worker 1, the workload's is 0"},
+        {"another round's batch",
+         EncodeTrajectories(1, 0, *workload.Rollout(theta, /*step=*/2, 0, nullptr)),
+         hilo::StatusCode::kInvalidArgument, "step 2, the workload's is 1"},
+        {"another vocabulary",
+         EncodeTrajectories(1, 0, altered([](models::TrajectoryBatch& b) { b.vocab = 64; })),
+         hilo::StatusCode::kInvalidArgument, "vocab 64, the workload's is 32"},
+        {"fewer sequences",
+         EncodeTrajectories(1, 0,
+                            altered(
+                                [](models::TrajectoryBatch& b)
+                                {
+                                    b.sequences = 1;
+                                    b.tokens.resize(b.prompt_len + b.gen_len);
+                                    b.behaviour_logp.resize(b.gen_len);
+                                    b.rewards.resize(1);
+                                })),
+         hilo::StatusCode::kInvalidArgument, "sequences 1, the workload's is 2"},
+        {"longer generations",
+         EncodeTrajectories(1, 0,
+                            altered(
+                                [](models::TrajectoryBatch& b)
+                                {
+                                    const uint32_t row = b.prompt_len + b.gen_len;
+                                    std::vector<int32_t> tokens;
+                                    for (uint32_t i = 0; i < b.sequences; ++i)
+                                    {
+                                        tokens.insert(tokens.end(), b.tokens.begin() + i * row,
+                                                      b.tokens.begin() + (i + 1) * row);
+                                        tokens.push_back(0);
+                                    }
+                                    b.tokens = tokens;
+                                    b.gen_len += 1;
+                                    b.behaviour_logp.assign(b.sequences * b.gen_len, -1.0f);
+                                })),
+         hilo::StatusCode::kInvalidArgument, "gen_len 7, the workload's is 6"},
+        {"sampled at a version never published", EncodeTrajectories(1, 3, *good),
+         hilo::StatusCode::kInvalidArgument, "has not published"},
+    };
+    for (const Case& k : cases)
+    {
+        hilo::Status s = c.learner->HandleMessage(0, Message(kTrajectories, k.envelope));
+        EXPECT_EQ(s.code(), k.code) << k.name << ": " << s.ToString();
+        EXPECT_NE(s.message().find(k.says), std::string::npos) << k.name << ": " << s.message();
+        EXPECT_TRUE(c.learner->failure().ok()) << k.name;
+    }
+    // Nothing of them was kept: worker 0's own batch is still awaited, and the run completes.
+    EXPECT_EQ(c.learner->MissingBatches(), (std::vector<uint32_t>{0, 1}));
+    c.world.Run();
+    ASSERT_EQ(c.published.size(), 5u);
+    for (uint32_t w = 0; w < 2; ++w)
+        EXPECT_EQ(c.workers[w]->replica().state().adapter.Hash(),
+                  c.learner->publisher().replica_view().adapter.Hash());
+    EXPECT_TRUE(c.dropped.empty());
+    EXPECT_TRUE(c.learner->failure().ok());
+}
+
+// A batch can pass every check and still make the gradient non-finite (GRPO: behaviour log-probs
+// of -3e38 make the importance ratio infinite). The learner drops that batch and retakes the
+// round's step without it: the version it publishes is exactly the one trained on the other
+// member's batch alone, and the learner goes on.
+TEST(Roles, ABatchThatMakesTheGradientNonFiniteIsDroppedAndTheStepRetakenWithoutIt)
+{
+    auto context = Context(kGrpoScenario);
+    const std::vector<float>& theta = context->initial.theta;
+    auto honest = context->workload->Rollout(theta, 1, /*worker=*/1, nullptr);
+    auto mine = context->workload->Rollout(theta, 1, /*worker=*/0, nullptr);
+    ASSERT_TRUE(honest.ok() && mine.ok());
+    auto b = models::TrajectoryBatch::Parse(*mine);
+    ASSERT_TRUE(b.ok());
+    b->behaviour_logp.assign(b->behaviour_logp.size(), -3e38f);
+    for (size_t i = 0; i < b->rewards.size(); ++i)
+        b->rewards[i] = i % 2 == 0 ? 1.0f : 0.0f;
+    ASSERT_TRUE(b->Validate().ok());
+    const std::string poisoned = b->Serialize();
+
+    auto learn = [&](const std::vector<std::pair<uint32_t, std::string>>& batches,
+                     std::vector<uint32_t> members, std::vector<PublishEvent>* published,
+                     std::vector<std::pair<uint32_t, DropReason>>* dropped)
+    {
+        FakeWorld world;
+        FakePort port(&world, kLearnerPeerId);
+        LearnerHooks hooks;
+        hooks.published = [&](const PublishEvent& e) { published->push_back(e); };
+        hooks.member_dropped =
+            [&](uint32_t w, uint64_t round, DropReason reason, const std::string&)
+        {
+            EXPECT_EQ(round, 1u);
+            dropped->push_back({w, reason});
+        };
+        LearnerRoleOptions options;
+        options.members = members;
+        LearnerRole learner(context, &port, {0, 1}, hilo::PublisherOptions{}, hooks, options);
+        learner.Start();
+        for (uint32_t w : members)
+            learner.HandlePeerConnected(w);
+        for (const auto& [w, batch] : batches)
+        {
+            hilo::Status s =
+                learner.HandleMessage(w, Message(kTrajectories, EncodeTrajectories(1, 0, batch)));
+            EXPECT_TRUE(s.ok()) << "refused on arrival: " << s.ToString();
+        }
+        world.Run();
+        EXPECT_TRUE(learner.failure().ok()) << learner.failure().ToString();
+        EXPECT_FALSE(port.stopped);
+    };
+    std::vector<PublishEvent> published, alone;
+    std::vector<std::pair<uint32_t, DropReason>> dropped, none;
+    learn({{0, poisoned}, {1, *honest}}, {0, 1}, &published, &dropped);
+    learn({{1, *honest}}, {1}, &alone, &none);
+    ASSERT_EQ(published.size(), 1u);
+    ASSERT_EQ(alone.size(), 1u);
+    EXPECT_EQ(dropped,
+              (std::vector<std::pair<uint32_t, DropReason>>{{0, DropReason::kNonFiniteGradient}}));
+    EXPECT_TRUE(none.empty());
+    EXPECT_EQ(published[0].members_dropped, 1u);
+    EXPECT_TRUE(std::isfinite(published[0].loss));
+    EXPECT_EQ(published[0].state_hash, alone[0].state_hash) << "not the step without the batch";
+    EXPECT_EQ(published[0].loss, alone[0].loss);
+}
+
+// mode.round_timeout: a member whose batch is late is dropped from that round (the round trains on
+// the batches it has), and takes part again from the next version on. Without the deadline the
+// same straggler holds the round until its batch arrives.
+TEST(Roles, AStragglerMissesTheRoundDeadlineAndRejoinsAtTheNextVersion)
+{
+    auto run = [](double round_timeout_s, Cluster* c)
+    {
+        c->worker_ports[1]->slow_batches = 1; // worker 1's round-1 batch takes 5 s more
+        c->worker_ports[1]->slow_batch_delay_s = 5.0;
+        c->world.Run();
+        ASSERT_EQ(c->published.size(), 5u) << "timeout " << round_timeout_s;
+        for (uint32_t w = 0; w < 2; ++w)
+            EXPECT_EQ(c->workers[w]->replica().state().adapter.Hash(),
+                      c->learner->publisher().replica_view().adapter.Hash());
+        EXPECT_TRUE(c->learner->failure().ok());
+    };
+    Cluster deadline({}, [](ArmContext& a) { a.round_timeout_s = 1.0; });
+    ASSERT_NO_FATAL_FAILURE(run(1.0, &deadline));
+    ASSERT_EQ(deadline.dropped.size(), 1u);
+    EXPECT_EQ(deadline.dropped[0].worker, 1u);
+    EXPECT_EQ(deadline.dropped[0].round, 1u);
+    EXPECT_EQ(deadline.dropped[0].reason, DropReason::kDeadline);
+    EXPECT_NE(deadline.dropped[0].why.find("round_timeout"), std::string::npos);
+    EXPECT_EQ(deadline.published[0].members_dropped, 1u);
+    EXPECT_GE(deadline.published[0].grad_ready_s, 1.0);
+    EXPECT_LT(deadline.published[0].grad_ready_s, 2.0) << "version 1 waited for the straggler";
+    for (size_t v = 1; v < 5; ++v)
+        EXPECT_EQ(deadline.published[v].members_dropped, 0u) << "version " << v + 1;
+
+    Cluster patient;
+    ASSERT_NO_FATAL_FAILURE(run(0, &patient));
+    EXPECT_TRUE(patient.dropped.empty());
+    EXPECT_GE(patient.published[0].grad_ready_s, 5.0) << "the round did not wait";
+    EXPECT_NE(patient.published[4].state_hash, deadline.published[4].state_hash);
+}
+
+// A member that connects and never sends is dropped at each round's deadline; the run completes
+// on the other member's batches.
+TEST(Roles, ASilentMemberCannotHoldTheRunHostage)
+{
+    Cluster c({}, [](ArmContext& a) { a.round_timeout_s = 0.5; });
+    c.worker_ports[1]->slow_batches = 1000; // its batches never arrive within the run
+    c.worker_ports[1]->slow_batch_delay_s = 1e6;
+    c.world.Run(/*until=*/100);
+    ASSERT_EQ(c.published.size(), 5u);
+    for (const PublishEvent& p : c.published)
+        EXPECT_EQ(p.members_dropped, 1u) << "version " << p.version;
+    EXPECT_EQ(c.workers[0]->replica().state().adapter.Hash(),
+              c.learner->publisher().replica_view().adapter.Hash());
+    EXPECT_TRUE(c.learner->failure().ok());
+}
+
+// A learner restored from its checkpoint waits only for the members that come back within the
+// deadline: worker 1 never does, and the run goes on with worker 0.
+TEST(Roles, ARestoredLearnerWaitsOnlyForMembersThatComeBackInTime)
+{
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "hilo-roles-restored-deadline.checkpoint")
+            .string();
+    std::filesystem::remove(path);
+    std::filesystem::remove(path + ".prev");
+    LearnerRoleOptions options;
+    options.checkpoint_path = path;
+    auto tune = [](ArmContext& a) { a.round_timeout_s = 0.5; };
+    Cluster c(options, tune);
+    for (double t = 0.001; c.published.size() < 2 && t < 100; t += 0.001)
+        c.world.Run(t);
+    ASSERT_EQ(c.published.size(), 2u);
+    c.learner_port.Kill();
+    c.world.down[1] = true; // worker 1 is gone with the learner and never returns
+
+    options.restore = true;
+    FakePort port(&c.world, kLearnerPeerId);
+    std::vector<PublishEvent> published;
+    std::vector<uint32_t> dropped;
+    LearnerHooks hooks;
+    hooks.published = [&](const PublishEvent& e) { published.push_back(e); };
+    hooks.member_dropped = [&](uint32_t w, uint64_t, DropReason, const std::string&)
+    { dropped.push_back(w); };
+    LearnerRole learner(c.context, &port, {0, 1}, hilo::PublisherOptions{}, hooks, options);
+    c.world.inbox[kLearnerPeerId] = [&](uint32_t from, const RoleMessage& m)
+    { ASSERT_TRUE(learner.HandleMessage(from, m).ok()); };
+    learner.Start();
+    ASSERT_TRUE(learner.failure().ok()) << learner.failure().ToString();
+    EXPECT_EQ(learner.members(), (std::set<uint32_t>{0, 1})); // as the checkpoint says
+    learner.HandlePeerConnected(0);
+    c.world.Run(c.world.now + 100);
+    ASSERT_EQ(learner.publisher().version(), 5u);
+    EXPECT_EQ(dropped, (std::vector<uint32_t>{1, 1, 1}));
+    EXPECT_EQ(c.workers[0]->replica().state().adapter.Hash(),
+              learner.publisher().replica_view().adapter.Hash());
+    std::filesystem::remove(path);
+    std::filesystem::remove(path + ".prev");
+}
+
+// A full disk does not stop the learner: a checkpoint write that fails is reported and training
+// goes on; a restart would restore the last version written.
+TEST(Roles, ALearnerWhoseCheckpointCannotBeWrittenTrainsOnAndSaysSo)
+{
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "hilo-roles-full-disk.checkpoint").string();
+    LearnerRoleOptions options;
+    options.checkpoint_path = path;
+    int writes = 0;
+    options.write_file = [&](const std::string& p, std::string_view bytes)
+    {
+        EXPECT_EQ(p, path);
+        EXPECT_FALSE(bytes.empty());
+        return ++writes <= 2
+                   ? hilo::Status::Ok()
+                   : hilo::Status::Internal("cannot write " + p + ".tmp: No space left on device");
+    };
+    Cluster c(options);
+    c.world.Run();
+    ASSERT_EQ(c.published.size(), 5u);
+    EXPECT_TRUE(c.learner->failure().ok()) << c.learner->failure().ToString();
+    EXPECT_FALSE(c.learner_port.stopped);
+    EXPECT_EQ(writes, 5);
+    ASSERT_EQ(c.notes.size(), 3u);
+    EXPECT_NE(c.notes[0].find("checkpoint of version 3 not written"), std::string::npos)
+        << c.notes[0];
+    EXPECT_NE(c.notes[0].find("No space left on device"), std::string::npos) << c.notes[0];
+    EXPECT_NE(c.notes[2].find("would restore version 2"), std::string::npos) << c.notes[2];
+    for (uint32_t w = 0; w < 2; ++w)
+        EXPECT_EQ(c.workers[w]->replica().state().adapter.Hash(),
+                  c.learner->publisher().replica_view().adapter.Hash());
 }
 
 } // namespace

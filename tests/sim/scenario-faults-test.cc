@@ -1,6 +1,7 @@
-// The `faults` list and mode.max_sim_time of the scenario schema: every kind resolves into typed
-// values; every misuse (unknown kind, bad target, a field the kind does not take, a worker hit
-// before it joins or while it is down) is an error naming the line and the field.
+// The `faults` list, mode.max_sim_time and mode.round_timeout of the scenario schema: every kind
+// resolves into typed values; every misuse (unknown kind, bad target, a field the kind does not
+// take, a worker hit before it joins or while it is down) is an error naming the line and the
+// field.
 #include "sim/cli/catalog.h"
 #include "sim/scenario/scenario-loader.h"
 #include "tests/sim/scenario-test-util.h"
@@ -139,6 +140,24 @@ TEST(ScenarioFaults, BadFieldsAreErrorsWithLines)
                    "faults[0].target", "a learner_restart hits the learner");
     ExpectOneError("mode { max_sim_time: \"0s\" }\n", "mode.max_sim_time", "must be > 0");
     ExpectOneError("mode { max_sim_time: \"soon\" }\n", "mode.max_sim_time", "duration");
+}
+
+// mode.round_timeout: off unless set; a duration > 0 otherwise, from the file or from --set.
+TEST(ScenarioFaults, RoundTimeoutIsOffByDefaultOrADurationAboveZero)
+{
+    auto off = Load("");
+    ASSERT_TRUE(off.ok()) << off.status().message();
+    EXPECT_TRUE(off->resolved.round_timeout.IsZero());
+    EXPECT_EQ(off->resolved_text.find("round_timeout"), std::string::npos);
+    auto on = Load("mode { round_timeout: \"30s\" }\n");
+    ASSERT_TRUE(on.ok()) << on.status().message();
+    EXPECT_EQ(on->resolved.round_timeout, ns3::Seconds(30));
+    auto set = Load("", nullptr, {"mode.round_timeout=2500ms"});
+    ASSERT_TRUE(set.ok()) << set.status().message();
+    EXPECT_EQ(set->resolved.round_timeout, ns3::MilliSeconds(2500));
+    ExpectOneError("mode { round_timeout: \"0s\" }\n", "mode.round_timeout", "must be > 0");
+    ExpectOneError("mode { round_timeout: \"soon\" }\n", "mode.round_timeout", "duration");
+    ExpectOneError("mode { round_timeout: \"30\" }\n", "mode.round_timeout", "");
 }
 
 TEST(ScenarioFaults, WorkersMustBeThereToBeHit)

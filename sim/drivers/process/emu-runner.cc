@@ -738,6 +738,7 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
     record.seed = sc.seed;
     record.llm_profile = sc.llm_profile;
     record.host = models::ReadHostInfo();
+    record.round_timeout_s = sc.round_timeout.GetSeconds();
     record.mode = "emulation-" + network.Name();
     hilo::Status written = WriteRunOutputs(options.out_dir, record, results);
     if (!written.ok())

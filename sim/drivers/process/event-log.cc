@@ -91,7 +91,8 @@ EventLogWriter::Publish(const PublishEvent& e)
               Num(e.encode_s), Num(e.loss), Num(e.grad_norm), e.payload_bytes, e.frame_bytes,
               e.wire_bytes, e.copies, Num(e.drift_rel_l2), Num(e.drift_max_abs),
               Num(e.train_overrun_s), Num(e.encode_overrun_s), Num(e.cpu_gradient_s),
-              Num(e.cpu_encode_s), Num(e.cpu_apply_s), kept.empty() ? "-" : kept));
+              Num(e.cpu_encode_s), Num(e.cpu_apply_s), kept.empty() ? "-" : kept,
+              e.members_dropped));
 }
 
 void
@@ -179,7 +180,8 @@ ReadEventLog(const std::string& path, EventRecord* record)
                                    e.encode_s >> e.loss >> e.grad_norm >> e.payload_bytes >>
                                    e.frame_bytes >> e.wire_bytes >> e.copies >> e.drift_rel_l2 >>
                                    e.drift_max_abs >> e.train_overrun_s >> e.encode_overrun_s >>
-                                   e.cpu_gradient_s >> e.cpu_encode_s >> e.cpu_apply_s >> kept);
+                                   e.cpu_gradient_s >> e.cpu_encode_s >> e.cpu_apply_s >> kept >>
+                                   e.members_dropped);
             if (ok && kept != "-")
             {
                 std::istringstream k(kept);

@@ -3,6 +3,7 @@
 #include "sim/drivers/process/arm-frame-limit.h"
 #include "sim/drivers/process/event-log.h"
 #include "sim/drivers/process/peer-auth.h"
+#include "sim/drivers/process/peer-limits.h"
 #include "sim/drivers/process/process-faults.h"
 #include "sim/drivers/process/process-port.h"
 #include "sim/drivers/process/process-support.h"
@@ -10,6 +11,7 @@
 #include "sim/roles/learner-role.h"
 #include "sim/roles/peer-ids.h"
 #include "sim/roles/relay-role.h"
+#include "sim/roles/role-messages.h"
 #include "sim/roles/worker-role.h"
 #include "sim/run/arm-context-builder.h"
 #include "sim/scenario/scenario-loader.h"
@@ -24,6 +26,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <optional>
 
 namespace hilosim
@@ -194,10 +197,15 @@ class EarlyMessages
         kClosed, // cleanly
         kFailed, // closed with an error
     };
-    void Keep(uint32_t peer, const RoleMessage& m)
+    /// False (nothing kept) once kMaxEarlyMessages or kMaxEarlyBytes are held (peer-limits.h).
+    bool Keep(uint32_t peer, const RoleMessage& m)
     {
+        if (m_kept.size() >= kMaxEarlyMessages || m_bytes + m.payload.size() > kMaxEarlyBytes)
+            return false;
+        m_bytes += m.payload.size();
         m_kept.push_back(
             {kMessage, peer, m.type, std::string(m.payload), m.wire_bytes, m.sequence});
+        return true;
     }
     void KeepEvent(uint32_t peer, Kind kind) { m_kept.push_back({kind, peer, 0, {}, 0, 0}); }
     template<typename OnMessage, typename OnConnected, typename OnClosed>
@@ -205,6 +213,7 @@ class EarlyMessages
     {
         std::vector<Kept> kept;
         kept.swap(m_kept);
+        m_bytes = 0;
         for (const Kept& k : kept)
         {
             if (k.kind == kConnected)
@@ -237,12 +246,16 @@ class EarlyMessages
         uint64_t sequence;
     };
     std::vector<Kept> m_kept;
+    uint64_t m_bytes{0}; // payload bytes in m_kept
 };
 
 // What a role does with the transport's events.
 struct RoleHandlers
 {
     std::function<bool()> started;
+    /// Whether a message counts as progress for the stall watchdog (empty: none does; the role's
+    /// hooks report training progress instead, so that chatter cannot keep a stalled node up).
+    std::function<bool(uint32_t peer, const RoleMessage& m)> progress;
     std::function<hilo::Status(uint32_t peer, const RoleMessage& m)> message;
     std::function<void(uint32_t peer)> connected;
     std::function<void(uint32_t peer, bool error)> closed;
@@ -263,15 +276,19 @@ class EventRouter
 
     void OnMessage(uint32_t peer, const RoleMessage& m)
     {
-        m_loop->Progress();
+        if (m_role.progress && m_role.progress(peer, m))
+            m_loop->Progress();
         if (!m_role.started())
-            m_early.Keep(peer, m);
+        {
+            if (!m_early.Keep(peer, m))
+                (*m_transport)->Disconnect(peer, "more messages before this node's role started "
+                                                 "than it keeps (peer-limits.h)");
+        }
         else
             Handle(peer, m);
     }
     void OnConnected(uint32_t peer)
     {
-        m_loop->Progress();
         if (!m_role.started())
             m_early.KeepEvent(peer, EarlyMessages::kConnected);
         else
@@ -328,6 +345,12 @@ BaseTransportOptions(uint32_t id, const std::string& name, NodeLoop& loop, const
     topt.clock_ns = [&loop]() { return loop.NowNs(); };
     topt.key = setup.key;
     topt.max_payload_bytes = setup.frame_limit;
+    const std::string role =
+        id == kLearnerPeerId ? "learner" : (IsRelayPeerId(id) ? "relay" : "worker");
+    const PeerLimits limits =
+        PeerLimitsFor(role, setup.context->workload->config(), setup.frame_limit);
+    topt.max_payload_for = limits.PayloadLimit();
+    topt.max_queued_bytes = limits.max_queued_bytes;
     topt.redial = false;
     return topt;
 }
@@ -498,10 +521,11 @@ class NodeHost
 
     /// Hands the transport's events to `role` (kept until `started` says it runs).
     template<typename Role>
-    void Route(Role* role, std::function<bool()> started)
+    void Route(Role* role, std::function<bool()> started,
+               std::function<bool(uint32_t, const RoleMessage&)> progress = {})
     {
         m_router.SetHandlers(
-            {std::move(started),
+            {std::move(started), std::move(progress),
              [role](uint32_t peer, const RoleMessage& m) { return role->HandleMessage(peer, m); },
              [role](uint32_t peer) { role->HandlePeerConnected(peer); },
              [role](uint32_t peer, bool error) { role->HandlePeerClosed(peer, error); }});
@@ -608,9 +632,26 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
                                 : 0;
     node.options().accept_peer = [workers, relays](uint32_t id)
     { return id < workers || (IsRelayPeerId(id) && id - kRelayPeerIdBase < relays); };
+    std::map<uint32_t, bool> done_before; // what each connected worker's last done said
+    node.on_closed = [&](uint32_t peer, bool)
+    {
+        done_before.erase(peer);
+        return false; // the role hears of it too
+    };
     node.Open([&]() { return role->failure().ToString(); });
 
     LearnerHooks hooks;
+    // Training progress for the watchdog: a batch accepted, a member dropped from a round, a
+    // version published, a worker newly at the last version; not chatter (a repeated done).
+    hooks.trajectories = [&](uint32_t, uint64_t, uint64_t) { loop.Progress(); };
+    hooks.member_dropped = [&](uint32_t worker, uint64_t, DropReason reason, const std::string& why)
+    {
+        loop.Progress();
+        loop.Log("dropped worker " + std::to_string(worker) + " from its round: " + why);
+        if (reason == DropReason::kNonFiniteGradient)
+            node.transport().Disconnect(WorkerPeerId(worker), why);
+    };
+    hooks.checkpoint_note = [&](const std::string& line) { loop.Log(line); };
     hooks.published = [&](const PublishEvent& e)
     {
         loop.Progress();
@@ -638,6 +679,10 @@ RunLearner(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
     hooks.worker_done = [&](uint32_t worker, uint64_t version, uint64_t hash)
     {
         const bool match = role->done_workers().at(worker);
+        auto seen = done_before.find(worker);
+        if (seen == done_before.end() || seen->second != match)
+            loop.Progress();
+        done_before[worker] = match;
         if (events)
             events->Done(worker, version, hash, match);
         // Every worker still running at the end (not crashed for good) must hold the last version.
@@ -760,10 +805,12 @@ RunWorker(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
         loop.Finish(kExitOk, ""); // the learner ends the run once every worker is done
         return true;
     };
-    node.on_authentication_failed = [&](uint32_t peer, const std::string& why)
+    // A listener that fails its proof may be a process that took the port while the learner
+    // restarts: the role redials with its backoff (the watchdog bounds the wait).
+    node.on_authentication_failed = [&](uint32_t peer, const std::string&)
     {
-        loop.Finish(kExitRuntime, std::string("authentication failed with the ") +
-                                      (peer == kLearnerPeerId ? "learner" : "relay") + ": " + why);
+        loop.Log(std::string("the ") + (peer == kLearnerPeerId ? "learner" : "relay") +
+                 " did not prove the key; dialling again after the backoff");
     };
     node.Open([&]() { return role->failure().ToString(); });
     WorkerHooks hooks;
@@ -928,7 +975,10 @@ RunRelay(const NodeOptions& o, ArmSetup& setup, std::ostream& err)
                                        RelayForwarding::kStoreAndForward, ropt);
     // The role hears every connection and close: a worker that reconnects gets the latest update,
     // and the learner is dialled again after the role's backoff.
-    node.Route(role.get(), []() { return true; });
+    node.Route(
+        role.get(), []() { return true; },
+        [](uint32_t peer, const RoleMessage& m)
+        { return peer == kLearnerPeerId && m.type == kUpdate; });
     uint16_t bound = 0;
     const int listening = node.Listen(label, host, listen_port, o.port_file, err, &bound);
     if (listening != kExitOk)

@@ -29,6 +29,9 @@ namespace
 
 constexpr uint32_t kUnknownPeer = 0xFFFFFFFFu;
 constexpr size_t kChunkBytes = 1 << 16; // padding is written and read in pieces of this size
+// A payload's buffer grows by at most this much ahead of the bytes that arrived: a header that
+// announces a large message costs nothing until its bytes come.
+constexpr size_t kPayloadStepBytes = 256 << 10;
 // The largest frame before the hello exchange is done: the largest hello-type message.
 constexpr uint64_t kMaxHelloPayload = PeerAuth::kChallengeBytes;
 
@@ -93,12 +96,15 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         auto remote = m_socket.remote_endpoint(ec);
         m_remote = ec ? std::string("?")
                       : remote.address().to_string() + ":" + std::to_string(remote.port());
+        m_source = ec ? std::string("?") : remote.address().to_string();
     }
 
     uint32_t peer() const { return m_peer; }
     void set_peer(uint32_t peer) { m_peer = peer; }
     bool accepted() const { return m_accepted; }
     const std::string& remote() const { return m_remote; }
+    /// The remote address without its port: where a connection comes from, for admission.
+    const std::string& source() const { return m_source; }
     void Detach() { m_owner = nullptr; }
     Hello hello() const { return m_hello; }
     void set_hello(Hello hello)
@@ -143,10 +149,30 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         h.wire_bytes = wire_bytes;
         h.sent_at_steps = sent_at_ns;
         h.payload_crc = hilo::Crc32c(payload->data(), payload->size());
+        if (m_overflowed)
+        {
+            return; // being closed
+        }
+        const uint64_t cap = m_owner ? m_owner->m_options.max_queued_bytes : 0;
+        if (cap > 0 && m_queued + payload->size() > cap)
+        {
+            // Closed from the loop, not from inside the sender's call (a role's handler).
+            m_overflowed = true;
+            auto self = shared_from_this();
+            asio::post(m_socket.get_executor(),
+                       [self, cap]()
+                       {
+                           self->Close(/*error=*/true,
+                                       "send queue past " + std::to_string(cap) +
+                                           " bytes (the peer reads too slowly or asks too much)");
+                       });
+            return;
+        }
         Out out;
         h.AppendTo(&out.header);
         out.payload = std::move(payload);
         out.padding = wire_bytes - out.payload->size();
+        m_queued += out.payload->size();
         m_out.push_back(std::move(out));
         WriteNext();
     }
@@ -164,6 +190,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         m_socket.shutdown(tcp::socket::shutdown_both, ec);
         m_socket.close(ec);
         m_out.clear();
+        m_queued = 0;
         if (m_owner)
         {
             m_owner->OnClosed(shared_from_this(), error, why);
@@ -210,6 +237,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         Out& out = m_out.front();
         if (out.padding == 0)
         {
+            m_queued -= out.payload->size();
             m_out.pop_front();
             m_writing = false;
             WriteNext();
@@ -276,14 +304,33 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
                                       " wire bytes)");
             return;
         }
-        m_payload.assign(m_frame.payload_bytes, '\0');
-        if (m_payload.empty())
+        const auto& limit_of = m_owner->m_options.max_payload_for;
+        if (!in_hello && limit_of && m_frame.payload_bytes > limit_of(m_frame.type))
         {
-            ReadPadding(m_frame.wire_bytes);
+            Close(/*error=*/true, "a message of type " + std::to_string(m_frame.type) +
+                                      " announces " + std::to_string(m_frame.payload_bytes) +
+                                      " bytes; this node takes at most " +
+                                      std::to_string(limit_of(m_frame.type)) + " of that type");
             return;
         }
+        m_payload.clear();
+        ReadPayload();
+    }
+
+    // The payload in steps, its buffer growing with the bytes that came.
+    void ReadPayload()
+    {
+        const size_t have = m_payload.size();
+        if (have == m_frame.payload_bytes)
+        {
+            ReadPadding(m_frame.wire_bytes - m_frame.payload_bytes);
+            return;
+        }
+        const size_t n =
+            static_cast<size_t>(std::min<uint64_t>(kPayloadStepBytes, m_frame.payload_bytes - have));
+        m_payload.resize(have + n);
         auto self = shared_from_this();
-        asio::async_read(m_socket, asio::buffer(&m_payload[0], m_payload.size()),
+        asio::async_read(m_socket, asio::buffer(&m_payload[have], n),
                          [self](const boost::system::error_code& ec, size_t)
                          {
                              if (ec)
@@ -291,8 +338,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
                                  self->Fail(ec, /*mid_frame=*/true);
                                  return;
                              }
-                             self->ReadPadding(self->m_frame.wire_bytes -
-                                               self->m_frame.payload_bytes);
+                             self->ReadPayload();
                          });
     }
 
@@ -376,6 +422,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     std::shared_ptr<const std::vector<char>> m_zeros;
     asio::steady_timer m_deadline;
     std::string m_remote;
+    std::string m_source;
     bool m_closed{false};
 
     char m_header[FrameHeader::kBytes];
@@ -385,6 +432,8 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     uint64_t m_received{0};
 
     std::deque<Out> m_out;
+    uint64_t m_queued{0};      // real payload bytes in m_out
+    bool m_overflowed{false}; // the queue passed its cap: closing
     bool m_writing{false};
 };
 
@@ -489,30 +538,68 @@ TcpTransport::Accept()
                 return;
             }
             m_acceptBackoff = m_options.accept_backoff_initial_s;
-            size_t open = m_unregistered.size();
-            for (const auto& [peer, c] : m_connections)
-            {
-                open += c->accepted() ? 1 : 0;
-            }
-            if (open >= m_options.max_connections)
-            {
-                boost::system::error_code ignored;
-                auto remote = socket.remote_endpoint(ignored);
-                Log("refused a connection from " +
-                    (ignored ? std::string("?") : remote.address().to_string()) + ": " +
-                    std::to_string(open) + " connections are open (the limit)");
-                socket.close(ignored);
-            }
-            else
-            {
-                auto c =
-                    std::make_shared<Connection>(this, std::move(socket), kUnknownPeer,
-                                                 /*accepted=*/true, Connection::Hello::kAwaitHello);
-                m_unregistered.insert(c);
-                c->Start(m_options.hello_timeout_s);
-            }
+            Admit(std::move(socket));
             Accept();
         });
+}
+
+void
+TcpTransport::Admit(tcp::socket socket)
+{
+    // Members (connections past their hello) are never refused for want of room: only
+    // connections still in their hello count against the caps, and when one is full the oldest
+    // of them (from the same source, for the per-source cap) makes room. A flood of idle
+    // connections then delays a real peer by at most its own hello exchange.
+    boost::system::error_code ignored;
+    auto endpoint = socket.remote_endpoint(ignored);
+    const std::string source = ignored ? std::string("?") : endpoint.address().to_string();
+    size_t members = 0;
+    for (const auto& [peer, c] : m_connections)
+    {
+        members += c->accepted() ? 1 : 0;
+    }
+    std::vector<std::shared_ptr<Connection>> pending; // accepted, in their hello, oldest first
+    size_t from_source = 0;
+    for (auto it = m_admitted.begin(); it != m_admitted.end();)
+    {
+        auto c = it->lock();
+        if (!c || m_unregistered.count(c) == 0)
+        {
+            it = m_admitted.erase(it);
+            continue;
+        }
+        pending.push_back(c);
+        from_source += c->source() == source ? 1 : 0;
+        ++it;
+    }
+    if (members >= m_options.max_connections)
+    {
+        Log("refused a connection from " + source + ": " + std::to_string(members) +
+            " members are connected (the limit)");
+        socket.close(ignored);
+        return;
+    }
+    const bool source_full = from_source >= m_options.max_pending_per_source;
+    const bool all_full = pending.size() >= m_options.max_pending_hellos ||
+                          members + pending.size() >= m_options.max_connections;
+    if (source_full || all_full)
+    {
+        for (const auto& c : pending)
+        {
+            if (!source_full || c->source() == source)
+            {
+                c->Close(/*error=*/true,
+                         std::string("oldest of the connections in their hello") +
+                             (source_full ? " from " + source : "") + ", dropped for a new one");
+                break;
+            }
+        }
+    }
+    auto c = std::make_shared<Connection>(this, std::move(socket), kUnknownPeer,
+                                          /*accepted=*/true, Connection::Hello::kAwaitHello);
+    m_unregistered.insert(c);
+    m_admitted.push_back(c);
+    c->Start(m_options.hello_timeout_s);
 }
 
 void
@@ -530,8 +617,7 @@ void
 TcpTransport::Redial(uint32_t peer)
 {
     auto it = m_outgoing.find(peer);
-    if (m_closed || it == m_outgoing.end() || it->second.dialling || it->second.refused ||
-        m_connections.count(peer) > 0)
+    if (m_closed || it == m_outgoing.end() || it->second.dialling || m_connections.count(peer) > 0)
     {
         return;
     }
@@ -547,10 +633,6 @@ TcpTransport::StartConnect(uint32_t peer)
         return;
     }
     Outgoing& o = m_outgoing.at(peer);
-    if (o.refused)
-    {
-        return;
-    }
     o.dialling = true;
     boost::system::error_code ec;
     const auto address = asio::ip::make_address(o.host, ec);
@@ -581,7 +663,6 @@ TcpTransport::StartConnect(uint32_t peer)
                 }
                 return;
             }
-            m_outgoing.at(peer).backoff_s = m_options.backoff_initial_s;
             auto c = std::make_shared<Connection>(
                 this, std::move(*socket), peer, /*accepted=*/false,
                 m_auth ? Connection::Hello::kAwaitChallenge : Connection::Hello::kDone);
@@ -701,7 +782,6 @@ TcpTransport::OnHelloFrame(const std::shared_ptr<Connection>& c, const std::stri
                                     ") did not prove the shared key; is its key file the same "
                                     "as this node's?";
             Log(why);
-            m_outgoing.at(peer).refused = true;
             refuse(why);
             if (m_callbacks.authentication_failed)
             {
@@ -729,10 +809,6 @@ TcpTransport::ScheduleReconnect(uint32_t peer)
         return;
     }
     Outgoing& o = it->second;
-    if (o.refused)
-    {
-        return;
-    }
     const double delay = o.backoff_s;
     o.backoff_s = std::min(o.backoff_s * 2, m_options.backoff_max_s);
     o.timer->expires_after(Seconds(delay));
@@ -753,16 +829,34 @@ TcpTransport::Register(const std::shared_ptr<Connection>& c, uint32_t peer)
     auto old = m_connections.find(peer);
     if (old != m_connections.end() && old->second != c)
     {
-        // Someone else claims a connected peer's id: the live connection is kept. (A peer that
-        // restarted before its old connection was seen to end dials again after its backoff;
-        // the old one ends on its own, at the latest by keepalive.)
-        c->Close(/*error=*/true, "refused a second connection from peer " + std::to_string(peer) +
-                                     " (the live connection is kept)");
-        return;
+        if (m_auth && c->accepted())
+        {
+            // A new connection that proved the key for a live id is the peer itself, restarted
+            // before its old connection was seen to end: the old one goes, so that it need not
+            // wait for keepalive to notice.
+            auto stale = old->second;
+            stale->Close(/*error=*/true, "replaced by a new authenticated connection from peer " +
+                                             std::to_string(peer));
+        }
+        else
+        {
+            // Without a key anyone can claim an id: the live connection is kept. (A peer that
+            // restarted before its old connection was seen to end dials again after its
+            // backoff; the old one ends on its own, at the latest by keepalive.)
+            c->Close(/*error=*/true, "refused a second connection from peer " +
+                                         std::to_string(peer) + " (the live connection is kept)");
+            return;
+        }
     }
     m_unregistered.erase(c);
     m_connections[peer] = c;
     m_everConnected.insert(peer);
+    if (!c->accepted())
+    {
+        // Only a connection that passed its hello resets the backoff: a process on the port that
+        // fails the proof is dialled ever more slowly.
+        m_outgoing.at(peer).backoff_s = m_options.backoff_initial_s;
+    }
     auto pending = m_pending.find(peer);
     if (pending != m_pending.end())
     {
@@ -801,7 +895,7 @@ TcpTransport::OnClosed(const std::shared_ptr<Connection>& c, bool error, const s
         Log("connection to peer " + PeerName(c->peer()) + " (" + c->remote() +
             ") ended during the hello: " + why);
         auto it = m_outgoing.find(c->peer());
-        if (it != m_outgoing.end() && !it->second.refused)
+        if (it != m_outgoing.end())
         {
             it->second.dialling = false;
             if (m_options.redial)

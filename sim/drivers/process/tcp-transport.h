@@ -23,8 +23,9 @@
 // - a frame that fails the checks (bad magic, sizes past the limit, a message before the hello, a
 //   malformed hello, a failed proof) closes that connection with a logged error; the others go
 //   on;
-// - a connection this side made is re-made with exponential backoff whenever it ends (unless the
-//   listener failed to prove the key: that is reported and the peer is not dialled again);
+// - a connection this side made is re-made with exponential backoff whenever it ends, also when
+//   the listener failed to prove the key (reported through authentication_failed): the port may
+//   have been taken by another process while the real peer restarts;
 // - messages to a peer that never connected wait for it; messages to a peer whose connection
 //   ended are dropped (the roles recover through catch-up: a reconnecting worker is welcomed).
 // Single-threaded: every call and callback runs on the io_context's thread.
@@ -40,6 +41,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -66,7 +68,12 @@ struct TcpTransportOptions
                                                   // authentication, the hello is the id alone
     std::function<bool(uint32_t)> accept_peer;    // ids a listener accepts; empty: any
     double hello_timeout_s{5.0};                  // a connection must finish its hello by then
-    size_t max_connections{256};                  // accepted connections open at once
+    size_t max_connections{256};                  // accepted connections open at once; members
+                                                  // (past their hello) are refused only when
+                                                  // this many members are connected
+    size_t max_pending_hellos{256};               // accepted connections in their hello at once;
+                                                  // a new one past it drops the oldest
+    size_t max_pending_per_source{64};            // of those, from one remote address
     double keepalive_idle_s{5.0};                 // TCP keepalive: first probe after this idle
     double keepalive_interval_s{2.0};             // between probes
     int keepalive_probes{3};                      // unanswered probes that end the connection
@@ -74,6 +81,15 @@ struct TcpTransportOptions
                                                   // long ends the connection
     double accept_backoff_initial_s{0.01};        // wait after a failed accept(); doubles
     double accept_backoff_max_s{1.0};             // up to this, back to the start on success
+    // Bounds on what one peer costs this node (sim/drivers/process/peer-limits.h makes them for
+    // a node of an arm):
+    std::function<uint64_t(uint32_t type)> max_payload_for; // per message type, within
+                                                  // max_payload_bytes; empty: that limit alone.
+                                                  // A header announcing more closes the
+                                                  // connection before any byte of the payload
+    uint64_t max_queued_bytes{0};                 // real payload bytes queued to one peer; past
+                                                  // it the peer is closed (a slow reader or a
+                                                  // request flood); 0: no cap
 };
 
 struct TcpTransportCallbacks
@@ -85,7 +101,7 @@ struct TcpTransportCallbacks
     /// Log lines (errors and connection events); stderr when empty.
     std::function<void(const std::string& line)> log;
     /// A peer this side dials failed to prove the shared key (a different key, or not the node
-    /// it claims to be). It is not dialled again.
+    /// it claims to be). It is dialled again after the backoff, like any connection that ended.
     std::function<void(uint32_t peer, const std::string& why)> authentication_failed;
 };
 
@@ -132,11 +148,12 @@ class TcpTransport
         uint16_t port{0};
         double backoff_s{0};
         bool dialling{false}; // a connect, or its hello exchange, is under way
-        bool refused{false};  // the listener failed to prove the key: never dialled again
         std::unique_ptr<boost::asio::steady_timer> timer;
     };
 
     void Accept();
+    /// Admits an accepted connection to its hello (see max_pending_hellos).
+    void Admit(boost::asio::ip::tcp::socket socket);
     void StartConnect(uint32_t peer);
     void ScheduleReconnect(uint32_t peer);
     /// A hello-type frame on `c` (the exchange of peer-auth.h, or the plain hello).
@@ -157,6 +174,7 @@ class TcpTransport
     std::unique_ptr<PeerAuth> m_auth;                              // null without a key
     std::map<uint32_t, std::shared_ptr<Connection>> m_connections; // registered, by peer id
     std::set<std::shared_ptr<Connection>> m_unregistered;          // accepted, hello pending
+    std::deque<std::weak_ptr<Connection>> m_admitted;              // accepted, oldest first
     std::map<uint32_t, Outgoing> m_outgoing;                       // peers this side dials
     std::set<uint32_t> m_everConnected;
     struct Pending
