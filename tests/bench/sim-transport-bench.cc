@@ -62,6 +62,20 @@ struct Result
     uint32_t segment_bytes{0};
 };
 
+// Runs the simulation to its end (an hour at most) and records its wall and CPU seconds and events.
+void
+RunTimed(Result& r)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::clock_t c0 = std::clock();
+    ns3::Simulator::Stop(ns3::Seconds(3600));
+    ns3::Simulator::Run();
+    r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.cpuS = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    r.events = ns3::Simulator::GetEventCount();
+    ns3::Simulator::Destroy();
+}
+
 // The case's star: the learner and each worker behind its own link (exits on a bad case).
 hilo::StatusOr<Topology>
 Star(const Case& c)
@@ -133,14 +147,7 @@ Run(const Case& c, bool flow)
     Result r;
     r.options = ends.GetWorkerOptions(0).ToString();
     r.segment_bytes = ends.GetWorkerOptions(0).segment_bytes;
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::clock_t c0 = std::clock();
-    ns3::Simulator::Stop(ns3::Seconds(3600));
-    ns3::Simulator::Run();
-    r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    r.cpuS = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-    r.events = ns3::Simulator::GetEventCount();
-    ns3::Simulator::Destroy();
+    RunTimed(r);
     if (received != c.workers)
     {
         std::fprintf(stderr, "%s: only %u of %u receivers got the message\n", c.name.c_str(),
@@ -199,14 +206,7 @@ RunStock(const Case& c)
     }
     Result r;
     r.options = o.ToString() + " (stock TcpCubic)";
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::clock_t c0 = std::clock();
-    ns3::Simulator::Stop(ns3::Seconds(3600));
-    ns3::Simulator::Run();
-    r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    r.cpuS = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-    r.events = ns3::Simulator::GetEventCount();
-    ns3::Simulator::Destroy();
+    RunTimed(r);
     if (done != c.workers)
     {
         std::fprintf(stderr, "%s (stock): only %u of %u receivers got every byte\n", c.name.c_str(),
