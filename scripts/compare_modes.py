@@ -10,6 +10,9 @@ Runs `hilo-sim run SCENARIO --set ... --quiet --out DIR/sim` and
 `hilo-emu run SCENARIO --set ... --network ns3 --quiet --out DIR/emu` (real processes in network
 namespaces, the scenario's links in ns-3 real time; needs root), then prints per arm:
   - update latency p50 and p99 (seconds) in both modes and sim/emu, their ratio;
+  - the emulation's update latency net of compute overrun (summary.json's update_latency_net_s:
+    each version's latency less the real CPU's encode and replay time past the modelled GPU
+    time) and the simulator's latency over it: the network's error without the CPU's;
   - mean step time in both and its ratio;
   - the transfer time of updates (published -> received, p50 over versions and workers), which
     isolates the network from the modelled compute both modes wait out;
@@ -51,6 +54,8 @@ CSV_FIELDS = [
     "emu_lag_mean_s", "emu_lag_p99_s", "emu_lag_max_s", "emu_link_capacity_bps",
     "emu_carried_peak_bps", "emu_overrun_max_s", "emu_warnings", "emu_runs",
     "emu_latency_p50_min_s", "emu_latency_p50_max_s", "emu_latency_p50_runs_s",
+    "emu_latency_net_p50_s", "latency_net_p50_ratio", "emu_latency_net_p99_s",
+    "latency_net_p99_ratio",
 ]
 
 
@@ -99,6 +104,35 @@ def overrun_max(run_dir, arm):
             if row.get(key):
                 worst = max(worst, float(row[key]))
     return worst
+
+
+def net_latency(arm, key):
+    """The arm's update_latency_net_s[key]; nan for a summary written before it existed."""
+    if "update_latency_net_s" in arm:
+        return arm["update_latency_net_s"][key]
+    return float("nan")
+
+
+def append_rows(path, rows):
+    """Appends rows to the CSV at path under its own header (CSV_FIELDS when path is new); a column
+    the existing header lacks is left out, so rows never land under the wrong header."""
+    fields = CSV_FIELDS
+    if os.path.exists(path) and os.path.getsize(path) > 0:
+        with open(path, newline="") as f:
+            fields = next(csv.reader(f))
+        missing = [k for k in CSV_FIELDS if k not in fields]
+        if missing:
+            print(f"compare_modes.py: {path} predates columns {' '.join(missing)}; "
+                  "not written there", file=sys.stderr)
+        new = False
+    else:
+        new = True
+    with open(path, "a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        if new:
+            writer.writeheader()
+        for r in rows:
+            writer.writerow({k: r.get(k, "") for k in fields})
 
 
 def main():
@@ -205,9 +239,15 @@ def main():
             "emu_latency_p50_min_s": min(p50s),
             "emu_latency_p50_max_s": max(p50s),
             "emu_latency_p50_runs_s": " ".join(f"{v:.6g}" for v in p50s),
+            "emu_latency_net_p50_s": median(net_latency(a, "p50") for _, a in runs),
+            "emu_latency_net_p99_s": median(net_latency(a, "p99") for _, a in runs),
         }
         row["latency_p50_ratio"] = ratio(row["sim_latency_p50_s"], row["emu_latency_p50_s"])
         row["latency_p99_ratio"] = ratio(row["sim_latency_p99_s"], row["emu_latency_p99_s"])
+        row["latency_net_p50_ratio"] = ratio(row["sim_latency_p50_s"],
+                                             row["emu_latency_net_p50_s"])
+        row["latency_net_p99_ratio"] = ratio(row["sim_latency_p99_s"],
+                                             row["emu_latency_net_p99_s"])
         row["step_ratio"] = ratio(row["sim_step_s"], row["emu_step_s"])
         row["transfer_p50_ratio"] = ratio(row["sim_transfer_p50_s"], row["emu_transfer_p50_s"])
         rows.append(row)
@@ -228,19 +268,16 @@ def main():
               f"{r['emu_wire_bytes']:10.0f}  {r['sim_quality']:11.6g} {same:>9}  "
               f"{r['emu_lag_p99_s'] * 1e3:6.2f}ms {r['emu_carried_peak_bps'] / 1e6:5.0f}Mbps "
               f"{r['emu_overrun_max_s']:6.3f}s")
+        print(f"  net of compute overrun: emu p50 {r['emu_latency_net_p50_s']:.3f} s "
+              f"(sim/emu {r['latency_net_p50_ratio']:.3f}), p99 "
+              f"{r['emu_latency_net_p99_s']:.3f} s (sim/emu {r['latency_net_p99_ratio']:.3f})")
         if r["emu_runs"] > 1:
             print(f"  emulation: median of {r['emu_runs']} runs; their p50s "
                   f"{r['emu_latency_p50_runs_s']} s")
         if r["emu_warnings"]:
             print(f"  warnings: {r['emu_warnings']}")
     if args.csv:
-        new = not os.path.exists(args.csv)
-        with open(args.csv, "a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-            if new:
-                writer.writeheader()
-            for r in rows:
-                writer.writerow({k: r[k] for k in CSV_FIELDS})
+        append_rows(args.csv, rows)
     return 0
 
 

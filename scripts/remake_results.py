@@ -96,6 +96,11 @@ STUDIES = {
               "uptime; build/tests/sim-transport-bench; uptime;"
               " build/tests/sim-transport-bench --model=flow",
               "from output", ("sim-transport-bench",), note="the header lines are kept"),
+        Study("transport-cost-stock", ("transport-cost-stock.txt",),
+              "uptime; for i in 1 2; do for c in 'N=8 100Mbps/40ms mtu1500'"
+              " '50MB 1Gbps/40ms mtu1500 bdp'; do build/tests/sim-transport-bench --model=stock"
+              " --only=\"$c\"; done; done; uptime",
+              "from output", ("sim-transport-bench",), note="the header lines are kept"),
         Study("flow-model-cost", ("flow-model-cost.md",),
               f"for m in flow packet; do /usr/bin/time {_quickstart} --set network.model=$m"
               f" --out {OUT_SIM}/flow-model-cost/$m; done;"

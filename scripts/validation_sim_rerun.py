@@ -10,8 +10,10 @@ TCP, so a change to sim/net can be checked row by row without rerunning it: for 
 CSV this runs `hilo-sim run <the row's scenario> --set <the row's overrides> --quiet`, reads the
 update latency p50 / p99 from summary.json, and prints a table with the simulator's earlier
 numbers (as the CSV has them), the new ones and the emulation's, with sim/emu ratios against the
-goals (p50 within 10%, p99 within 20%; 1%-loss rows p50 within 25%). Every row names the commit
-each side was measured at. --only keeps rows whose label contains one of the substrings.
+goals (p50 within 10%, p99 within 20%; 1%-loss rows p50 within 25%). Rows whose emulation side
+recorded its latency net of compute overrun (emu_latency_net_p50_s, from summary.json's
+update_latency_net_s) add the simulator's new p50 / p99 over it (`net ratio`; "-" for older rows).
+Every row names the commit each side was measured at. --only keeps rows whose label contains one of the substrings.
 Runs only the Python standard library.
 """
 import argparse
@@ -46,6 +48,14 @@ def meta_value(path, key):
 
 def mark(ratio, tolerance):
     return f"{ratio:.3f}" + ("" if abs(ratio - 1) <= tolerance else " !")
+
+
+def net_cell(n, p50_tol):
+    """The simulator's p50 and p99 over the emulation's net of compute overrun, or "-"."""
+    if n["emu_net_p50"] != n["emu_net_p50"]:  # nan: the row predates the net figure
+        return "-"
+    return (f"{mark(n['after_p50'] / n['emu_net_p50'], p50_tol)} / "
+            f"{mark(n['after_p99'] / n['emu_net_p99'], 0.2)}")
 
 
 def main():
@@ -93,6 +103,8 @@ def main():
             "before_p50": float(r["sim_latency_p50_s"]),
             "before_p99": float(r["sim_latency_p99_s"]),
             "after_p50": arm["update_latency_s"]["p50"], "after_p99": arm["update_latency_s"]["p99"],
+            "emu_net_p50": float(r.get("emu_latency_net_p50_s") or "nan"),
+            "emu_net_p99": float(r.get("emu_latency_net_p99_s") or "nan"),
             "sim_commit": sim_commit, "emu_commit": emu_commit, "date": date,
         }
         out_rows.append(new)
@@ -105,8 +117,8 @@ def main():
                 w.writerow(new)
     lines = [
         "| row | emu p50 s | sim before | ratio | sim now | ratio | emu p99 s | sim before | ratio "
-        "| sim now | ratio | sim measured at | emu measured at |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
+        "| sim now | ratio | net ratio p50 / p99 | sim measured at | emu measured at |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for n in out_rows:
         p50_tol = 0.25 if "loss0.01" in n["label"] or "loss0.02" in n["label"] else 0.10
@@ -116,6 +128,7 @@ def main():
             f"{mark(n['after_p50'] / n['emu_p50'], p50_tol)} | {n['emu_p99']:.3f} | "
             f"{n['before_p99']:.3f} | {mark(n['before_p99'] / n['emu_p99'], 0.2)} | "
             f"{n['after_p99']:.3f} | {mark(n['after_p99'] / n['emu_p99'], 0.2)} | "
+            f"{net_cell(n, p50_tol)} | "
             f"{n['sim_commit']}, {n['date']} | {n['emu_commit']} |")
     text = "\n".join(lines) + "\n"
     if args.md:

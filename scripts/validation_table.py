@@ -13,7 +13,10 @@ the commit and date each side of each row was made at; a row without a line for 
 error, since the table would then claim a provenance it does not have (exit code 2). `emu runs`
 gives how many emulation runs a row's reference is the median of (compare_modes.py --emu-runs)
 and the range of their p50s; a row without that column (made before it) had one run. Runs only
-the Python standard library.
+the Python standard library. Rows made since compare_modes.py records the emulation's latency net
+of compute overrun (summary.json's update_latency_net_s) add `net p50 ratio` and `net p99 ratio`:
+the simulator's latency over it, the network's error without the real CPU's overrun; a table of
+older rows has no such columns.
 """
 import argparse
 import csv
@@ -81,12 +84,14 @@ def main():
           "`carried` the link traffic (all links summed) it carried in its busiest second, "
           "`emu runs` how many emulation runs the row's emulation figures are the median of, "
           "with the range of their p50s.\n")
+    net = any(r.get("latency_net_p50_ratio") for r in rows)
+    net_head = " net p50 ratio | net p99 ratio |" if net else ""
     made_head = " sim made at | emu made at |" if made else ""
     print("| scenario | arm | lat p50 sim | emu | ratio | lat p99 sim | emu | ratio | step sim | emu "
           "| ratio | xfer p50 ratio | quality | lag p99 ms | carried Mbps | emu runs (p50 s) |" +
-          made_head)
+          net_head + made_head)
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" +
-          ("---|---|" if made else ""))
+          ("---|---|" if net else "") + ("---|---|" if made else ""))
     misses = 0
     for r in rows:
         p50 = float(r["latency_p50_ratio"])
@@ -102,6 +107,8 @@ def main():
               f"{float(r['step_ratio']):.3f} | {float(r['transfer_p50_ratio']):.3f} | {quality} | "
               f"{float(r['emu_lag_p99_s']) * 1e3:.2f} | "
               f"{float(r.get('emu_carried_peak_bps') or 'nan') / 1e6:.0f} | {runs_cell(r)} |" +
+              (f" {float(r.get('latency_net_p50_ratio') or 'nan'):.3f} | "
+               f"{float(r.get('latency_net_p99_ratio') or 'nan'):.3f} |" if net else "") +
               (f" {made[(r['label'], 'sim')]} | {made[(r['label'], 'emu')]} |" if made else ""))
     lossy = [r for r in rows if loss_of(r) > 0]
     clean = [r for r in rows if loss_of(r) == 0]

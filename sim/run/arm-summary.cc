@@ -37,6 +37,30 @@ UpdateLatencies(const ArmResult& r)
     return out;
 }
 
+double
+ComputeOverrun(const ArmResult& r, const ApplyEvent& a)
+{
+    const double encode = a.version >= 1 && a.version <= r.publishes.size()
+                              ? r.publishes[a.version - 1].encode_overrun_s
+                              : 0.0;
+    return encode + a.overrun_s;
+}
+
+std::vector<double>
+UpdateLatenciesNet(const ArmResult& r)
+{
+    std::vector<double> out;
+    for (const ApplyEvent& a : r.applies)
+    {
+        if (a.hash_ok && a.version >= 1 && a.version <= r.publishes.size())
+        {
+            out.push_back(a.ready_s - r.publishes[a.version - 1].grad_ready_s -
+                          ComputeOverrun(r, a));
+        }
+    }
+    return out;
+}
+
 std::vector<double>
 RecoveryTimes(const ArmResult& r)
 {
@@ -170,6 +194,11 @@ Summarize(const ArmResult& r)
     s.latency_p50_s = Percentile(lat, 50);
     s.latency_p99_s = Percentile(lat, 99);
     s.latency_max_s = lat.empty() ? 0.0 : lat.back();
+    std::vector<double> net = UpdateLatenciesNet(r);
+    std::sort(net.begin(), net.end());
+    s.latency_net_p50_s = Percentile(net, 50);
+    s.latency_net_p99_s = Percentile(net, 99);
+    s.latency_net_max_s = net.empty() ? 0.0 : net.back();
     if (!r.evals.empty())
     {
         s.final_quality = r.evals.back().quality;

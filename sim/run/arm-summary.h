@@ -17,6 +17,11 @@ struct ArmSummary
     double latency_p50_s{0};
     double latency_p99_s{0};
     double latency_max_s{0};
+    // The same less each (version, worker)'s compute overrun (UpdateLatenciesNet): the network's
+    // and the modelled GPU's share of the latency; equal to the latency in a simulation.
+    double latency_net_p50_s{0};
+    double latency_net_p99_s{0};
+    double latency_net_max_s{0};
     double step_time_s_mean{0}; // mean simulated time between consecutive versions
                                 // (from version 1 to the last)
     double final_quality{0};
@@ -43,6 +48,14 @@ ArmSummary Summarize(const ArmResult& result);
 /// Latency of every (version, worker): ready time minus the version's gradient-ready time (rows of
 /// a rejected replay excluded).
 std::vector<double> UpdateLatencies(const ArmResult& result);
+
+/// UpdateLatencies less the real computation's overrun inside each latency (real-time drivers;
+/// 0 in a simulation): the learner's encode overrun of the version (its publish waited for it)
+/// and the worker's apply overrun (its ready time waited for it), in the same order.
+std::vector<double> UpdateLatenciesNet(const ArmResult& result);
+
+/// One (version, worker)'s compute overrun as UpdateLatenciesNet subtracts it.
+double ComputeOverrun(const ArmResult& result, const ApplyEvent& apply);
 
 /// The recovery times of ArmSummary, one per (fault, worker) pair, in fault order.
 std::vector<double> RecoveryTimes(const ArmResult& result);

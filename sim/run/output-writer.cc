@@ -168,6 +168,9 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
         kv("update_latency_s", "{\"p50\": " + FormatNumber(s.latency_p50_s) +
                                    ", \"p99\": " + FormatNumber(s.latency_p99_s) +
                                    ", \"max\": " + FormatNumber(s.latency_max_s) + "}");
+        kv("update_latency_net_s", "{\"p50\": " + FormatNumber(s.latency_net_p50_s) +
+                                       ", \"p99\": " + FormatNumber(s.latency_net_p99_s) +
+                                       ", \"max\": " + FormatNumber(s.latency_net_max_s) + "}");
         kv("step_time_s_mean", FormatNumber(s.step_time_s_mean));
         kv("sim_time_s", FormatNumber(a.sim_time_s));
         kv("final_quality", FormatNumber(s.final_quality));
@@ -236,7 +239,7 @@ StepsCsv(const RunRecord& run, const std::vector<ArmResult>& arms)
     o << "arm,version,sim_time_s,grad_ready_s,loss,grad_norm,quality,quality_metric,"
          "payload_bytes,frame_bytes,"
          "wire_bytes,train_s,encode_s,transfer_s_max,apply_s_max,update_latency_max_s,"
-         "drift_rel_l2,drift_max_abs"
+         "drift_rel_l2,drift_max_abs,update_latency_net_s"
       << (real_time ? ",train_overrun_s,encode_overrun_s,rollout_overrun_s_max,"
                       "apply_overrun_s_max"
                     : "")
@@ -248,7 +251,7 @@ StepsCsv(const RunRecord& run, const std::vector<ArmResult>& arms)
         {
             quality[e.version] = e.quality;
         }
-        std::map<uint64_t, double> transfer, apply, latency, apply_overrun, rollout_overrun;
+        std::map<uint64_t, double> transfer, apply, latency, net, apply_overrun, rollout_overrun;
         for (const RolloutEvent& r : a.rollouts)
         {
             rollout_overrun[r.round] = std::max(rollout_overrun[r.round], r.overrun_s);
@@ -262,13 +265,14 @@ StepsCsv(const RunRecord& run, const std::vector<ArmResult>& arms)
             transfer[e.version] = std::max(transfer[e.version], e.received_s - p.published_s);
             apply[e.version] = std::max(apply[e.version], e.ready_s - e.received_s);
             latency[e.version] = std::max(latency[e.version], e.ready_s - p.grad_ready_s);
+            net[e.version] =
+                std::max(net[e.version], e.ready_s - p.grad_ready_s - ComputeOverrun(a, e));
         }
         if (quality.count(0))
         {
             o << CsvField(a.name) << ",0,0,,,," << FormatNumber(quality[0]) << ','
-              << CsvField(a.quality_metric) << ",,,,,,,,,," << (real_time ? ",,,," : "")
-              << (drops ? "," : "") << "
-";
+              << CsvField(a.quality_metric) << ",,,,,,,,,,," << (real_time ? ",,,," : "")
+              << (drops ? "," : "") << "\n";
         }
         for (const PublishEvent& p : a.publishes)
         {
@@ -280,7 +284,7 @@ StepsCsv(const RunRecord& run, const std::vector<ArmResult>& arms)
               << p.wire_bytes << ',' << FormatNumber(p.train_s) << ',' << FormatNumber(p.encode_s)
               << ',' << FormatNumber(transfer[p.version]) << ',' << FormatNumber(apply[p.version])
               << ',' << FormatNumber(latency[p.version]) << ',' << FormatNumber(p.drift_rel_l2)
-              << ',' << FormatNumber(p.drift_max_abs);
+              << ',' << FormatNumber(p.drift_max_abs) << ',' << FormatNumber(net[p.version]);
             if (real_time)
             {
                 o << ',' << FormatNumber(p.train_overrun_s) << ','

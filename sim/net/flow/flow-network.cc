@@ -26,10 +26,37 @@ LossEventSpacing(const TcpFlowParams& tcp, double rate, double window)
     return tcp.mss_bytes / LossEventRate(tcp.loss, w);
 }
 
+// splitmix64 (Steele, Lea and Flood, 2014): a small seeded generator per stream.
+uint64_t
+NextRandom(uint64_t& state)
+{
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// Uniform in (0, 1], from the top 53 bits.
+double
+Uniform(uint64_t& state)
+{
+    return (static_cast<double>(NextRandom(state) >> 11) + 1.0) * 0x1.0p-53;
+}
+
+// Segments up to and including the next lost one when each is lost with probability p in (0, 1):
+// geometric on 1, 2, ... (inverse transform, so the same on every standard library).
+double
+SegmentsToNextLoss(uint64_t& state, double p)
+{
+    return 1.0 + std::floor(std::log(Uniform(state)) / std::log1p(-p));
+}
+
 } // namespace
 
-FlowNetwork::FlowNetwork(std::vector<double> capacityBytesPerSecond)
+FlowNetwork::FlowNetwork(std::vector<double> capacityBytesPerSecond,
+                         std::optional<uint64_t> lossSeed)
   : m_capacity(std::move(capacityBytesPerSecond))
+  , m_lossSeed(lossSeed)
   , m_fair(m_capacity)
 {
 }
@@ -52,7 +79,14 @@ FlowNetwork::AddStream(std::vector<uint32_t> links, const TcpFlowParams& params,
     s.cwnd = params.initial_cwnd_bytes;
     // Linux's first sample is the handshake's.
     s.srtt = params.handshake_rtt_s > 0 ? params.handshake_rtt_s : params.rtt_s;
-    if (params.loss > 0)
+    if (params.loss > 0 && m_lossSeed)
+    {
+        s.draws = true;
+        s.rng = *m_lossSeed ^ (0xd1b54a32d192ed03ull * (m_streams.size() + 1));
+        NextRandom(s.rng); // (mixes the seed in before the first draw)
+        s.nextLossAt = (SegmentsToNextLoss(s.rng, params.loss) - 1) * params.mss_bytes;
+    }
+    else if (params.loss > 0)
     {
         s.nextLossAt = params.mss_bytes / params.loss; // the first loss, in expectation
     }
@@ -98,6 +132,10 @@ FlowNetwork::Enqueue(uint32_t stream, Frame frame)
     s.queue.emplace_back(s.queuedEnd, std::move(frame));
     if (s.open && !s.active)
     {
+        if (s.rtoPending && ns3::Simulator::Now() >= s.rtoAt)
+        {
+            ApplyTimeout(s, ns3::Simulator::Now()); // it fired while the stream was idle
+        }
         RestartAfterIdle(s, ns3::Simulator::Now());
         s.active = true;
         m_active.Insert(stream);
@@ -448,11 +486,27 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     {
         s.sentBytes = s.queuedEnd;
     }
+    if (s.rtoPending && now >= s.rtoAt)
+    {
+        ApplyTimeout(s, now);
+        m_dirty = true;
+    }
+    // Drawn losses first: a lost segment holds back the frames that end after it.
+    while (s.draws && s.sentBytes + eps >= s.nextLossAt && s.nextLossAt < s.queuedEnd)
+    {
+        if (!s.roundOn)
+        {
+            Acknowledge(s, false, now, now);
+        }
+        DrawnLoss(s, now);
+        m_dirty = true;
+    }
     while (!s.queue.empty() && s.queue.front().first <= s.sentBytes + eps)
     {
+        const double end = s.queue.front().first;
         Frame frame = std::move(s.queue.front().second);
         s.queue.pop_front();
-        const ns3::Time arrival = std::max(s.lastArrival, now + ns3::Seconds(s.tcp.tail_s));
+        const ns3::Time arrival = ArrivalOf(s, end, now);
         s.lastArrival = arrival;
         if (s.sent && !frame.internal)
         {
@@ -462,7 +516,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         ns3::Simulator::ScheduleWithContext(s.context, arrival - now, &FlowNetwork::Arrive,
                                             ns3::Ptr<FlowNetwork>(this), id);
     }
-    while (s.sentBytes + eps >= s.nextLossAt)
+    while (!s.draws && s.sentBytes + eps >= s.nextLossAt)
     {
         // An expected loss: slow start ends and the window shrinks towards the mean window
         // under loss, never growing (a window below it, after a restart, stays put). As in
@@ -471,18 +525,8 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
         {
             Acknowledge(s, false, now, now);
         }
-        s.slowStart = false;
-        s.lastCut = WindowAfterLoss(s.tcp, s.cwnd, s.lastCut.w_max_bytes);
-        s.cwnd = s.lastCut.cwnd_bytes;
-        s.lossSeen = true;
-        s.epochS = 0;
-        s.ssthresh = s.cwnd;
-        s.roundLoss = true;
+        CutWindow(s);
         s.nextLossAt += LossEventSpacing(s.tcp, s.rate, std::min(s.cwnd, s.tcp.window_bytes));
-        if (s.roundOn)
-        {
-            s.roundWindow = std::min(s.roundWindow, std::min(s.cwnd, s.tcp.window_bytes));
-        }
         m_dirty = true;
     }
     if (s.queue.empty())
@@ -617,6 +661,10 @@ FlowNetwork::ScheduleNext(ns3::Time now)
         {
             best = std::min(best, (s.roundEnd - now).GetSeconds());
         }
+        if (s.rtoPending)
+        {
+            best = std::min(best, std::max(0.0, (s.rtoAt - now).GetSeconds()));
+        }
     }
     m_next.Cancel();
     if (std::isfinite(best))
@@ -625,6 +673,106 @@ FlowNetwork::ScheduleNext(ns3::Time now)
         m_next = ns3::Simulator::Schedule(ns3::NanoSeconds(ns), &FlowNetwork::Update,
                                           ns3::Ptr<FlowNetwork>(this));
     }
+}
+
+void
+FlowNetwork::CutWindow(Stream& s)
+{
+    s.slowStart = false;
+    s.lastCut = WindowAfterLoss(s.tcp, s.cwnd, s.lastCut.w_max_bytes);
+    s.cwnd = s.lastCut.cwnd_bytes;
+    s.lossSeen = true;
+    s.epochS = 0;
+    s.ssthresh = s.cwnd;
+    s.roundLoss = true;
+    if (s.roundOn)
+    {
+        s.roundWindow = std::min(s.roundWindow, std::min(s.cwnd, s.tcp.window_bytes));
+    }
+}
+
+void
+FlowNetwork::DrawnLoss(Stream& s, ns3::Time now)
+{
+    const double mss = s.tcp.mss_bytes;
+    const double lost = s.nextLossAt;
+    ++s.counts.lost;
+    // The repair (tcp-flow-model.h): found by the SACKs of the segments queued behind it, or by
+    // the tail loss probe; lost again with probability p, each time after an RTO.
+    const double after = std::max(0.0, std::ceil((s.queuedEnd - lost - mss) / mss - 1e-9));
+    const double segmentS = s.rate > 0 ? mss / s.rate : 0.0;
+    if (after < 1)
+    {
+        ++s.counts.probes;
+    }
+    const double delay = RepairDelaySeconds(s.tcp, s.srtt, after, segmentS);
+    ns3::Time repair = now + ns3::Seconds(delay);
+    double rto = LinuxRtoSeconds(s.srtt);
+    // Segments still to leave behind the repair: RACK finds a lost repair by their SACKs as it
+    // found the segment (a round trip and a reordering window later); with fewer than three,
+    // only the RTO does.
+    double behind = after - (segmentS > 0 ? delay / segmentS : 0.0);
+    while (Uniform(s.rng) <= s.tcp.loss)
+    {
+        if (behind >= 3)
+        {
+            repair += ns3::Seconds(s.tcp.rtt_s * 1.25);
+            behind -= segmentS > 0 ? s.tcp.rtt_s * 1.25 / segmentS : 0.0;
+            continue;
+        }
+        if (!s.rtoPending)
+        {
+            s.rtoPending = true;
+            s.rtoAt = repair + ns3::Seconds(rto);
+            s.rtoHole = lost;
+        }
+        ++s.counts.timeouts;
+        repair += ns3::Seconds(rto);
+        rto *= 2; // Linux's backoff
+    }
+    s.holes.emplace_back(lost, repair + ns3::Seconds(s.tcp.tail_s));
+    if (lost >= s.recoveryEnd)
+    {
+        // A new loss event: the cut (as an expected loss's), recovery up to the data in flight.
+        s.recoveryEnd = lost + std::min(s.cwnd, s.tcp.window_bytes);
+        CutWindow(s);
+    }
+    s.nextLossAt = lost + SegmentsToNextLoss(s.rng, s.tcp.loss) * mss;
+}
+
+void
+FlowNetwork::ApplyTimeout(Stream& s, ns3::Time now)
+{
+    s.rtoPending = false;
+    if (s.active)
+    {
+        Acknowledge(s, s.roundOn && s.roundSpent, s.roundSpent ? s.roundSpentAt : now, now);
+    }
+    // Linux's tcp_enter_loss in recovery: ssthresh stays the cut's, cwnd one segment; CUBIC's
+    // state is reset (bictcp_reset), so its curve starts again at ssthresh with K = 0. The
+    // retransmission's ACK then acknowledges everything sent behind the hole at once, and slow
+    // start counts it: cwnd one segment plus those bytes, at most ssthresh (tcp_slow_start).
+    s.cwnd = std::min(s.cwnd, s.tcp.mss_bytes + std::max(0.0, s.sentBytes - s.rtoHole));
+    s.slowStart = s.cwnd < s.ssthresh;
+    s.lastCut = LossCut{s.ssthresh, s.ssthresh, 0};
+    s.epochS = 0;
+    s.recoveryEnd = s.sentBytes; // losses sent before the timeout belong to it
+    if (s.active)
+    {
+        StartRound(s, now);
+    }
+}
+
+ns3::Time
+FlowNetwork::ArrivalOf(Stream& s, double end, ns3::Time now)
+{
+    ns3::Time arrival = std::max(s.lastArrival, now + ns3::Seconds(s.tcp.tail_s));
+    while (!s.holes.empty() && s.holes.front().first < end)
+    {
+        arrival = std::max(arrival, s.holes.front().second);
+        s.holes.pop_front();
+    }
+    return arrival;
 }
 
 void

@@ -52,8 +52,11 @@
 // and, until the first loss, by at least 5% a round trip: Linux's CUBIC caps its ACK count per
 // segment of growth at 20 while it has no W_max (bictcp_update), so an exit below the path's
 // bandwidth-delay product regains the rest in a few round trips.
-// Loss: see tcp-flow-model.h. A loss event falls at an expected stream offset (the first after
-// 1/p segments, then LossEventRate's spacing at the window of the moment); it cuts cwnd by beta
+// Loss: see tcp-flow-model.h. Without a loss seed, a loss event falls at an expected stream
+// offset (the first after 1/p segments, then LossEventRate's spacing at the window of the
+// moment); with one, every segment is lost with probability p, drawn, and each lost segment's
+// repair (RepairDelaySeconds, retransmission timeouts when a repair is lost too) holds back the
+// delivery of the frames from it on. A loss event cuts cwnd by beta
 // (WindowAfterLoss) and ends slow start with ssthresh = cwnd. After it (congestion avoidance) the
 // window grows at the end of each round that filled it and had no loss event (no growth in
 // recovery) by WindowAfterLossFreeRound: CUBIC's curve from the cut's W_max, t the sending time
@@ -76,6 +79,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,8 +101,11 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     using SentHandler = std::function<void(const Frame&)>;
     using ArrivalHandler = std::function<void(const Frame&)>;
 
-    /// `capacityBytesPerSecond`: wire capacity of each directed link.
-    explicit FlowNetwork(std::vector<double> capacityBytesPerSecond);
+    /// `capacityBytesPerSecond`: wire capacity of each directed link. `lossSeed`: draw the losses
+    /// of lossy streams (tcp-flow-model.h), stream i from a generator seeded by (lossSeed, i),
+    /// so a run is the same for the same seed; none: expected losses, no draws.
+    explicit FlowNetwork(std::vector<double> capacityBytesPerSecond,
+                         std::optional<uint64_t> lossSeed = std::nullopt);
     ~FlowNetwork();
 
     /// A stream over the directed links `links` (each index used once). Arrivals are scheduled
@@ -125,6 +132,14 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     /// Slow-start threshold in bytes (infinity until slow start has ended).
     double GetSsthresh(uint32_t stream);
     const TcpFlowParams& GetParams(uint32_t stream) const { return m_streams.at(stream).tcp; }
+    /// Drawn losses only: segments lost, tail loss probes and retransmission timeouts so far.
+    struct LossCounts
+    {
+        uint64_t lost{0};
+        uint64_t probes{0};
+        uint64_t timeouts{0};
+    };
+    const LossCounts& GetLossCounts(uint32_t stream) const { return m_streams.at(stream).counts; }
     /// Times the rates were re-shared (for cost measurements).
     uint64_t GetReallocations() const { return m_reallocations; }
 
@@ -174,6 +189,18 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
 
         std::deque<Frame> inFlight; // left, not yet arrived
         ns3::Time lastArrival;
+
+        // Drawn losses (a loss seed): nextLossAt is then the start of the next lost segment.
+        bool draws{false};
+        uint64_t rng{0};        // the stream's generator (splitmix64 state)
+        double recoveryEnd{-1}; // stream offset in flight at the last cut: losses before it
+                                // belong to its recovery and do not cut again
+        std::deque<std::pair<double, ns3::Time>> holes; // lost segment's offset, its repair's
+                                                        // arrival
+        bool rtoPending{false};
+        ns3::Time rtoAt;   // a retransmission timeout to come (a repair was lost)
+        double rtoHole{0}; // the lost segment it repairs
+        LossCounts counts;
     };
 
     /// Brings every stream to now, handles departures, losses and round ends, re-shares the
@@ -186,6 +213,17 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     static void RestartAfterIdle(Stream& s, ns3::Time now);
     void ScheduleNext(ns3::Time now);
     void Arrive(uint32_t id);
+    /// A loss event's cut (WindowAfterLoss): slow start over, ssthresh = the new cwnd, no growth
+    /// in this round (recovery).
+    static void CutWindow(Stream& s);
+    /// Drawn losses: the lost segment at s.nextLossAt just left (`now`): its repair, its cut
+    /// unless in recovery, and the next lost segment drawn.
+    static void DrawnLoss(Stream& s, ns3::Time now);
+    /// A retransmission timeout due by `now`: cwnd one segment, slow start to ssthresh.
+    void ApplyTimeout(Stream& s, ns3::Time now);
+    /// The frame ending at stream offset `end`, its last byte out at `now`: when it arrives, in
+    /// order and after the repairs of the lost segments in it or before it.
+    static ns3::Time ArrivalOf(Stream& s, double end, ns3::Time now);
     double Cap(const Stream& s) const;
     void StartRound(Stream& s, ns3::Time now);
     /// The ACKs of the bytes sent since the last call (see the file comment): their RTT samples
@@ -198,6 +236,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     static void CreditAcked(Stream& s, double growth);
 
     std::vector<double> m_capacity;
+    std::optional<uint64_t> m_lossSeed;
     IncrementalMaxMinFair m_fair; // the active streams' demands and max-min fair rates
     std::vector<Stream> m_streams;
     // The per-event loops visit only these (stream-id-set.h): streams with bytes to send, and

@@ -5,14 +5,16 @@
 #include "sim/net/flow/tcp-flow-model.h"
 
 #include "ns3/abort.h"
+#include "ns3/rng-seed-manager.h"
 
 #include <map>
 
 namespace hilosim
 {
 
-FlowTransportHelper::FlowTransportHelper(TransportConfig config)
+FlowTransportHelper::FlowTransportHelper(TransportConfig config, bool lossDraws)
   : m_config(std::move(config))
+  , m_lossDraws(lossDraws)
 {
 }
 
@@ -28,7 +30,13 @@ FlowTransportHelper::Install(const Topology& topology) const
         capacity.push_back(bytesPerSecond);
         capacity.push_back(bytesPerSecond);
     }
-    auto network = ns3::Create<FlowNetwork>(capacity);
+    std::optional<uint64_t> lossSeed;
+    if (m_lossDraws)
+    {
+        lossSeed = (static_cast<uint64_t>(ns3::RngSeedManager::GetSeed()) << 32) |
+                   ns3::RngSeedManager::GetRun();
+    }
+    auto network = ns3::Create<FlowNetwork>(capacity, lossSeed);
 
     TransportEndpoints out;
     std::map<uint32_t, ns3::Ptr<FlowEndpoint>> byId;

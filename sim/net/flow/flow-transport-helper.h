@@ -16,13 +16,17 @@ namespace hilosim
 class FlowTransportHelper : public TransportInstaller
 {
   public:
-    explicit FlowTransportHelper(TransportConfig config = TransportConfig());
+    /// `lossDraws`: draw each segment's loss from a generator seeded by ns-3's seed and run (the
+    /// scenario's seed in a run), with its repair's delay (flow-network.h); false: expected
+    /// losses, as before the draws (for the closed-form checks).
+    explicit FlowTransportHelper(TransportConfig config = TransportConfig(), bool lossDraws = true);
 
     /// See TransportInstaller::Install. The transports are FlowEndpoints.
     TransportEndpoints Install(const Topology& topology) const override;
 
   private:
     TransportConfig m_config;
+    bool m_lossDraws;
 };
 
 } // namespace hilosim

@@ -187,6 +187,27 @@ SmoothedRttAfter(double srttS, double fromS, double lastS, double samples)
     return lastS - lag + (srttS - fromS + lag) * std::pow(keep, samples);
 }
 
+double
+LinuxRtoSeconds(double srttS)
+{
+    return srttS + kMinRtoSeconds;
+}
+
+double
+RepairDelaySeconds(const TcpFlowParams& params, double srttS, double segmentsAfter, double segmentS)
+{
+    constexpr double kDupThresh = 3; // Linux's tp->reordering default
+    if (segmentsAfter >= kDupThresh)
+    {
+        return params.rtt_s + kDupThresh * segmentS;
+    }
+    if (segmentsAfter >= 1)
+    {
+        return params.rtt_s + segmentsAfter * segmentS + params.rtt_s / 4;
+    }
+    return params.rtt_s + std::min(2 * srttS + kMinRtoSeconds, LinuxRtoSeconds(srttS));
+}
+
 TcpFlowParams
 TcpFlowParamsFor(const std::vector<const LinkSpec*>& route, const SocketOptions& options)
 {

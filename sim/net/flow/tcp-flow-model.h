@@ -31,13 +31,27 @@
 //         the growth above it, where Linux's curve keeps growing between an update's loss
 //         events: results/validation/simulator-rerun.md);
 //       * a retransmission timeout, which needs the repair of a loss event lost too (p per
-//         event), is left out of the rounds; it is part of the closed form below.
-//     The long-run rate of that sawtooth has a closed form, LossThroughputBytesPerSecond: the
-//     deterministic loss model of RFC 9438 section 5.1 at the event rate pe (an AIMD(alpha, beta)
-//     flow averages sqrt(alpha (1 + beta) / (2 (1 - beta) pe)) segments; CUBIC the larger of
-//     that and (C (3 + beta) / (4 (1 - beta)))^(1/4) (RTT / pe)^(3/4), C = 0.4), with Linux's
-//     RTO (RTT + 200 ms) backed off as in Padhye et al., SIGCOMM 1998 for the timeouts: a
-//     reference the rounds come within a few per cent of on a long transfer (tests/sim).
+//         event), is left out of the rounds in this, the expected-value mode; it is part of the
+//         closed form below.
+//     With a seed (FlowNetwork's lossSeed, the scenario's seed in a run), losses are drawn
+//     instead: each segment is lost with probability p, independently (the gap to the next lost
+//     segment is geometric, drawn from the stream's own seeded generator), so an update sees
+//     as many losses as chance gives it, one expected every 1/p segments. A loss after the
+//     recovery point of the last cut (the data in flight when it came) cuts the window as
+//     above; one before it is part of that recovery. Each lost segment holds back the
+//     in-order delivery of everything after it until its repair arrives: the repair leaves
+//     RepairDelaySeconds after the segment (fast retransmit, RACK, or the tail loss probe's
+//     round), and is itself lost with probability p: RACK finds a lost repair a round trip and
+//     a reordering window later while three or more segments leave behind it, else it waits
+//     out Linux's RTO (LinuxRtoSeconds, doubled per retry); a retransmission timeout sets cwnd
+//     to one segment plus what its ACK acknowledges at once, at most the cut's ssthresh. This gives
+//     the tails under loss (the p99 of an update) that the expected mode cannot. The long-run rate
+//     of that sawtooth has a closed form, LossThroughputBytesPerSecond: the deterministic loss
+//     model of RFC 9438 section 5.1 at the event rate pe (an AIMD(alpha, beta) flow averages
+//     sqrt(alpha (1 + beta) / (2 (1 - beta) pe)) segments; CUBIC the larger of that and (C (3 +
+//     beta) / (4 (1 - beta)))^(1/4) (RTT / pe)^(3/4), C = 0.4), with Linux's RTO (RTT + 200 ms)
+//     backed off as in Padhye et al., SIGCOMM 1998 for the timeouts: a reference the rounds come
+//     within a few per cent of on a long transfer (tests/sim).
 //   - the model knows only loss-based variants whose window after a loss is a fixed fraction
 //     of the window before it and whose slow start is the standard one: CUBIC (beta 0.7),
 //     NewReno and Linux Reno (0.5), BIC (0.8) and Scalable (0.875), ns-3's defaults. The others
@@ -137,6 +151,26 @@ double LossThroughputBytesPerSecond(const TcpFlowParams& params);
 /// fromS + i (lastS - fromS) / n; all equal to lastS when fromS == lastS), starting from `srttS`.
 /// A closed form: O(1) for any number of samples. REQUIRES: samples >= 1.
 double SmoothedRttAfter(double srttS, double fromS, double lastS, double samples);
+
+/// Linux's retransmission timeout at smoothed round trip `srttS`: SRTT + 200 ms (TCP_RTO_MIN,
+/// the floor of RTTVAR's share; as the restart after idle uses it).
+double LinuxRtoSeconds(double srttS);
+
+/// Seconds from a lost segment leaving to its repair leaving, as Linux's loss recovery finds the
+/// loss (RFC 8985 with Linux's timers), when `segmentsAfter` segments follow it on the stream,
+/// each `segmentS` seconds apart at the sender, over a path of base round trip
+/// `params.rtt_s` and smoothed round trip `srttS`:
+///   - 3 or more: the third one's SACK reaches the sender a round trip after it left and the
+///     segment is marked lost at once (the duplicate-ACK threshold; RACK's reordering window is
+///     0 then): rtt + 3 segmentS;
+///   - 1 or 2: RACK marks it lost a reordering window (min RTT / 4) after the last one's SACK:
+///     rtt + n segmentS + rtt / 4;
+///   - none (a tail loss): no SACK comes; the tail loss probe, armed at the last ACK (a round
+///     trip after) with one segment out, fires after min(2 SRTT + 200 ms, RTO) (Linux's
+///     tcp_schedule_loss_probe, the RTO re-armed by that ACK), and is the repair:
+///     rtt + min(2 srtt + 0.2, LinuxRtoSeconds(srtt)).
+double RepairDelaySeconds(const TcpFlowParams& params, double srttS, double segmentsAfter,
+                          double segmentS);
 
 /// Closed form of one flow alone on its path from a congestion window of `cwndBytes` in slow
 /// start, no loss, as FlowNetwork models it: while the window W = min(cwnd, send buffer) is below
