@@ -34,7 +34,7 @@ CpuModel()
 std::string
 OpenBlasString(const char* symbol)
 {
-    using Fn = char* (*)();
+    using Fn = char* (*) ();
     auto fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, symbol));
     if (fn == nullptr)
         return "";
@@ -50,12 +50,12 @@ IsaName(hilo::SketchIsa isa)
 {
     switch (isa)
     {
-    case hilo::SketchIsa::kAvx512:
-        return "avx512";
-    case hilo::SketchIsa::kAvx2:
-        return "avx2";
-    case hilo::SketchIsa::kPortable:
-        break;
+        case hilo::SketchIsa::kAvx512:
+            return "avx512";
+        case hilo::SketchIsa::kAvx2:
+            return "avx2";
+        case hilo::SketchIsa::kPortable:
+            break;
     }
     return "portable";
 }

@@ -12,10 +12,10 @@ namespace models
 
 struct HostInfo
 {
-    std::string cpu_model;         // /proc/cpuinfo "model name" ("" when unreadable)
-    std::string isa_path;          // the project's fixed-order kernels: "avx512", "avx2", "portable"
-    std::string blas_core;         // OpenBLAS's chosen kernel set (openblas_get_corename), or ""
-    std::string blas_config;       // openblas_get_config(): version and build options, or ""
+    std::string cpu_model;   // /proc/cpuinfo "model name" ("" when unreadable)
+    std::string isa_path;    // the project's fixed-order kernels: "avx512", "avx2", "portable"
+    std::string blas_core;   // OpenBLAS's chosen kernel set (openblas_get_corename), or ""
+    std::string blas_config; // openblas_get_config(): version and build options, or ""
     std::string openblas_coretype; // $OPENBLAS_CORETYPE as set for this process ("" unset)
     std::string libtorch_version;  // the LibTorch this binary was built against
 };

@@ -121,6 +121,12 @@ GRIDS = {
                      "headline": ["1.6%"], "seeds": 3, "headline_seeds": 3, "ref_seeds": 5,
                      "parity": False,
                      "steps": {"text-distill": 30, "randomwalks": 30, "residue-chain": 50}},
+    # The same options at the full protocol's length and seeds, headline budget only: run into
+    # the full grid's folder, they share its full-sync references and its hilo-spar runs.
+    "spar-options-full": {"workloads": ["text-distill", "randomwalks", "residue-chain"],
+                          "schemes": list(SPAR_OPTIONS), "budgets": ["1.6%"],
+                          "headline": ["1.6%"], "seeds": 10, "headline_seeds": 10,
+                          "ref_seeds": 10, "parity": False},
     # Does the 1.6% share hold as the model grows? 0.47M, 1.88M and 5.65M parameters.
     "size": {"workloads": ["text-distill", "text-distill-m", "text-distill-l"],
              "schemes": ["hilo-spar"], "budgets": ["1.6%"], "headline": ["1.6%"], "seeds": 10,
@@ -337,6 +343,8 @@ def main():
                     "ignored by git; name results/quality/... to remake the committed tables)")
     ap.add_argument("--grid", choices=sorted(GRIDS), default="small")
     ap.add_argument("--workloads", default="", help="comma list: restrict the grid's workloads")
+    ap.add_argument("--budgets", default="",
+                    help="comma list: restrict the grid's budgets (e.g. 1.6%%: its headline only)")
     ap.add_argument("--dry-run", action="store_true", help="print the runs still missing")
     ap.add_argument("--refs-only", action="store_true",
                     help="run only the full-sync references (full sync's smoothness first)")
@@ -368,6 +376,13 @@ def main():
         if bad:
             sys.exit(f"quality_protocol: unknown workload(s) {bad}; known: {list(WORKLOADS)}")
         GRIDS[args.grid]["workloads"] = [w for w in GRIDS[args.grid]["workloads"] if w in keep]
+    if args.budgets:
+        keep = args.budgets.split(",")
+        bad = [b for b in keep if b not in GRIDS[args.grid]["budgets"]]
+        if bad:
+            sys.exit(f"quality_protocol: budget(s) {bad} not in grid {args.grid}: "
+                     f"{GRIDS[args.grid]['budgets']}")
+        GRIDS[args.grid]["budgets"] = [b for b in GRIDS[args.grid]["budgets"] if b in keep]
 
     def evaluate():
         """Metrics of every curve present for the grid's runs, and the references."""
@@ -547,7 +562,7 @@ def main():
                     f"{args.endpoint_evals} evaluations; regime {args.regime}; mean [bootstrap "
                     f"95% interval] over seeds; full sync's row: each run against the others, "
                     f"the parity level; paired: each arm against its own seed's full-sync run)"
-                    f"\n\n| scheme | budget | n | bytes % | directions (modelled / learner) | "
+                    f"\n\n| scheme | budget | n | learner's bytes % | directions (modelled / learner) | "
                     f"stt_full | paired stt diff | paired progress ratio | stt_arm | solved | "
                     f"bit-identical |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
             cell = lambda r, k: (f"{r[k]:.3f} [{r[k + '_lo']:.3f}, {r[k + '_hi']:.3f}]"
@@ -555,13 +570,16 @@ def main():
             for r in sorted((r for r in table if r["workload"] == w),
                             key=lambda r: r["scheme"] != "full"):
                 buys = (f"{r['buys_modelled']:.3g} / {r['buys_learner']:.3g}"
-                        if r["buys_modelled"] == r["buys_modelled"] else "")
+                        if r["buys_modelled"] == r["buys_modelled"] and r["scheme"] != "full"
+                        else "")
                 bytes_pct = f"{r['fraction_pct']:.2f}" if r["scheme"] != "full" else "100"
                 name = "full (leave-one-out)" if r["scheme"] == "full" else r["scheme"]
                 f.write(f"| {name} | {r['budget']} | {r['n']} | {bytes_pct} | {buys} "
                         f"| {cell(r, 'stt_full')} | {cell(r, 'paired_stt_diff')} | "
                         f"{cell(r, 'paired_progress_ratio')} | {cell(r, 'stt_arm')} | "
-                        f"{r['solved']} | {'yes' if r['bit_identical'] else 'no'} |\n")
+                        f"{r['solved']} | "
+                        f"{'-' if r['scheme'] == 'full' else 'yes' if r['bit_identical'] else 'no'}"
+                        f" |\n")
             cannot = {}
             for (ww, scheme, b, seed) in plan(args.grid, done, parity):
                 q = infeasible_path(curve_path(args.out, ww, scheme, b, seed))

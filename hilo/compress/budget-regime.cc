@@ -95,22 +95,22 @@ EntryValueBytes(const std::string& compressor, const CompressorOptions& options)
 }
 
 double
-BudgetBuys(int64_t budget_bytes, const AdapterLayout& layout,
-           const std::string& compressor, const CompressorOptions& options)
+BudgetBuys(int64_t budget_bytes, const AdapterLayout& layout, const std::string& compressor,
+           const CompressorOptions& options)
 {
     if (budget_bytes <= 0 || layout.size() == 0)
         return 0;
     switch (CompressorBudgetUnit(compressor))
     {
-    case BudgetUnit::kDirections:
-        return static_cast<double>(budget_bytes) /
-               DirectionBytesPerRound(layout, compressor, options);
-    case BudgetUnit::kEntries:
-        return std::min(1.0, static_cast<double>(budget_bytes) /
-                                 (static_cast<double>(layout.numel()) *
-                                  EntryValueBytes(compressor, options)));
-    case BudgetUnit::kNone:
-        break;
+        case BudgetUnit::kDirections:
+            return static_cast<double>(budget_bytes) /
+                   DirectionBytesPerRound(layout, compressor, options);
+        case BudgetUnit::kEntries:
+            return std::min(1.0, static_cast<double>(budget_bytes) /
+                                     (static_cast<double>(layout.numel()) *
+                                      EntryValueBytes(compressor, options)));
+        case BudgetUnit::kNone:
+            break;
     }
     return 0;
 }

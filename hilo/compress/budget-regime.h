@@ -53,15 +53,13 @@ struct BudgetPurchase
 
 /// `budget_bytes` of payload spread over `layout`: directions per matrix (kDirections) or the
 /// fraction of its entries (kEntries); 0 for kNone or an unlimited budget (budget_bytes <= 0).
-double BudgetBuys(int64_t budget_bytes, const AdapterLayout& layout,
-                  const std::string& compressor, const CompressorOptions& options);
+double BudgetBuys(int64_t budget_bytes, const AdapterLayout& layout, const std::string& compressor,
+                  const CompressorOptions& options);
 
 /// The learner's bytes per modelled byte under "directions" for a rank-based compressor: the
 /// learner's DirectionBytesPerRound over the modelled adapter's. 1 for other compressors.
-double DirectionsTransferRatio(const AdapterLayout& learner,
-                               const AdapterLayout& modelled,
-                               const std::string& compressor,
-                               const CompressorOptions& options);
+double DirectionsTransferRatio(const AdapterLayout& learner, const AdapterLayout& modelled,
+                               const std::string& compressor, const CompressorOptions& options);
 
 /// True when the two sides differ by more than `factor` (either way): the quality column then
 /// describes another regime than the bytes column. False when either side buys nothing.

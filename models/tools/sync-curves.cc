@@ -130,9 +130,9 @@ ReadTextShape(const std::string& path, models::WorkloadConfig* config)
     int found = 0;
     while (std::getline(lines, line))
     {
-        for (auto [key, field] : {std::pair{"d_model: ", &config->d_model},
-                                  std::pair{"layers: ", &config->layers},
-                                  std::pair{"heads: ", &config->heads}})
+        for (auto [key, field] :
+             {std::pair{"d_model: ", &config->d_model}, std::pair{"layers: ", &config->layers},
+              std::pair{"heads: ", &config->heads}})
         {
             if (line.rfind(key, 0) == 0)
             {
@@ -429,16 +429,19 @@ main(int argc, char** argv)
         spec.budget.unlimited() ? 0 : spec.budget.ResolveBytes(modelled.adapter_bytes());
     if (!llm_profile.empty() && !spec.budget.unlimited())
     {
+        // Only a rank-based compressor gets the directions' budget; an entry-based one keeps the
+        // fraction, which buys both adapters the same entry fraction.
+        const bool directions =
+            budget_transfer == "directions" &&
+            hilo::CompressorBudgetUnit(compressor) == hilo::BudgetUnit::kDirections;
         const double ratio =
-            budget_transfer == "directions"
-                ? hilo::DirectionsTransferRatio(wl.layout(), modelled, compressor, *options)
-                : static_cast<double>(wl.layout().adapter_bytes()) /
-                      static_cast<double>(modelled.adapter_bytes());
+            directions ? hilo::DirectionsTransferRatio(wl.layout(), modelled, compressor, *options)
+                       : static_cast<double>(wl.layout().adapter_bytes()) /
+                             static_cast<double>(modelled.adapter_bytes());
         spec.budget = hilo::Budget::Bytes(std::max<int64_t>(
             1, static_cast<int64_t>(std::floor(static_cast<double>(modelled_budget) * ratio))));
     }
-    const double buys_modelled =
-        hilo::BudgetBuys(modelled_budget, modelled, compressor, *options);
+    const double buys_modelled = hilo::BudgetBuys(modelled_budget, modelled, compressor, *options);
     const double buys_learner =
         spec.budget.unlimited()
             ? 0
@@ -490,7 +493,7 @@ main(int argc, char** argv)
         << " budget_transfer=" << budget_transfer << " buys_unit="
         << (hilo::CompressorBudgetUnit(compressor) == hilo::BudgetUnit::kDirections ? "directions"
             : hilo::CompressorBudgetUnit(compressor) == hilo::BudgetUnit::kEntries  ? "entries"
-                                                                                     : "none")
+                                                                                    : "none")
         << " buys_modelled=" << buys_modelled << " buys_learner=" << buys_learner << "\n";
     csv << "kind,strategy,compressor,budget,seed,version,metric,quality,gap_closed,"
            "master_quality,loss,grad_norm,payload_bytes,frame_bytes,fraction_of_adapter_bytes,"

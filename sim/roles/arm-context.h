@@ -61,14 +61,14 @@ struct ArmContext
     models::AdapterShards modelled_shards{0};
     models::AdapterShards modelled_byte_shards{0};
     double adapter_scale{1.0};         // modelled numel / real numel: parameter wire scale
+    int64_t modelled_prompt_tokens{0}; // per sequence; 0: the real count
+    int64_t modelled_gen_tokens{0};    // per sequence; 0: the real count
     // Wire bytes per real byte of an update frame: adapter_scale, or under budget_transfer
     // "directions" with a rank-based compressor the modelled adapter's per-direction bytes over
     // the learner's (hilo/compress/budget-regime.h), so the wire carries the modelled budget.
     double update_wire_scale{1.0};
     // The arm's budget on the modelled adapter (payload bytes per update); 0: unlimited.
     int64_t modelled_budget_bytes{0};
-    int64_t modelled_prompt_tokens{0}; // per sequence; 0: the real count
-    int64_t modelled_gen_tokens{0};    // per sequence; 0: the real count
 
     /// Wire bytes of a message whose real size is `real_bytes`, scaled by `scale` (never below
     /// the real size: the real bytes always travel).

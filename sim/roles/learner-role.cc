@@ -415,8 +415,7 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
             m_context->update_wire_scale == m_context->adapter_scale
                 ? ArmContext::WireBytes(bytes->size(), m_context->adapter_scale)
                 : ArmContext::WireBytes(snapshot, m_context->adapter_scale) +
-                      ArmContext::WireBytes(bytes->size() - snapshot,
-                                            m_context->update_wire_scale);
+                      ArmContext::WireBytes(bytes->size() - snapshot, m_context->update_wire_scale);
         hilo::Status s = m_port->Send(peer, kCatchUp, bytes, wire);
         if (!s.ok())
         {

@@ -1,7 +1,7 @@
 #include "sim/run/arm-check.h"
 
-#include "sim/run/arm-context-builder.h"
 #include "hilo/compress/budget-regime.h"
+#include "sim/run/arm-context-builder.h"
 
 #include <iomanip>
 #include <sstream>

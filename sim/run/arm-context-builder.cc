@@ -227,16 +227,17 @@ BuildArmContext(const ResolvedScenario& sc, const ResolvedArm& arm)
                                              : context->modelled_adapter_bytes;
     context->modelled_budget_bytes =
         arm.sync.budget.unlimited() ? 0 : arm.sync.budget.ResolveBytes(budget_adapter_bytes);
-    const bool directions = sc.budget_transfer == BudgetTransfer::kDirections &&
-                            !sc.llm_profile.empty() && !arm.sync.budget.unlimited() &&
-                            hilo::CompressorBudgetUnit(arm.sync.compressor) == hilo::BudgetUnit::kDirections;
+    const bool directions =
+        sc.budget_transfer == BudgetTransfer::kDirections && !sc.llm_profile.empty() &&
+        !arm.sync.budget.unlimited() &&
+        hilo::CompressorBudgetUnit(arm.sync.compressor) == hilo::BudgetUnit::kDirections;
     if (directions)
     {
         // The budget that buys the learner the modelled directions per matrix; its frames travel
         // scaled back by the same ratio (hilo/compress/budget-regime.h). Floor: never over.
         const double ratio =
             hilo::DirectionsTransferRatio(context->workload->layout(), context->modelled_layout,
-                                    arm.sync.compressor, arm.sync.compressor_options);
+                                          arm.sync.compressor, arm.sync.compressor_options);
         const double real = std::floor(static_cast<double>(context->modelled_budget_bytes) * ratio);
         context->sync.budget =
             hilo::Budget::Bytes(std::max<int64_t>(1, static_cast<int64_t>(real)));
@@ -306,10 +307,10 @@ ArmBudgetPurchase(const ResolvedScenario& sc, const ResolvedArm& arm, const ArmC
         return p;
     const hilo::AdapterLayout& learner = context.workload->layout();
     p.modelled = hilo::BudgetBuys(context.modelled_budget_bytes,
-                            sc.llm_profile.empty() ? learner : context.modelled_layout,
-                            arm.sync.compressor, arm.sync.compressor_options);
+                                  sc.llm_profile.empty() ? learner : context.modelled_layout,
+                                  arm.sync.compressor, arm.sync.compressor_options);
     p.learner = hilo::BudgetBuys(context.sync.budget.ResolveBytes(learner.adapter_bytes()), learner,
-                           arm.sync.compressor, arm.sync.compressor_options);
+                                 arm.sync.compressor, arm.sync.compressor_options);
     return p;
 }
 

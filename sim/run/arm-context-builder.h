@@ -5,10 +5,10 @@
 #ifndef HILOSIM_RUN_ARM_CONTEXT_BUILDER_H
 #define HILOSIM_RUN_ARM_CONTEXT_BUILDER_H
 
+#include "hilo/compress/budget-regime.h"
 #include "sim/net/link-spec.h"
 #include "sim/roles/arm-context.h"
 #include "sim/run/arm-result.h"
-#include "hilo/compress/budget-regime.h"
 #include "sim/scenario/resolved-scenario.h"
 
 #include "hilo/core/status.h"
@@ -39,9 +39,10 @@ TopologySpec ScenarioTopologySpec(const ResolvedScenario& scenario);
 hilo::StatusOr<std::shared_ptr<ArmContext>> BuildArmContext(const ResolvedScenario& scenario,
                                                             const ResolvedArm& arm);
 
-/// What `arm`'s budget buys on the modelled adapter and on the learner's (hilo/compress/budget-regime.h).
+/// What `arm`'s budget buys on the modelled adapter and on the learner's
+/// (hilo/compress/budget-regime.h).
 hilo::BudgetPurchase ArmBudgetPurchase(const ResolvedScenario& scenario, const ResolvedArm& arm,
-                                 const ArmContext& context);
+                                       const ArmContext& context);
 
 /// An ArmResult with everything known before the run: names, budget, adapter sizes and scale,
 /// quality metric, and the workers' GPUs and regions in topology order.

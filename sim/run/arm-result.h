@@ -3,8 +3,8 @@
 #ifndef HILOSIM_RUN_ARM_RESULT_H
 #define HILOSIM_RUN_ARM_RESULT_H
 
-#include "sim/net/link-monitor.h"
 #include "hilo/compress/budget-regime.h"
+#include "sim/net/link-monitor.h"
 #include "sim/roles/role-events.h"
 
 #include "hilo/core/status.h"
@@ -58,11 +58,12 @@ struct ArmResult
     std::string strategy;   // "full", "hilo", "delta"
     std::string compressor; // factory kind ("dense", "spar", ...)
     std::string compressor_params;
-    std::string budget;        // as written, or "unlimited"
-    double budget_fraction{0}; // resolved budget / adapter bytes (0: unlimited)
+    std::string budget;                      // as written, or "unlimited"
+    double budget_fraction{0};               // resolved budget / adapter bytes (0: unlimited)
     std::string budget_transfer{"fraction"}; // Scenario.budget_transfer as applied
     // What the budget buys on the modelled and on the learner's adapter: directions per factor
-    // matrix (rank-based compressors) or entry fraction (entry-based); hilo/compress/budget-regime.h.
+    // matrix (rank-based compressors) or entry fraction (entry-based);
+    // hilo/compress/budget-regime.h.
     hilo::BudgetPurchase purchase;
     uint32_t training_rank{0};
     std::string quality_metric;

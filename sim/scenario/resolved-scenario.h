@@ -184,7 +184,6 @@ struct ResolvedScenario
     std::string learner_parallel{"tp"};
     uint32_t learner_micro_batch_sequences{0}; // 0: one gradient pass over all sequences
     bool llm_lora_experts{false};              // the modelled adapter covers the routed experts
-    BudgetTransfer budget_transfer{BudgetTransfer::kFraction};
     std::vector<ResolvedWorker> workers;       // at least one
     ResolvedNetwork network;
     uint32_t max_staleness{0};         // 0 = synchronous on-policy
@@ -195,6 +194,8 @@ struct ResolvedScenario
     // Problems that do not stop a run, one "FILE:LINE:COL: field: message" each (settings the
     // chosen network model ignores, a region without workers).
     std::vector<std::string> warnings;
+    // How arms' budgets reach the tiny learner's compressor (Scenario.budget_transfer).
+    BudgetTransfer budget_transfer{BudgetTransfer::kFraction};
 };
 
 } // namespace hilosim

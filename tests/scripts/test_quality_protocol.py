@@ -215,6 +215,21 @@ def tools(build):
         data = [x for x in lines if x and not x.startswith("#")]
         check(r.returncode == 0 and len(data) == 4,
               f"sync-curves trains on it through --text-checkpoint ({r.stderr[-200:]})")
+        # The modelled regime: a rank-based compressor gets the budget that buys the modelled
+        # directions per matrix, an entry-based one keeps the fraction of its own adapter.
+        modelled = ["--llm-profile", "Qwen2.5-7B", "--modelled-rank", "64", "--budget-transfer",
+                    "directions", "--text-checkpoint", ckpt]
+        for comp, what in (("spar", "directions"), ("topk", "entries")):
+            args = [a if a != "spar" else comp for a in base] + modelled + ["--out", curve]
+            r = subprocess.run(args, capture_output=True, text=True)
+            head = " ".join(x for x in open(curve).read().splitlines()[:3] if x.startswith("#"))
+            vals = dict(kv.split("=", 1) for kv in head.replace("#", " ").split() if "=" in kv)
+            adapter, budget = int(vals.get("adapter_bytes", 0)), int(vals.get("budget_bytes", -1))
+            bm, bl = float(vals.get("buys_modelled", 0)), float(vals.get("buys_learner", -1))
+            check(r.returncode == 0 and vals.get("buys_unit") == what and abs(bl - bm) < 0.1 * bm
+                  and (comp == "spar" or budget <= 0.05 * adapter + 1),
+                  f"{comp} in the modelled regime buys the learner what it buys the 7B "
+                  f"({bl:.4g} vs {bm:.4g}, budget {budget} of {adapter} bytes)")
         r = subprocess.run(base + ["--text-checkpoint", os.path.join(d, "none.bin")],
                            capture_output=True, text=True)
         check(r.returncode == 2 and "--text-checkpoint" in r.stderr and "none.bin" in r.stderr,

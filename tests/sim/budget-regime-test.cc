@@ -1,11 +1,12 @@
-// What a budget buys on the modelled adapter and on the tiny learner (hilo/compress/budget-regime.h),
-// and budget_transfer "directions", which hands the learner the modelled directions per matrix.
+// What a budget buys on the modelled adapter and on the tiny learner
+// (hilo/compress/budget-regime.h), and budget_transfer "directions", which hands the learner the
+// modelled directions per matrix.
+#include "hilo/compress/budget-regime.h"
 #include "sim/cli/catalog.h"
 #include "sim/drivers/ns3/arm-runner.h"
 #include "sim/run/arm-check.h"
 #include "sim/run/arm-context-builder.h"
 #include "sim/run/arm-summary.h"
-#include "hilo/compress/budget-regime.h"
 #include "sim/scenario/scenario-loader.h"
 
 #include "hilo/core/lora-layout.h"
