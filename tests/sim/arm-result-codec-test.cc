@@ -196,14 +196,14 @@ TEST(ArmResultCodec, DamagedBytesNameTheField)
         << count.status().message();
 
     // higher_is_better is a bool: 2 is not one. It follows name, strategy, compressor,
-    // compressor_params, budget (strings), budget_fraction (8), training_rank (8) and
-    // quality_metric (string).
+    // compressor_params, budget (strings), budget_fraction (8), budget_transfer (string),
+    // purchase (unit, modelled, learner: 8 each), training_rank (8) and quality_metric (string).
     const ArmResult a = FullResult();
     size_t at = 8;
     for (const std::string* s :
          {&a.name, &a.strategy, &a.compressor, &a.compressor_params, &a.budget})
         at += 1 + s->size();
-    at += 16 + 1 + a.quality_metric.size();
+    at += 8 + 1 + a.budget_transfer.size() + 24 + 8 + 1 + a.quality_metric.size();
     std::string bad_bool = bytes;
     ASSERT_EQ(bad_bool[at], '\x01');
     bad_bool[at] = '\x02';
