@@ -392,6 +392,11 @@ STUDIES.update({
                                        "faults-emulation-ns3.md"),
               f"flock /tmp/hilo-emu.lock {_fault_table} --runner hilo-emu --network ns3",
               "command", ("hilo-sim", "hilo-emu", "hilo-node", "hilo-netem"), root=True),
+        Study("round-timeout", ("round-timeout.md", "round-timeout.csv"),
+              f"{PY} scripts/sweep.py scenarios/teaching/07-round-deadline.textproto"
+              " --grid mode.round_timeout=2s,300ms,250ms,200ms,150ms,100ms"
+              f" --out {RUNS}/round-timeout --jobs 1 (the table by hand: round-timeout.md)",
+              "from output", ("hilo-sim",)),
         Study("chaos", ("chaos.md",),
               "flock /tmp/hilo-emu.lock scripts/chaos.sh 2;"
               " NETWORK=ns3 flock /tmp/hilo-emu.lock scripts/chaos.sh 2",
@@ -436,6 +441,24 @@ STUDIES.update({
               f" {PY} scripts/plot_protocol.py {QUAL}/protocol-full/protocol-table.csv"
               f" --out {QUAL}/protocol-full/stt-vs-bytes",
               "command", ("sync-curves",), note="about 2.6 CPU hours, resumable"),
+        Study("protocol-modelled", ("protocol-modelled/",),
+              f"{PY} scripts/quality_protocol.py --grid full --regime modelled"
+              f" --workloads text-distill --out {QUAL}/protocol-modelled;"
+              f" {PY} scripts/quality_protocol.py --grid full --regime modelled"
+              f" --workloads randomwalks --budgets 1.6% --out {QUAL}/protocol-modelled;"
+              f" {PY} scripts/quality_protocol.py --grid full --regime modelled"
+              f" --workloads text-distill,randomwalks --out {QUAL}/protocol-modelled --no-run",
+              "command", ("sync-curves",), note="about 90 minutes at --jobs 1, resumable"),
+        Study("spar-options", ("spar-options/",),
+              f"results/quality/spar-options/run.sh 101 102; {PY}"
+              " results/quality/spar-options/summarize.py > results/quality/spar-options/table.csv;"
+              " build/tests/hilo-compress-bench --benchmark_filter=BM_Encode (the filter in its README)"
+              " (twice: encode-bench-run1.json, encode-bench-run2.json)",
+              "from output", ("sync-curves", "hilo-compress-bench")),
+        Study("reproduction", ("reproduction.md",),
+              f"{PY} scripts/check_reproduction.py (the table: hilo-sim run of teaching 02 under"
+              " OPENBLAS_CORETYPE / ATEN_CPU_CAPABILITY variants, by hand)",
+              "from output", ("hilo-sim",)),
         Study("size-trend", ("size-trend/",),
               f"{PY} scripts/quality_protocol.py --grid size --out {QUAL}/size-trend"
               f" --ckpt-dir {RUNS}/quality/text-bases;"

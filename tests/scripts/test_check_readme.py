@@ -15,7 +15,7 @@ Checks:
   5. with the binaries: an option missing from sim/README.md's CLI synopsis fails, and so does
      a help block that differs from the command's --help;
   7. the quickstart's table in the README changed (one digit) fails as a verbatim block; a
-     seventh teaching scenario makes "Six small scenarios" fail, and a count without a claim
+     an eighth teaching scenario makes "Seven small scenarios" fail, and a count without a claim
      fails; a number changed in a results folder's README (results/faults/README.md) fails, and
      a missing path named in one without claims (results/hilo/README.md) fails.
   6. every results/* folder has a README.md with `Remake:`, `Wall time` and `Commit:` lines, and
@@ -161,13 +161,13 @@ def main():
         # 7b. A prose count gone stale: a seventh teaching scenario added, and a count without a
         # claim.
         teaching = os.path.join(repo, "scenarios", "teaching", "README.md")
-        extra = os.path.join(repo, "scenarios", "teaching", "07-extra.textproto")
+        extra = os.path.join(repo, "scenarios", "teaching", "08-extra.textproto")
         open(extra, "w").write("name: \"extra\"\n")
         rc, out = run(["--root", repo], nobins)
-        check(rc == 1 and "shows Six but" in out, "a count the files no longer match fails", out)
+        check(rc == 1 and "shows Seven but" in out, "a count the files no longer match fails", out)
         os.remove(extra)
-        fails_when(teaching, "Six small scenarios", "Seven small scenarios",
-                   ["the count 'Seven small scenarios' has no claim"],
+        fails_when(teaching, "Seven small scenarios", "Eight small scenarios",
+                   ["the count 'Eight small scenarios' has no claim"],
                    "a count without a claim fails")
         # 7c. A number in a results folder's README.
         fails_when(os.path.join(repo, "results", "faults", "README.md"), "recovery 0.04-1.56 s",
