@@ -14,15 +14,12 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_reproduction as cr  # noqa: E402
+from checks import Checks  # noqa: E402
 
-FAILS = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILS.append(what)
+_checks = Checks()
+check = _checks.check
 
 
 def rules():
@@ -79,5 +76,4 @@ if __name__ == "__main__":
     rules()
     if len(sys.argv) > 1:
         end_to_end(sys.argv[1])
-    print(f"{len(FAILS)} checks failed" if FAILS else "all checks passed")
-    sys.exit(1 if FAILS else 0)
+    sys.exit(_checks.finish())
