@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Spar's rank allocation per LoRA matrix over training, as a heatmap (figure 4).
 
-Reads allocation.csv of one `hilo-sim run` (arm,version,matrix,kept) or sweep_allocation.csv of
+Reads allocation.csv of one `hilo-sim run` (arm,version,matrix[,matrix_name],kept) or sweep_allocation.csv of
 scripts/sweep.py, e.g.
   /usr/bin/python3 scripts/plot_allocation.py results/paper/fig4/sweep_allocation.csv \
       --out results/paper/fig4-allocation [--spectra results/paper/spectra.csv]
@@ -121,7 +121,11 @@ def main():
         im = ax.imshow(grid_kept, aspect="auto", origin="upper", interpolation="nearest",
                        cmap="viridis", vmin=0, vmax=vmax,
                        extent=(versions[0] - 0.5, versions[-1] + 0.5, len(matrices) - 0.5, -0.5))
-        names = pc.matrix_names(len(matrices), targets)
+        named = {int(r["matrix"]): r["matrix_name"] for r in rs if r.get("matrix_name")}
+        if len(named) == len(matrices):  # allocation.csv names its matrices
+            names = [pc.short_matrix_name(named[m]) for m in matrices]
+        else:  # files written before matrix_name: names from the canonical layout order
+            names = pc.matrix_names(len(matrices), targets)
         if names:
             ax.set_yticks(range(len(matrices)))
             ax.set_yticklabels(names, fontsize="x-small")

@@ -541,6 +541,13 @@ def matrix_names(n, targets=LORA_TARGETS):
     return [f"L{i // per_layer} {targets[(i % per_layer) // 2]}.{'AB'[i % 2]}" for i in range(n)]
 
 
+def short_matrix_name(name):
+    """'layers.0.attn.q.lora_A' (allocation.csv's matrix_name) -> 'L0 q.A'; other names as
+    they are."""
+    m = re.match(r"^layers\.(\d+)\.(?:attn|mlp)?\.?(\w+)\.lora_([AB])$", name)
+    return f"L{m.group(1)} {m.group(2)}.{m.group(3)}" if m else name
+
+
 # --- axes and saving -----------------------------------------------------------------------------
 
 def command_line():

@@ -340,6 +340,8 @@ NewArmResult(const ResolvedScenario& sc, const ResolvedArm& arm, const ArmContex
     result.adapter_bytes =
         sc.llm_profile.empty() ? real_adapter_bytes : context.modelled_adapter_bytes;
     result.adapter_scale = context.adapter_scale;
+    for (const hilo::MatrixSpec& m : context.workload->layout().matrices())
+        result.matrix_names.push_back(m.name);
     for (uint32_t index : TopologyWorkerOrder(sc))
     {
         result.worker_gpu.push_back(sc.workers[index].gpu);

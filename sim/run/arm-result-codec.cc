@@ -253,6 +253,7 @@ struct Fields<ArmResult>
         f("adapter_scale", e.adapter_scale);
         f("worker_gpu", e.worker_gpu);
         f("worker_region", e.worker_region);
+        f("matrix_names", e.matrix_names);
         f("publishes", e.publishes);
         f("evals", e.evals);
         f("applies", e.applies);

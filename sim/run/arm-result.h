@@ -76,6 +76,8 @@ struct ArmResult
 
     std::vector<std::string> worker_gpu;    // by worker
     std::vector<std::string> worker_region; // by worker ("" in a star)
+    // The learner adapter's factor matrices in layout order (allocation.csv's matrix_name).
+    std::vector<std::string> matrix_names;
 
     std::vector<PublishEvent> publishes; // by version
     std::vector<EvalEvent> evals;        // version 0, every eval_every, last

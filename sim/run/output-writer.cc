@@ -354,15 +354,16 @@ std::string
 AllocationCsv(const std::vector<ArmResult>& arms)
 {
     std::ostringstream o;
-    o << "arm,version,matrix,kept\n";
+    o << "arm,version,matrix,matrix_name,kept\n";
     for (const ArmResult& a : arms)
     {
         for (const PublishEvent& p : a.publishes)
         {
             for (size_t m = 0; m < p.kept_per_matrix.size(); ++m)
             {
-                o << CsvField(a.name) << ',' << p.version << ',' << m << ',' << p.kept_per_matrix[m]
-                  << '\n';
+                const std::string name = m < a.matrix_names.size() ? a.matrix_names[m] : "";
+                o << CsvField(a.name) << ',' << p.version << ',' << m << ',' << CsvField(name)
+                  << ',' << p.kept_per_matrix[m] << '\n';
             }
         }
     }

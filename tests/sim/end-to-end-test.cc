@@ -344,6 +344,48 @@ TEST(EndToEnd, StepsCsvRowsHaveTheHeaderWidth)
     std::filesystem::remove_all(dir);
 }
 
+// allocation.csv names each matrix as the learner's adapter layout does, in layout order.
+TEST(EndToEnd, AllocationCsvNamesEachMatrixInLayoutOrder)
+{
+    const std::string text = std::string(kTiny) +
+                             "arms { name: \"hilo-spar\" strategy: \"hilo\" compressor: \"spar\" "
+                             "budget: \"10%\" }\n";
+    LoadedScenario loaded = Load(text);
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hilo-e2e-alloc";
+    auto spar = RunArm(loaded.resolved, loaded.resolved.arms.size() - 1, nullptr, {});
+    ASSERT_TRUE(spar.ok()) << spar.status().ToString();
+    RunRecord record;
+    ASSERT_TRUE(WriteRunOutputs(dir.string(), record, {*spar}).ok());
+    std::istringstream csv(ReadFile(dir / "allocation.csv"));
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "arm,version,matrix,matrix_name,kept");
+    // One layer: q, k, v, o, up, down, each factor A then B (models/tiny-lm.cc's order).
+    const std::vector<std::string> projections = {"attn.q", "attn.k", "attn.v",
+                                                  "attn.o", "mlp.up", "mlp.down"};
+    std::vector<std::string> expected;
+    for (const std::string& p : projections)
+    {
+        expected.push_back("layers.0." + p + ".lora_A");
+        expected.push_back("layers.0." + p + ".lora_B");
+    }
+    int rows = 0;
+    while (std::getline(csv, line))
+    {
+        std::vector<std::string> f;
+        std::stringstream fields(line);
+        for (std::string x; std::getline(fields, x, ',');)
+            f.push_back(x);
+        ASSERT_EQ(f.size(), 5u) << line;
+        const size_t matrix = std::stoul(f[2]);
+        ASSERT_LT(matrix, expected.size()) << line;
+        EXPECT_EQ(f[3], expected[matrix]) << line;
+        ++rows;
+    }
+    EXPECT_EQ(rows, 6 * 12); // six versions x twelve matrices
+    std::filesystem::remove_all(dir);
+}
+
 TEST(EndToEnd, ConnectionsThatIdledThroughARolloutShareTheLearnerUplinkFairly)
 {
     // Four workers' connections wake up together after every rollout and cross one learner
