@@ -143,7 +143,8 @@ def main():
         t = ax.set_title(f"({'abcdefgh'[i]}) {arm}" + (f", {what}" if what else ""), loc="left")
         t.set_in_layout(False)
         cb = fig.colorbar(im, cax=cax)
-        cb.set_label("triplets kept (rank)", fontsize="small")
+        # The label sits above the bar: on its side it read as the next panel's y-label.
+        cb.ax.set_title("rank\nkept", fontsize="x-small", loc="left")
         cb.ax.tick_params(labelsize="x-small")
         cb.ax.yaxis.set_major_locator(MaxNLocator(5, integer=True))
         means = [sum(row) / len(row) for row in grid_kept]

@@ -92,10 +92,15 @@ def arm_style(name, strategy=None, compressor=None):
         return dict(color="black", marker="o", linestyle="-", markerfacecolor="black")
     if compressor in COMPRESSOR_STYLE and strategy in ("hilo", "delta", "primal"):
         colour, marker = COMPRESSOR_STYLE[compressor]
+        # One colour per compressor; the strategy is the line and the marker's fill: hilo solid
+        # and filled, delta dashed and hollow, primal dash-dotted and half filled.
         hollow = strategy == "delta"
         line = {"hilo": "-", "delta": "--", "primal": "-."}[strategy]
-        return dict(color=colour, marker=marker, linestyle=line,
-                    markerfacecolor="white" if hollow else colour)
+        kw = dict(color=colour, marker=marker, linestyle=line,
+                  markerfacecolor="white" if hollow else colour)
+        if strategy == "primal":
+            kw.update(fillstyle="bottom", markerfacecoloralt="white")
+        return kw
     h = int(hashlib.sha1(name.encode()).hexdigest(), 16)
     colour = _EXTRA_COLOURS[h % len(_EXTRA_COLOURS)]
     marker = _EXTRA_MARKERS[(h // len(_EXTRA_COLOURS)) % len(_EXTRA_MARKERS)]
@@ -330,6 +335,21 @@ def read_csv(path, only_ok=True):
         if not rows:
             sys.exit(f"{sys.argv[0]}: {path}: no finished combination")
     return rows
+
+
+def seeds_beside(steps_csv):
+    """The seeds of the runs behind steps_csv: the sweep.csv beside a sweep_steps.csv, or the
+    summary.json beside a run's steps.csv; [] when neither is there."""
+    d = os.path.dirname(os.path.abspath(steps_csv))
+    sweep = os.path.join(d, "sweep.csv")
+    if os.path.basename(steps_csv).startswith("sweep_") and os.path.exists(sweep):
+        return sorted({r["seed"] for r in read_csv(sweep) if r.get("seed")}, key=int)
+    summary = os.path.join(d, "summary.json")
+    if os.path.exists(summary):
+        with open(summary, encoding="utf-8") as f:
+            seed = json.load(f).get("seed")
+        return [str(seed)] if seed is not None else []
+    return []
 
 
 def read_meta(csv_path):
@@ -633,6 +653,35 @@ def share_axes(ax, handles, ys, goal=True):
     lo, hi = min(ys), max(ys)
     pad = 0.06 * (hi - lo if hi > lo else 1.0)
     ax.set_ylim(lo - pad, hi + pad)
+
+
+def mark_clipped_intervals(ax, bars, note=True):
+    """Marks every interval the frame cuts: a small arrowhead in the arm's colour at the edge it
+    leaves through (bars: (x, mean, half-width, colour)), and, when any is cut, a note in the
+    panel. Call after the y range is final. Returns the number of cut intervals."""
+    lo, hi = ax.get_ylim()
+    cut = 0
+    for x, m, half, colour in bars:
+        for end, edge, marker in ((m + half, hi, "^"), (m - half, lo, "v")):
+            beyond = end > edge if marker == "^" else end < edge
+            if beyond:
+                ax.plot([x], [edge], marker=marker, color=colour, markersize=4, linestyle="none",
+                        clip_on=False, zorder=4)
+                cut += 1
+    if cut and note:
+        ax.text(0.995, 0.02, "\u25b2\u25bc interval cut at the frame", transform=ax.transAxes,
+                ha="right", va="bottom", fontsize="x-small", color="dimgray")
+    return cut
+
+
+def axis_break(ax, y):
+    """Two short diagonal strokes across the left spine at data height y: the axis is not
+    continuous there (e.g. a log axis whose floor stands for 0)."""
+    from matplotlib.transforms import blended_transform_factory
+    t = blended_transform_factory(ax.transAxes, ax.transData)
+    for dx in (-0.006, 0.006):
+        ax.plot([dx - 0.008, dx + 0.008], [y / 1.35, y * 1.35], transform=t, color="black",
+                linewidth=0.8, clip_on=False, zorder=5)
 
 
 def log_axis(axis, subs=(1.0, 2.0, 5.0)):

@@ -6,8 +6,9 @@ sweep_workers.csv of scripts/sweep.py), e.g.
   /usr/bin/python3 scripts/plot_consistency.py results/paper/fig6/sweep_steps.csv \
       results/paper/fig6/sweep_workers.csv --out results/paper/fig6-consistency
 Panels: (a) drift_rel_l2 = ||theta_worker - theta_learner|| / ||theta_learner|| after each
-version (log scale; exactly 0 = bit-identical replicas, drawn on the floor line); (b) the fraction
-of workers whose state hash matched the learner's for that version, and the resyncs; (c) the
+version (log scale; exactly 0 = bit-identical replicas, drawn on the floor line); (b) per arm, the
+(worker, version) state-hash checks that agreed with the learner, those that did not, and the
+resyncs they caused, counted over the run (a bar per arm, its counts written beside it); (c) the
 evaluated quality, to see whether drift costs learning. HiLo replays the decoded gradient and
 stays at 0; `delta` ships a compressed parameter delta without replay and drifts; `full` in bf16
 rounds the fp32 parameters (a constant, small drift). For `delta` the hash compares each worker
@@ -51,7 +52,8 @@ def main():
         args.width, 3, legend_rows=pc.legend_rows_needed(args.width, labels))
     print(f"{'series':<34}{'versions':>9}{'drift max':>11}{'drift last':>11}"
           f"{'hash ok':>10}{'resyncs':>9}{'final q':>10}")
-    exact_zero, all_ok, handles = [], [], []
+    exact_zero, handles = [], []
+    checks = []  # (label, colour, agreed, total, resyncs) per series, for panel (b)
     for idx, ((combo, arm), label) in enumerate(zip(series, labels)):
         rs = [r for r in steps if r["arm"] == arm and r.get("combo", "") == combo
               and pc.num(r["drift_rel_l2"]) is not None]
@@ -73,11 +75,7 @@ def main():
             per_version.setdefault(int(w["version"]), []).append(
                 (int(w["hash_ok"]), int(w["resync"])))
         vs = sorted(per_version)
-        ok = [sum(h for h, _ in per_version[v]) / len(per_version[v]) for v in vs]
         resync = [sum(s for _, s in per_version[v]) for v in vs]
-        axh.plot(vs, [100 * o for o in ok], markevery=max(1, len(vs) // 12), **kw)
-        if any(resync):
-            axh.bar(vs, resync, color=kw["color"], alpha=0.3)
         q = sorted((int(r["version"]), pc.num(r["quality"])) for r in steps
                    if r["arm"] == arm and r.get("combo", "") == combo
                    and pc.num(r["quality"]) is not None)
@@ -86,8 +84,7 @@ def main():
         total = sum(len(per_version[v]) for v in vs)
         if all(d == 0 for _, d in pts):
             exact_zero.append(arm)
-        if total and total_ok == total:
-            all_ok.append(arm)
+        checks.append((label, kw["color"], total_ok, total, sum(resync)))
         print(f"{label[:33]:<34}{len(pts):>9}{max(d for _, d in pts):>11.3g}"
               f"{pts[-1][1]:>11.3g}{(f'{total_ok}/{total}'):>10}{sum(resync):>9}"
               f"{(q[-1][1] if q else float('nan')):>10.4g}")
@@ -98,29 +95,44 @@ def main():
         "exactly 0 (bit-identical)" + (": " + ", ".join(exact_zero) if exact_zero else ""), 40)),
              transform=axd.get_yaxis_transform(), fontsize="small", color="gray", va="bottom",
              in_layout=False)
-    if all_ok:
-        delta = [a for a in all_ok if a.startswith("delta")]
-        note = (f" ({', '.join(delta)}: hash of the learner's shadow copy of the workers, not "
-                "of its own adapter, which drifts away: panel a)") if delta else ""
-        axh.text(0.03, 0.06, "\n".join(textwrap.wrap("100% at every version: " +
-                                                     ", ".join(all_ok) + note, 34)),
-                 fontsize="small", transform=axh.transAxes, va="bottom", in_layout=False)
+    # (b): one bar per arm, agreed checks solid, disagreeing ones hatched after them; the
+    # counts are written beside each bar (all agreeing is the expected, informative case).
+    ys = list(range(len(checks)))[::-1]
+    most = max([t for _, _, _, t, _ in checks] or [1])
+    for y, (label, colour, agreed, total, resyncs) in zip(ys, checks):
+        axh.barh(y, agreed, color=colour, height=0.6)
+        if total > agreed:
+            axh.barh(y, total - agreed, left=agreed, color="white", edgecolor=colour,
+                     hatch="////", height=0.6)
+        axh.text(0.02 * most, y, label, va="center", fontsize="x-small", color="white")
+        axh.text(total + 0.02 * most, y, f"{agreed}/{total},\n{resyncs} resync"
+                 f"{'s' if resyncs != 1 else ''}", va="center", fontsize="x-small")
+    axh.set_yticks([])
+    axh.set_ylim(-0.6, len(checks) - 0.4)
+    axh.set_xlim(0, most * 1.45)
     axd.set_xlabel("adapter version (optimizer step)")
     axd.set_ylabel("relative L2 drift (log scale)")
     pc.panel_title(axd, "a",
                    r"drift $\|\theta_{worker}-\theta_{learner}\|\,/\,\|\theta_{learner}\|$")
-    axh.set_xlabel("adapter version (optimizer step)")
-    axh.set_ylabel("workers with matching hash (%)")
-    axh.set_ylim(-5, 105)
-    pc.panel_title(axh, "b", "hash agreement (bars: resyncs)")
+    axh.set_xlabel("(worker, version) hash checks")
+    # delta arms: the learner hashes its shadow copy of the workers, not its own adapter, which
+    # drifts away from them (a); their checks agree while their drift grows.
+    delta = any(a.startswith("delta") for _, a in series)
+    pc.panel_title(axh, "b", "hash checks agreeing" + (" (delta: with the\nlearner's copy of the "
+                                                       "workers)" if delta else ""))
     axq.set_xlabel("adapter version (optimizer step)")
     axq.set_ylabel(args.ylabel)
     pc.panel_title(axq, "c", "quality")
-    for ax in (axd, axh, axq):
+    for ax in (axd, axq):
         ax.grid(alpha=0.3)
+    axh.grid(alpha=0.3, axis="x")
     pc.put_legend(legend_ax, args.width, handles, labels)
-    if args.title:
-        fig.suptitle(args.title)
+    seeds = pc.seeds_beside(args.steps_csv)
+    n_workers = len({w["worker"] for w in workers})
+    n_note = f"{n_workers} workers" + (f", n = {len(seeds)} seed{'s' if len(seeds) > 1 else ''} "
+                                       f"({', '.join(seeds)})" if seeds else "") + \
+        ", one run per arm (no interval)"
+    fig.suptitle("; ".join(t for t in (args.title, n_note) if t), fontsize="medium")
     pc.save(fig, args.out, note=not args.no_note)
 
 

@@ -8,7 +8,9 @@ One line per arm (per arm and combination when the sweep has several: colour by 
 style by combination). Only evaluated versions (non-empty `quality`) are drawn. Panel (a):
 quality vs step (= adapter version); panel (b): the same points vs the simulated time at which
 that version was published: the faster an arm's updates reach the workers, the further left its
-curve. With --loss a panel (c) shows the training loss of every step.
+curve. With --loss a panel (c) shows the training loss: each step's value faint, its trailing
+mean over --loss-window steps drawn over it. The seeds behind the curves (from the sweep.csv or
+summary.json beside the file) are named on the figure.
 """
 import argparse
 
@@ -25,6 +27,8 @@ def main():
                    help="x scale of the simulated-time panel (auto: log when the arms' end "
                         "times differ by more than 20x)")
     p.add_argument("--loss", action="store_true", help="add a training-loss panel")
+    p.add_argument("--loss-window", type=int, default=10,
+                   help="steps in the loss panel's trailing mean (default %(default)s; 1: raw)")
     p.add_argument("--ylabel", default="evaluated quality",
                    help="quality axis label (default %(default)s)")
     p.add_argument("--title", default="", help="figure title (default none)")
@@ -75,8 +79,13 @@ def main():
         pts = [(t, y) for _, t, y in q if t is not None and (t > 0 or not log_time)]
         axes[1].plot([t for t, _ in pts], [y for _, y in pts], markersize=msize, **kw)
         if args.loss:
-            axes[2].plot([v for v, _ in loss], [y for _, y in loss], color=kw["color"],
-                         linestyle=kw["linestyle"], linewidth=0.8)
+            vs, ys = [v for v, _ in loss], [y for _, y in loss]
+            w = max(1, args.loss_window)
+            if w > 1:
+                axes[2].plot(vs, ys, color=kw["color"], linestyle="-", linewidth=0.5, alpha=0.25)
+            smooth = [sum(ys[max(0, i - w + 1):i + 1]) / len(ys[max(0, i - w + 1):i + 1])
+                      for i in range(len(ys))]
+            axes[2].plot(vs, smooth, color=kw["color"], linestyle=kw["linestyle"], linewidth=1.0)
         if q:
             print(f"{label[:39]:<40}{q[-1][0]:>7}{q[0][2]:>11.5g}{q[-1][2]:>11.5g}"
                   f"{(q[-1][1] or 0):>12.5g}")
@@ -92,12 +101,19 @@ def main():
     if args.loss:
         axes[2].set_xlabel("optimizer step (adapter version)")
         axes[2].set_ylabel("training loss on the step's rollouts")
-        pc.panel_title(axes[2], "c", "training loss")
+        pc.panel_title(axes[2], "c", "training loss" + (
+            f" ({args.loss_window}-step mean)" if args.loss_window > 1 else ""))
     for ax in axes:
         ax.grid(alpha=0.3, which="major")
     pc.put_legend(legend_ax, args.width, handles, labels)
-    if args.title:
-        fig.suptitle(args.title)
+    seeds = pc.seeds_beside(args.steps_csv)
+    n_note = ""
+    if seeds:
+        n_note = (f"n = {len(seeds)} seed{'s' if len(seeds) != 1 else ''} "
+                  f"({', '.join(seeds)})" +
+                  (": one run per curve, no interval" if len(seeds) == 1 else ""))
+    if args.title or n_note:
+        fig.suptitle("; ".join(t for t in (args.title, n_note) if t), fontsize="medium")
     pc.save(fig, args.out, note=not args.no_note)
 
 

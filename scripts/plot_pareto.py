@@ -34,6 +34,7 @@ import math
 import sys
 
 import plot_common as pc
+from matplotlib.ticker import NullLocator  # noqa: E402  (after plot_common sets the backend)
 
 
 def quality_rows(paths, steps_paths):
@@ -134,6 +135,7 @@ def main():
             ax, axd = fig.add_subplot(cell), None
         floor_drift = None
         drift_pts = []
+        bars = []  # (x, mean, half-width, colour) of every interval drawn, for the clip marks
         panel_ns, panel_means = [], []
         for arm in arms:
             rs = [r for r in prs if r["arm"] == arm]
@@ -174,6 +176,7 @@ def main():
             errs = [0 if math.isnan(t[2]) else t[2] for t in pts]
             h = ax.errorbar(xs, ys, yerr=errs if any(errs) else None, capsize=2,
                             elinewidth=0.8, **kw)
+            bars += [(x, y, e, kw.get("color")) for x, y, e in zip(xs, ys, errs) if e]
             handles.setdefault(arm, h.lines[0])
             for x, m, ci, k, budget, d in pts:
                 print(f"{metric[:13]:<14}{arm:<18}{budget:>9}{k:>3}{x:>11.4g}{m:>11.5g}"
@@ -193,11 +196,12 @@ def main():
         ylabel = ("share of full sync's progress" if args.normalize else
                   "final " + pc.quality_label(prs, short=True).split(" (")[0])
         ax.set_ylabel(ylabel)
+        letter = "abcdefgh"[2 * pi if axd is not None else pi]
         title = titles[pi] if pi < len(titles) else (
             f"{pc.workload_name(prs)}" + (f": {'higher' if hib else 'lower'} is better"
                                           if hib is not None and not args.normalize else ""))
         note = pc.interval_note(panel_ns)
-        pc.panel_title(ax, "abcdefgh"[pi], title + (f" ({note})" if note else ""))
+        pc.panel_title(ax, letter, title + (f" ({note})" if note else ""))
         ax.grid(alpha=0.3, which="major")
         # The y range follows the means (and 1.0 when normalised); an interval wider than that
         # is cut at the frame rather than stretching the axis for every other point.
@@ -206,21 +210,32 @@ def main():
             lo, hi = min(finite), max(finite)
             pad = 0.08 * (hi - lo if hi > lo else abs(hi) or 1.0)
             ax.set_ylim(lo - pad, hi + pad)
+            pc.mark_clipped_intervals(ax, bars)
         if axd is not None:
+            # Drift 0 (bit-identical arms) has no place on a log axis: it is drawn on a floor
+            # a decade below the smallest drift's decade, labelled "0" and set off by a break.
             positives = [d for _, _, ds in drift_pts for d in ds if d and d > 0]
-            floor_drift = min(positives) / 10 if positives else 1e-8
+            low_decade = math.floor(math.log10(min(positives))) if positives else -7
+            high_decade = math.ceil(math.log10(max(positives))) if positives else -6
+            floor_drift = 10.0 ** (low_decade - 1)
             for kw, xs, ds in drift_pts:
                 ax_kw = dict(kw, markersize=max(kw.get("markersize", 3) - 1, 2)) \
                     if "markersize" in kw else kw
                 axd.plot(xs, [max(d or 0, floor_drift) for d in ds], **ax_kw)
             axd.set_yscale("log")
+            axd.set_ylim(floor_drift / 2, 10.0 ** high_decade * 1.5)
             axd.axhline(floor_drift, color="gray", linestyle=":", linewidth=0.8)
-            axd.text(0.01, floor_drift * 1.4, "0 (bit-identical)", fontsize="small", color="gray",
-                     transform=axd.get_yaxis_transform(), va="bottom", in_layout=False)
-            axd.set_ylabel("max drift")
+            decades = list(range(low_decade, high_decade + 1))
+            step = max(1, math.ceil(len(decades) / 3))
+            ticks = [floor_drift] + [10.0 ** e for e in decades[::-1][::step][::-1]]
+            axd.set_yticks(ticks)
+            axd.set_yticklabels(["0"] + [f"{t:g}" for t in ticks[1:]])
+            axd.yaxis.set_minor_locator(NullLocator())
+            pc.axis_break(axd, math.sqrt(floor_drift * 10.0 ** low_decade))
+            axd.text(0.995, 0.94, f"({'abcdefgh'[2 * pi + 1]}) drift (0: bit-identical)", fontsize="small", color="dimgray",
+                     transform=axd.transAxes, ha="right", va="top", in_layout=False)
+            axd.set_ylabel("max drift\n(rel. L2)")
             axd.grid(alpha=0.3, which="major")
-            lo, hi = axd.get_ylim()
-            pc.thin_log_axis(axd.yaxis, lo, hi, max_ticks=3)
             ax.tick_params(labelbottom=False)
             bottom = axd
         else:

@@ -24,6 +24,9 @@ def main():
     p.add_argument("--runs", help="runs.csv: draw every seed too")
     p.add_argument("--schemes", default="", help="schemes to draw (comma-separated; default all)")
     p.add_argument("--title", default="", help="figure title (default none)")
+    p.add_argument("--task-note", default="planted teachers: a low-rank teacher delta the project "
+                   "chose (quality_sweep.py's workloads)",
+                   help="what the tasks are, above the panels (default: %(default)s; '' for none)")
     pc.add_output_args(p)
     args = p.parse_args()
 
@@ -44,7 +47,7 @@ def main():
           f"{'n':>3}")
     handles = {}
     for ax, workload in zip(axes, workloads):
-        ys_all, ns = [1.0], []
+        ys_all, ns, bars = [1.0], [], []
         for scheme in schemes:
             kw = pc.arm_style(scheme)
             rs = [r for r in rows if r["workload"] == workload and r["scheme"] == scheme]
@@ -59,6 +62,7 @@ def main():
             if len(rs) == 1:
                 kw = dict(kw, linestyle="none")
             h = ax.errorbar(xs, ys, yerr=es, capsize=2, elinewidth=0.8, **kw)
+            bars += [(x, y, e, kw["color"]) for x, y, e in zip(xs, ys, es) if e]
             handles.setdefault(scheme, h.lines[0])
             for r in rs:
                 print(f"{workload:<9}{scheme:<18}{r['budget']:>9}{float(r['fraction_pct']):>11.3g}"
@@ -68,6 +72,7 @@ def main():
                        [float(r["share_of_full"]) for r in pts], color=kw["color"], s=5,
                        alpha=0.3, lw=0)
         pc.share_axes(ax, handles, ys_all)
+        pc.mark_clipped_intervals(ax, bars)
         ax.set_xlabel("payload per update (% of adapter bf16 bytes)")
         metric = "reverse KL gap closed" if workload == "distill" else "reward gain"
         ax.set_ylabel(f"final {metric},\nshare of full sync's")
@@ -78,8 +83,9 @@ def main():
     pc.put_legend(legend_ax, args.width, [handles[k] for k in order],
                   [pc.arm_label(s) for s in schemes if s in handles] +
                   ["full sync", "goal: 0.98 at 1.6%"])
-    if args.title:
-        fig.suptitle(args.title)
+    head = "; ".join(t for t in (args.title, args.task_note) if t)
+    if head:
+        fig.suptitle(head, fontsize="medium")
     pc.save(fig, args.out, note=not args.no_note, width=args.width)
 
 

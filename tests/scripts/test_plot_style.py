@@ -169,6 +169,30 @@ def main():
         own = re.findall(r'"(?:hilo|delta|primal|full|train)[\w-]*":\s*\(\s*"(?:#|tab:)', text)
         check(not own, f"{os.path.basename(path)} has no arm colour table of its own", str(own))
 
+    # 6. Intervals cut by the frame are marked; a log drift axis shows 0 as its own floor.
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots()
+    ax.set_ylim(0, 1)
+    cut = pc.mark_clipped_intervals(ax, [(1, 0.5, 0.7, "red"), (2, 0.5, 0.1, "blue")])
+    check(cut == 2 and len(ax.lines) == 2, "an interval past both edges gets two marks, one "
+          "inside the frame none", f"{cut} cut, {len(ax.lines)} marks")
+    plt.close(fig)
+    figures, printed = render("plot_pareto.py", [f"{P}/paper/fig2/sweep.csv", "--steps",
+                                                 f"{P}/paper/fig2/sweep_steps.csv", "--normalize"])
+    fig = figures[0] if figures else None
+    drift = [a for a in (fig.axes if fig else []) if a.get_ylabel().startswith("max drift")]
+    quality = [a for a in (fig.axes if fig else []) if "progress" in a.get_ylabel()]
+    if check(drift and quality, "fig2 has a quality and a drift panel"):
+        marks = [l for l in quality[0].lines if l.get_marker() in ("^", "v") and
+                 not l.get_clip_on()]
+        check(marks, "fig2's cut intervals (HiLo + Spar at 0.25%, n=3) are marked at the frame")
+        ticks = drift[0].get_yticks()
+        labels = [t.get_text() for t in drift[0].get_yticklabels()]
+        check(labels and labels[0] == "0" and all(l != "0" for l in labels[1:]) and
+              ticks[1] >= 10 * ticks[0], "the drift axis's floor is labelled 0, a decade "
+              "below its first number", str(list(zip(ticks, labels))))
+        check("(rel. L2)" in drift[0].get_ylabel(), "the drift axis names its unit")
+
     # 5. The timeline's busy share.
     sys.modules.pop("plot_timeline", None)
     import plot_timeline
