@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes the decoders, the replica, the learner's restart paths and the scenario loader
+# Fuzzes the decoders, the replica, the learner's restart paths, the scenario loader and what a
+# peer sends a role (envelopes and trajectory batches)
 # (tests/fuzz): builds the libFuzzer targets with clang, ASan and UBSan in build-fuzz/ (or
 # $HILO_FUZZ_BUILD_DIR), then runs each for SECONDS (default 60), one after the other, seeded
 # from the inputs of the golden frame and payload tests, real local states and checkpoints, every
@@ -18,7 +19,8 @@ build="${HILO_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${HILO_JOBS:-$(nproc)}"
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift
-all_targets=(fuzz-frame fuzz-compressor-decode fuzz-replica fuzz-restore fuzz-scenario)
+all_targets=(fuzz-frame fuzz-compressor-decode fuzz-replica fuzz-restore fuzz-scenario
+  fuzz-peer-message)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then

@@ -6,6 +6,8 @@
 //   for every replica configuration (raw and with the fix-header bit);
 // - fuzz-restore: every compressor's local state (fresh and after three encodes) and a checkpoint
 //   of a Publisher of every replica configuration;
+// - fuzz-peer-message: a trajectory batch of its workload, bare and in its envelope, and one of
+//   every other role envelope;
 // - fuzz-scenario: the quickstart scenario with `--set` overrides of the documented forms (the
 //   scenario files themselves are copied by scripts/fuzz.sh), and fuzz-scenario.dict, a libFuzzer
 //   dictionary of every field and enum name of the scenario schema.
@@ -14,6 +16,8 @@
 
 #include "hilo/compress/base-aware.h"
 #include "hilo/sync/publisher.h"
+#include "models/trajectory-batch.h"
+#include "sim/roles/role-messages.h"
 #include "sim/scenario/scenario.pb.h"
 
 #include <google/protobuf/descriptor.h>
@@ -327,6 +331,40 @@ ScenarioDictionary(const fs::path& file)
     Write(file.parent_path(), file.filename().string(), out);
 }
 
+// fuzz-peer-message: [mode][message] for every mode of tests/fuzz/fuzz-peer-message.cc: a batch
+// of its workload (2 prompts x 2 completions, 4 + 6 tokens, vocabulary 64, round 3, worker 1)
+// bare and in its envelope, plus one of each other envelope.
+void
+PeerMessageSeeds(const fs::path& dir)
+{
+    models::TrajectoryBatch b;
+    b.kind = models::WorkloadKind::kDistill;
+    b.step = 3;
+    b.worker = 1;
+    b.sequences = 4;
+    b.prompt_len = 4;
+    b.gen_len = 6;
+    b.group_size = 2;
+    b.vocab = 64;
+    for (uint32_t i = 0; i < b.sequences * (b.prompt_len + b.gen_len); ++i)
+        b.tokens.push_back(static_cast<int32_t>((i * 7) % 64));
+    for (uint32_t i = 0; i < b.sequences * b.gen_len; ++i)
+        b.behaviour_logp.push_back(-0.25f * static_cast<float>(i % 5));
+    b.rewards.assign(b.sequences, 0.0f);
+    const std::string batch = b.Serialize();
+    hilo::CatchUpPlan plan;
+    plan.snapshot_frame = "snapshot";
+    plan.update_frames = {"u1", "update two"};
+    Write(dir, "batch", Byte(0) + batch);
+    Write(dir, "batch-fix-crc", Byte(8) + batch);
+    Write(dir, "trajectories", Byte(1) + hilosim::EncodeTrajectories(3, 2, batch));
+    Write(dir, "trajectories-fix-crc", Byte(9) + hilosim::EncodeTrajectories(3, 2, batch));
+    Write(dir, "resync", Byte(2) + hilosim::EncodeResyncRequest(5, true));
+    Write(dir, "catch-up", Byte(3) + hilosim::EncodeCatchUp(plan));
+    Write(dir, "welcome", Byte(4) + hilosim::EncodeWelcome(4, 3));
+    Write(dir, "done", Byte(5) + hilosim::EncodeDone(10, 0x1234567890abcdefull));
+}
+
 } // namespace
 
 int
@@ -342,6 +380,7 @@ main(int argc, char** argv)
     ProtocolSeeds(out / "fuzz-frame", out / "fuzz-replica");
     RestoreSeeds(out / "fuzz-restore");
     ScenarioSeeds(out / "fuzz-scenario", argv[2]);
+    PeerMessageSeeds(out / "fuzz-peer-message");
     ScenarioDictionary(out / "fuzz-scenario.dict");
     return 0;
 }
