@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Steps-to-target and AUC share of each sync scheme against full sync, from the quality protocol.
+"""Quality of each sync scheme against full sync, from scripts/quality_protocol.py's tables.
 
-Reads protocol-table.csv written by scripts/quality_protocol.py:
+Reads protocol-table.csv (any grid but planted) or table.csv (the planted grid), both written by
+scripts/quality_protocol.py:
   /usr/bin/python3 scripts/plot_protocol.py results/quality/protocol-full/protocol-table.csv \
       --out results/quality/protocol-full/stt-vs-bytes
   /usr/bin/python3 scripts/plot_protocol.py results/quality/size-trend/protocol-table.csv \
@@ -13,6 +14,14 @@ the mean as asymmetric error bars. x = measured payload bytes per update as % of
 bf16 bytes (log), or the base model's parameters (log; the size grid, one scheme). The research
 goal, stt_full >= 0.98 at <= 1.6%, is the dashed corner. Colours: plot_common.arm_style. Prints
 the plotted table.
+
+The planted grid's table.csv (each run against the full-sync run of its own seed):
+  /usr/bin/python3 scripts/plot_protocol.py results/quality/table.csv \
+      --runs results/quality/runs.csv --out results/quality/quality-vs-bytes
+One panel per workload: x as above, y = final quality as a share of full sync's progress on the
+same seed (mean over seeds, with the 95% t-interval as error bars; with --runs every seed as a
+faint dot). Budgeted schemes are lines; lossless ones (budget "lossless") single points; the y
+range follows the data (below 0 when a scheme does worse than no training).
 """
 import argparse
 import os
@@ -33,15 +42,91 @@ def errbars(rs, k):
                 [float(r[k + "_hi"]) - y for y, r in zip(ys, rs)]]
 
 
+def plot_same_seed(args, rows):
+    """The planted grid's share of the same seed's full-sync progress against bytes."""
+    pc.require(rows, ["workload", "scheme", "budget", "fraction_pct", "share_mean", "share_ci95"],
+               args.table_csv)
+    rows = pc.filter_rows(rows, args.where)
+    runs = pc.filter_rows(pc.read_csv(args.runs), args.where) if args.runs else []
+    wanted = [s for s in args.schemes.split(",") if s]
+    schemes = [s for s in dict.fromkeys(r["scheme"] for r in rows)
+               if s != "full" and (not wanted or s in wanted)]
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+
+    labels = [pc.arm_label(s) for s in schemes] + ["full sync", "goal: 0.98 at 1.6%"]
+    fig, axes, legend_ax = pc.new_figure(args.width, len(workloads), full_cols=2,
+                                         legend_rows=pc.legend_rows_needed(args.width, labels))
+    print(f"{'workload':<9}{'scheme':<18}{'budget':>9}{'% adapter':>11}{'share':>8}{'+-95%':>8}"
+          f"{'n':>3}")
+    handles = {}
+    for ax, workload in zip(axes, workloads):
+        ys_all, ns, bars = [1.0], [], []
+        for scheme in schemes:
+            kw = pc.arm_style(scheme)
+            rs = [r for r in rows if r["workload"] == workload and r["scheme"] == scheme]
+            rs.sort(key=lambda r: float(r["fraction_pct"]))
+            if not rs:
+                continue
+            xs = [float(r["fraction_pct"]) for r in rs]
+            ys = [float(r["share_mean"]) for r in rs]
+            es = [float(r["share_ci95"]) for r in rs]
+            ys_all += ys
+            ns += [r.get("n", "") for r in rs]
+            if len(rs) == 1:
+                kw = dict(kw, linestyle="none")
+            h = ax.errorbar(xs, ys, yerr=es, capsize=2, elinewidth=0.8, **kw)
+            bars += [(x, y, e, kw["color"]) for x, y, e in zip(xs, ys, es) if e]
+            handles.setdefault(scheme, h.lines[0])
+            for r in rs:
+                print(f"{workload:<9}{scheme:<18}{r['budget']:>9}{float(r['fraction_pct']):>11.3g}"
+                      f"{float(r['share_mean']):>8.3f}{float(r['share_ci95']):>8.3f}{r['n']:>3}")
+            pts = [r for r in runs if r["workload"] == workload and r["scheme"] == scheme]
+            ax.scatter([float(r["fraction_pct"]) for r in pts],
+                       [float(r["share_of_full"]) for r in pts], color=kw["color"], s=5,
+                       alpha=0.3, lw=0)
+        pc.share_axes(ax, handles, ys_all)
+        pc.mark_clipped_intervals(ax, bars)
+        ax.set_xlabel("payload per update (% of adapter bf16 bytes)")
+        metric = "reverse KL gap closed" if workload == "distill" else "reward gain"
+        ax.set_ylabel(f"final {metric},\nshare of full sync's")
+        note = pc.interval_note(ns)
+        pc.panel_title(ax, "abcdefgh"[axes.index(ax) % 8], workload + (f" ({note})" if note else ""))
+        ax.grid(True, which="major", alpha=0.3)
+    order = [s for s in schemes if s in handles] + ["_full", "_goal"]
+    pc.put_legend(legend_ax, args.width, [handles[k] for k in order],
+                  [pc.arm_label(s) for s in schemes if s in handles] +
+                  ["full sync", "goal: 0.98 at 1.6%"])
+    head = "; ".join(t for t in (args.title, args.task_note) if t)
+    if head:
+        fig.suptitle(head, fontsize="medium")
+    pc.save(fig, args.out, note=not args.no_note, width=args.width)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("table_csv", help="protocol-table.csv of scripts/quality_protocol.py")
+    p.add_argument("table_csv", help="protocol-table.csv, or the planted grid's table.csv, of "
+                   "scripts/quality_protocol.py")
     p.add_argument("--x", choices=["bytes", "params"], default="bytes",
                    help="x axis: payload bytes per update, or model parameters (size grid)")
+    p.add_argument("--runs", help="planted table.csv only: its runs.csv, to draw every seed too")
+    p.add_argument("--schemes", default="",
+                   help="planted table.csv only: schemes to draw (comma-separated; default all)")
+    p.add_argument("--title", default="", help="planted table.csv only: figure title")
+    p.add_argument("--task-note", default="planted teachers: a low-rank teacher delta the project "
+                   "chose (quality_protocol.py --grid planted)",
+                   help="planted table.csv only: what the tasks are, above the panels (default: "
+                        "%(default)s; '' for none)")
     pc.add_output_args(p)
     args = p.parse_args()
 
     rows = pc.read_csv(args.table_csv)
+    if "share_mean" in rows[0]:
+        if args.x != "bytes":
+            sys.exit(f"plot_protocol: {args.table_csv} is a planted table.csv: --x bytes only")
+        return plot_same_seed(args, rows)
+    if args.runs or args.schemes or args.title:
+        sys.exit(f"plot_protocol: --runs, --schemes and --title are for the planted grid's "
+                 f"table.csv; {args.table_csv} is a protocol table")
     pc.require(rows, ["workload", "scheme", "budget", "n", "fraction_pct", "stt_full",
                       "stt_full_lo", "stt_full_hi", "auc_share", "auc_share_lo",
                       "auc_share_hi"], args.table_csv)

@@ -28,13 +28,18 @@ required; progress, not quality, because each seed has its own held-out prompts 
   auc_share  area between q and q(0) over the area between R and R(0), over the run.
   solved     the arm reached the 90% target (two-valued: reported as k/n).
   final_share  the arm's final progress over R's final progress: the "share of full sync's
-             progress" of the earlier planted-teacher sweep (scripts/quality_sweep.py), except
-             that R is the mean of the references, not the full-sync run of the same seed.
+             progress" of the planted grid (below), except that R is the mean of the
+             references, not the full-sync run of the same seed.
 Intervals: percentile bootstrap of the mean over seeds (scipy.stats.bootstrap, 10000 resamples,
 fixed random state).
 
   /usr/bin/python3 scripts/quality_protocol.py --grid small    (into results/runs/quality-protocol-small)
   /usr/bin/python3 scripts/quality_protocol.py --grid full --out results/quality/protocol-full
+  /usr/bin/python3 scripts/quality_protocol.py --grid planted --out results/quality --jobs 2
+The planted grid (the planted teachers of results/quality/table.csv: three seeds of their own, the
+learner's own adapter as the budget's denominator) writes instead the report of
+scripts/quality_same_seed.py: runs.csv and table.csv, each run against the full-sync run of its
+own seed.
 The committed folders are written only when --out names them. The runner is
 build/models/sync-curves (--sync-curves PATH, default $HILO_SYNC_CURVES).
 """
@@ -51,6 +56,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stats_helper import mean_bootstrap as bootstrap  # noqa: E402
 import hilo_runs  # noqa: E402
+import quality_same_seed  # noqa: E402
 import sweep_engine as engine  # noqa: E402
 
 # Workloads in the regime chosen by measurement (results/quality/README.md, "Stable regimes").
@@ -91,6 +97,28 @@ SCHEMES = {
     "hilo-topk": ("hilo", "topk", "", []),
 }
 ARMS = [s for s in SCHEMES if s != "full"]
+# The planted-teacher workloads (a low-rank teacher delta the project chose; teaching figures, not
+# quality claims): the fig2 distillation (scenarios/paper/fig2-pareto.textproto at 100 steps) and
+# GRPO on the stride-1 residue chain with the same model, which learns in ~20 steps at lr 3e-3
+# under full sync and fails visibly under drift. Their grid is "planted".
+PLANTED = {
+    "distill": ["--kind", "distill", "--preset", "sim", "--d-model", "128", "--context", "64",
+                "--lora-rank", "64", "--teacher-rank", "8", "--teacher-decay", "0.7",
+                "--prompts-per-worker", "4", "--gen-tokens", "16", "--eval-prompts", "64",
+                "--lr", "0.002", "--schedule", "linear_warmup", "--warmup", "5"],
+    "grpo": ["--kind", "grpo", "--preset", "sim", "--d-model", "128", "--context", "64",
+             "--lora-rank", "64", "--prompts-per-worker", "4", "--gen-tokens", "16",
+             "--eval-prompts", "64", "--task-prompt-stride", "0", "--lr", "0.003"],
+}
+WORKLOADS.update(PLANTED)
+STEPS.update({"distill": 100, "grpo": 60})
+PLANTED_SCHEMES = {
+    "primal-spar": ("primal", "spar", "dtype=bf16", []),
+    "primal-sparq-ef1": ("primal", "sparq", "bits=4", []),
+    "delta-pulse": ("delta", "pulse", "", []),
+    "primal-pulse": ("primal", "pulse", "", []),
+}
+SCHEMES.update(PLANTED_SCHEMES)
 # Spar's optimizer-aware options one at a time (hilo/compress/allocation-policy.h), for the
 # spar-options grid only (not among ARMS): against hilo-spar (the default: exact spectra, energy
 # allocation), the warm width-8 sketch, and each new option on the default encoder.
@@ -131,6 +159,21 @@ GRIDS = {
     "size": {"workloads": ["text-distill", "text-distill-m", "text-distill-l"],
              "schemes": ["hilo-spar"], "budgets": ["1.6%"], "headline": ["1.6%"], "seeds": 10,
              "headline_seeds": 10, "ref_seeds": 5, "parity": False},
+    # The planted teachers (results/quality/table.csv, runs.csv): three seeds of their own per
+    # workload, every budget, the learner's own adapter as the budget's denominator, and the
+    # report of quality_same_seed.py (each run against its own seed's full-sync run) instead of
+    # the protocol's tables. Lossless schemes run once, without a budget.
+    "planted": {"workloads": ["distill", "grpo"],
+                "schemes": ["hilo-spar", "delta-spar", "primal-spar", "hilo-sparq",
+                            "primal-sparq", "delta-pulse", "primal-pulse"],
+                "budgets": ["0.5%", "1%", "1.6%", "3%", "5%", "10%"], "headline": [],
+                "seed_lists": {"distill": [21, 22, 23], "grpo": [1, 2, 3]},
+                "lossless": ["delta-pulse", "primal-pulse"], "unbudgeted_tag": "lossless",
+                "eval_every": 10, "regime": "learner", "report": "same-seed", "parity": False,
+                # the report's rows: every planted scheme's curves present, in this order
+                "report_order": ["full", "hilo-spar", "delta-spar", "primal-spar", "hilo-sparq",
+                                 "primal-sparq", "primal-sparq-ef1", "delta-pulse",
+                                 "primal-pulse"]},
 }
 SEED0 = 101  # seeds are SEED0, SEED0 + 1, ...
 TARGET = 0.9
@@ -148,12 +191,14 @@ REGIMES = {
 }
 
 
-def tag(budget):
-    return "unlimited" if budget is None else budget.replace(".", "p").replace("%", "pct")
+def tag(budget, unbudgeted="unlimited"):
+    return unbudgeted if budget is None else budget.replace(".", "p").replace("%", "pct")
 
 
 def curve_path(out, workload, scheme, budget, seed):
-    return os.path.join(out, "runs", workload, f"{scheme}-{tag(budget)}-s{seed}.csv")
+    # The planted workloads' runs without a budget were named "lossless" from the start.
+    none = GRIDS["planted"]["unbudgeted_tag"] if workload in PLANTED else "unlimited"
+    return os.path.join(out, "runs", workload, f"{scheme}-{tag(budget, none)}-s{seed}.csv")
 
 
 def ensure_base(pretrain, workload, ckpt_dir, nice=10):
@@ -176,21 +221,23 @@ def infeasible_path(curve):
     return curve[:-len(".csv")] + ".infeasible"
 
 
-def run_command(binary, workload, scheme, budget, seed, steps, ckpt_dir, regime):
+def run_command(binary, workload, scheme, budget, seed, steps, ckpt_dir, regime, eval_every=5):
     """The sync-curves command line of one run (without --out)."""
     strategy, compressor, options, extra = SCHEMES[scheme]
     cmd = [binary] + [a.replace("{ckpt}", ckpt_dir) for a in WORKLOADS[workload]] + [
-        "--steps", str(steps), "--workers", "2", "--eval-every", "5", "--seed", str(seed),
+        "--steps", str(steps), "--workers", "2", "--eval-every", str(eval_every),
+        "--seed", str(seed),
         "--strategy", strategy, "--compressor", compressor, "--options", options] + extra
     if budget is not None:
         cmd += ["--budget", budget] + REGIMES[regime]
     return cmd
 
 
-def run_task(binary, workload, scheme, budget, seed, path, steps, ckpt_dir, regime, out, nice):
+def run_task(binary, workload, scheme, budget, seed, path, steps, ckpt_dir, regime, out, nice,
+             eval_every=5):
     """One run as a task of the sweep engine (scripts/sweep_engine.py): sync-curves writes
     PATH.part, which finish_task moves into place once the run succeeded."""
-    cmd = run_command(binary, workload, scheme, budget, seed, steps, ckpt_dir, regime)
+    cmd = run_command(binary, workload, scheme, budget, seed, steps, ckpt_dir, regime, eval_every)
     name = os.path.basename(path)[:-len(".csv")]
     return {"slug": f"{workload}/{name}", "path": path,
             "cmd": ["nice", "-n", str(nice)] + cmd + ["--out", path + ".part"],
@@ -319,6 +366,13 @@ def plan(grid, seeds_done, parity=None):
     g = GRIDS[grid]
     out = []
     for w in g["workloads"]:
+        if "seed_lists" in g:  # seeds of its own per workload, the same for every run
+            seeds = g["seed_lists"][w]
+            out += [(w, "full", None, s) for s in seeds]
+            for scheme in g["schemes"]:
+                budgets = [None] if scheme in g.get("lossless", []) else g["budgets"]
+                out += [(w, scheme, b, s) for b in budgets for s in seeds]
+            continue
         for s in range(g["ref_seeds"]):
             out.append((w, "full", None, SEED0 + s))
         for scheme in g["schemes"]:
@@ -345,6 +399,7 @@ def main():
     ap.add_argument("--workloads", default="", help="comma list: restrict the grid's workloads")
     ap.add_argument("--budgets", default="",
                     help="comma list: restrict the grid's budgets (e.g. 1.6%%: its headline only)")
+    ap.add_argument("--schemes", default="", help="comma list: restrict the grid's schemes")
     ap.add_argument("--dry-run", action="store_true", help="print the runs still missing")
     ap.add_argument("--refs-only", action="store_true",
                     help="run only the full-sync references (full sync's smoothness first)")
@@ -359,14 +414,17 @@ def main():
                     help="niceness of each run (default 10: the protocol yields to other work)")
     ap.add_argument("--jobs", type=int, default=1,
                     help="runs at a time (default 1; each run uses one thread)")
-    ap.add_argument("--regime", choices=sorted(REGIMES), default="modelled",
+    ap.add_argument("--dask", metavar="ADDRESS|local[:N]",
+                    help="run on a Dask cluster (scripts/README.md) instead of this machine")
+    ap.add_argument("--regime", choices=sorted(REGIMES),
                     help="what a percentage budget is of: the modelled Qwen2.5-7B rank-64 "
-                         "adapter, its directions per matrix handed to the learner (default), "
-                         "or the learner's own adapter")
+                         "adapter, its directions per matrix handed to the learner (default; "
+                         "the planted grid: learner), or the learner's own adapter")
     ap.add_argument("--endpoint-evals", type=int, default=ENDPOINT_EVALS,
                     help="evaluations averaged into a curve's endpoint (default 3)")
     args = ap.parse_args()
     args.out = args.out or engine.default_out(f"quality-protocol-{args.grid}")
+    args.regime = args.regime or GRIDS[args.grid].get("regime", "modelled")
     if args.jobs < 1 or args.endpoint_evals < 1:
         sys.exit("quality_protocol: --jobs and --endpoint-evals must be >= 1")
     check_regime(args.out, args.regime)
@@ -383,6 +441,13 @@ def main():
             sys.exit(f"quality_protocol: budget(s) {bad} not in grid {args.grid}: "
                      f"{GRIDS[args.grid]['budgets']}")
         GRIDS[args.grid]["budgets"] = [b for b in GRIDS[args.grid]["budgets"] if b in keep]
+    if args.schemes:
+        keep = args.schemes.split(",")
+        bad = [s for s in keep if s not in GRIDS[args.grid]["schemes"]]
+        if bad:
+            sys.exit(f"quality_protocol: scheme(s) {bad} not in grid {args.grid}: "
+                     f"{GRIDS[args.grid]['schemes']}")
+        GRIDS[args.grid]["schemes"] = [s for s in GRIDS[args.grid]["schemes"] if s in keep]
 
     def evaluate():
         """Metrics of every curve present for the grid's runs, and the references."""
@@ -459,20 +524,35 @@ def main():
             os.makedirs(os.path.dirname(p), exist_ok=True)
             tasks.append(run_task(args.sync_curves, w, scheme, b, seed, p,
                                   GRIDS[args.grid].get("steps", STEPS).get(w, STEPS[w]),
-                                  args.ckpt_dir, args.regime, args.out, args.nice))
+                                  args.ckpt_dir, args.regime, args.out, args.nice,
+                                  GRIDS[args.grid].get("eval_every", 5)))
         # References run first: the parity extension of pass 2 and every score need them.
         for batch in ([t for t in tasks if "/full-" in t["slug"]],
                       [t for t in tasks if "/full-" not in t["slug"]]):
             if not batch:
                 continue
-            stopped = engine.run_all(batch, engine.LocalExecutor(args.jobs, None), "protocol",
-                                     finish_task)
+            stopped = engine.run_all(batch, engine.make_executor(args.jobs, None, args.dask),
+                                     "protocol", finish_task)
             failed = [t for t in batch if t["status"] in ("failed", "timeout")]
             if stopped or failed:
                 sys.exit(f"quality_protocol: {len(failed)} run(s) failed"
                          f"{' and the protocol was stopped' if stopped else ''}; their logs are "
                          f"under {os.path.join(args.out, 'logs')}; rerun the same command to "
                          "resume")
+
+    if GRIDS[args.grid].get("report") == "same-seed":
+        g = GRIDS[args.grid]
+        try:
+            table = quality_same_seed.write_tables(args.out, g["workloads"], g["report_order"],
+                                                   g["unbudgeted_tag"], write_csv)
+        except ValueError as e:
+            sys.exit(f"quality_protocol: {e}")
+        print(f"{'workload':<9}{'scheme':<18}{'budget':>9}{'% adapter':>11}{'share':>8}"
+              f"{'+-95%':>8}{'n':>3}")
+        for r in table:
+            print(f"{r['workload']:<9}{r['scheme']:<18}{r['budget']:>9}{r['fraction_pct']:>11}"
+                  f"{r['share_mean']:>8}{r['share_ci95']:>8}{r['n']:>3}")
+        return 0
 
     refs, _ = evaluate()
     rows, cost = [], {}

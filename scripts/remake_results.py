@@ -470,8 +470,8 @@ STUDIES.update({
         Study("lockstep-sweep", ("runs/", "runs.csv", "runs.csv.meta.json", "table.csv",
                                  "table.csv.meta.json", "quality-vs-bytes.png",
                                  "quality-vs-bytes.pdf"),
-              f"{PY} scripts/quality_sweep.py --out {QUAL} --jobs 2;"
-              f" {PY} scripts/plot_quality.py {QUAL}/table.csv --runs {QUAL}/runs.csv"
+              f"{PY} scripts/quality_protocol.py --grid planted --out {QUAL} --jobs 2;"
+              f" {PY} scripts/plot_protocol.py {QUAL}/table.csv --runs {QUAL}/runs.csv"
               f" --out {QUAL}/quality-vs-bytes",
               "command", ("sync-curves",), note="several hours of runs"),
         Study("scenario", ("scenario/",),

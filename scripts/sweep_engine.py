@@ -1,7 +1,7 @@
 """The run engine of the project's scripts: runs many commands (simulator runs, table rows), a
 few at a time or on a Dask cluster, each in its own process group with its own log, with
 done/total/ETA on stderr, the end of a failed command's log printed, and SIGINT/SIGTERM stopping
-every child. scripts/sweep.py, fault_table.py, cost_table.py and quality_sweep.py run through it.
+every child. scripts/sweep.py, fault_table.py, cost_table.py and quality_protocol.py run through it.
 
 Also the one place that says where the binaries are and where runs go:
   --hilo-sim PATH   (default $HILO_SIM, else build/sim/hilo-sim)

@@ -46,7 +46,7 @@ CASES = [
      False),
     ("plot_time_to_target.py", [f"{P}/paper/fig7/sweep.csv"], True),
     ("plot_timeline.py", [f"{P}/paper/fig8/runs/max-staleness-0"], False),
-    ("plot_quality.py", [f"{P}/quality/table.csv"], True),
+    ("plot_protocol.py", [f"{P}/quality/table.csv"], True),  # the planted grid's table
     ("plot_protocol.py", [f"{P}/quality/protocol/protocol-table.csv"], True),
 ]
 _checks = Checks()

@@ -11,7 +11,12 @@ Usage: tests/scripts/test_quality_protocol.py [BUILD_DIR]   (from the repository
      k/n, full sync's leave-one-out parity level, the paired differences and the full-sync
      smoothness (a stalled reference seed is counted as such) come out as computed by hand, a
      rerun reuses every curve (resumes), and another --regime in the same folder is refused.
-  3. With BUILD_DIR (pretrain-text and sync-curves built): a tiny text base of another shape is
+  3. The planted grid (--grid planted, the planted-teacher sweep of results/quality): a stand-in
+     binary sees each workload's own seeds, its step count and evaluation interval, a budget
+     only for budgeted schemes and no regime flags, writes "lossless" curves for the others, and
+     the same-seed share comes out as computed by hand; the committed results/quality/table.csv
+     and runs.csv are what the driver makes from the committed curves, byte for byte.
+  4. With BUILD_DIR (pretrain-text and sync-curves built): a tiny text base of another shape is
      made, sync-curves trains on it through --text-checkpoint, and bad shapes or a missing
      checkpoint exit 2 naming the flag.
 """
@@ -240,10 +245,79 @@ def tools(build):
               "a shape the checkpoint does not hold: exit 2")
 
 
+PLANTED_FAKE = r'''#!/usr/bin/python3
+import math, sys
+a = sys.argv[1:]
+v = lambda k: a[a.index(k) + 1]
+steps, strategy, out = int(v("--steps")), v("--strategy"), v("--out")
+tau = 10.0 if strategy == "full" else 20.0
+with open(out, "w") as f:
+    f.write("# argv " + " ".join(a) + "\n")
+    f.write("version,metric,quality,gradient_at_replica_view,master_gap_rel_l2,encode_s,decode_s\n")
+    for s in range(steps + 1):
+        q = 0.1 + 0.8 * (1 - math.exp(-s / tau)) if s % int(v("--eval-every")) == 0 else ""
+        f.write(f"{s},mean_reward,{q},1,0,0.001,0.002\n")
+    f.write("# mean_payload_bytes=10 mean_fraction_pct=1.5 hash_mismatches=0\n")
+'''
+
+
+def planted():
+    with tempfile.TemporaryDirectory() as d:
+        fake, out, _ = stand_in(d, PLANTED_FAKE)
+        cmd = ["/usr/bin/python3", os.path.join(ROOT, "scripts", "quality_protocol.py"),
+               "--sync-curves", fake, "--out", out, "--grid", "planted", "--workloads", "grpo",
+               "--schemes", "hilo-spar,delta-pulse", "--budgets", "1.6%"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        check(r.returncode == 0, f"the planted grid with a stand-in binary exits 0 "
+              f"({r.stderr[-300:]})")
+        if r.returncode != 0:
+            return
+        folder = os.path.join(out, "runs", "grpo")
+        made = sorted(os.listdir(folder))
+        want = sorted(f"{n}-s{s}.csv" for n in ("full-lossless", "hilo-spar-1p6pct",
+                                                 "delta-pulse-lossless") for s in (1, 2, 3))
+        check(made == want, f"the planted runs: its own seeds 1-3, lossless without a budget "
+              f"({made})")
+        argv = {n: open(os.path.join(folder, n)).readline() for n in made}
+        budgeted = argv["hilo-spar-1p6pct-s2.csv"]
+        check(" --budget 1.6%" in budgeted and "--budget-transfer" not in budgeted and
+              "--llm-profile" not in budgeted and " --steps 60 " in budgeted and
+              " --eval-every 10 " in budgeted and " --lora-rank 64 " in budgeted,
+              f"a budgeted run: its budget, the learner's regime, 60 steps, evaluations every 10 "
+              f"({budgeted.strip()})")
+        check(all("--budget" not in argv[n] for n in made if "lossless" in n),
+              "lossless runs have no budget")
+        rows = {(x["scheme"], x["budget"]): x for x in
+                csv.DictReader(open(os.path.join(out, "table.csv")))}
+        # The arm ends at 0.8(1-e^-3) of progress, full sync at 0.8(1-e^-6): share 0.9526.
+        share = float(rows.get(("hilo-spar", "1.6%"), {}).get("share_mean", "nan"))
+        check(abs(share - 0.95257) < 1e-4, f"the same-seed share by hand (got {share})")
+        check(rows.get(("full", "lossless"), {}).get("share_mean") == "1.0000" and
+              os.path.exists(os.path.join(out, "table.csv.meta.json")),
+              "full sync's own share is 1, the table has its provenance sidecar")
+        r = subprocess.run(cmd[:-6] + ["--grid", "planted", "--schemes", "nope"],
+                           capture_output=True, text=True)
+        check(r.returncode != 0 and "nope" in r.stderr, "an unknown scheme is refused by name")
+
+    committed = os.path.join(ROOT, "results", "quality")
+    with tempfile.TemporaryDirectory() as d:
+        os.symlink(os.path.join(committed, "runs"), os.path.join(d, "runs"))
+        r = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts",
+                                                             "quality_protocol.py"),
+                            "--sync-curves", "/nonexistent", "--grid", "planted", "--out", d],
+                           capture_output=True, text=True)
+        same = all(r.returncode == 0 and os.path.exists(os.path.join(d, n)) and
+                   open(os.path.join(d, n)).read() == open(os.path.join(committed, n)).read()
+                   for n in ("table.csv", "runs.csv"))
+        check(same, "the committed planted table.csv and runs.csv are what the driver makes from "
+              f"the committed curves (no binary needed) ({r.stderr[-300:]})")
+
+
 if __name__ == "__main__":
     metrics()
     end_to_end()
     infeasible()
+    planted()
     if len(sys.argv) > 1:
         tools(sys.argv[1])
     sys.exit(1 if FAILS else 0)

@@ -35,7 +35,6 @@ SCRIPTS = {
     "compare_modes.py": (("--hilo-sim", "--hilo-emu"), [TINY], "HILO_EMU"),
     "validation_sim_rerun.py": (("--hilo-sim",), [], "HILO_SIM"),
     "quality_protocol.py": (("--sync-curves",), ["--grid", "small"], "HILO_SYNC_CURVES"),
-    "quality_sweep.py": (("--sync-curves",), [], "HILO_SYNC_CURVES"),
     "validate_emulation.sh": (("--hilo-sim", "--hilo-emu"), ["--out", "{tmp}"], "HILO_EMU"),
     "emulation_ceiling.sh": (("--hilo-sim", "--hilo-emu"), ["--out", "{tmp}"], "HILO_EMU"),
     "chaos.sh": (("--hilo-sim", "--hilo-emu"), [], "HILO_EMU"),
@@ -46,7 +45,7 @@ SCRIPTS = {
 # Scripts that name a binary but only document, build or read its output (no run of their own).
 NOT_RUNNERS = {"build.sh", "quickstart.sh", "test.sh", "setup.sh", "fuzz.sh", "remake_results.py",
                "check_readme.py", "sweep_engine.py", "hilo_runs.py", "report.py",
-               "compare_runs.py", "quality_subspace.py"}
+               "compare_runs.py", "quality_subspace.py", "quality_same_seed.py"}
 BINARY_NAMES = re.compile(r"hilo-sim|hilo-emu|sync-curves")
 OLD_FLAGS = re.compile(r"""["' ](--bin|--sim)["' =]|HILO_BIN""")
 _checks = Checks()
