@@ -467,8 +467,8 @@ STUDIES.update({
               f" --out {QUAL}/size-trend/share-vs-size",
               "command", ("sync-curves", "pretrain-text"),
               note="pretrains its two larger bases first (about 16 CPU minutes for the largest)"),
-        Study("lockstep-sweep", ("runs/", "runs.csv", "runs.csv.meta.json", "table.csv",
-                                 "table.csv.meta.json", "quality-vs-bytes.png",
+        Study("lockstep-sweep", ("runs/", "regime.txt", "runs.csv", "runs.csv.meta.json",
+                                 "table.csv", "table.csv.meta.json", "quality-vs-bytes.png",
                                  "quality-vs-bytes.pdf"),
               f"{PY} scripts/quality_protocol.py --grid planted --out {QUAL} --jobs 2;"
               f" {PY} scripts/plot_protocol.py {QUAL}/table.csv --runs {QUAL}/runs.csv"
