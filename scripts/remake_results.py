@@ -379,6 +379,11 @@ STUDIES.update({
               f"build/sim/hilo-sim run scenarios/quickstart.textproto --out {RUNS}/quickstart"
               f" > {QUICK}/table.txt; cp {RUNS}/quickstart/summary.json {QUICK}/",
               "command", ("hilo-sim",)),
+        Study("cold-clone", ("cold-clone.md",),
+              "on a fresh Debian 12 machine (no packages, no compiler cache): git clone REPO"
+              " /tmp/cold && cd /tmp/cold && time scripts/quickstart.sh (and scripts/test.sh in a"
+              " fresh clone), the times written by hand",
+              "from output", ()),
     ),
     FAULTS: (
         Study("faults-sim", ("faults.csv", "faults.csv.meta.json", "faults.md"), _fault_table,
