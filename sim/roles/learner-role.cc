@@ -256,6 +256,7 @@ void
 LearnerRole::HandlePeerConnected(uint32_t peer)
 {
     const bool again = !m_seen.insert(peer).second || m_roleOptions.restore;
+    m_resyncServed.erase(peer); // a new connection: nothing is in flight on it yet
     if (!m_failure.ok() || !m_publisher)
     {
         return;
@@ -314,6 +315,7 @@ LearnerRole::HandlePeerClosed(uint32_t peer, bool error)
     if (IsWorker(peer))
     {
         m_done.erase(peer);
+        m_resyncServed.erase(peer); // a catch-up in flight went with the connection
     }
     if (!IsWorker(peer) || m_members.erase(peer) == 0 || !m_failure.ok() || !m_publisher)
     {
@@ -398,6 +400,19 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
                 std::to_string(request->version) + ", ahead of the learner's version " +
                 std::to_string(m_publisher->version()));
         }
+        // One catch-up per connection and version: a worker sends one request and waits for its
+        // answer, which TCP delivers on the same connection (a connection that ends takes the
+        // record with it). A repeat before the learner publishes again would get the same bytes
+        // and costs the learner a snapshot's encoding each time, so it is dropped; only the
+        // escalation to a catch-up with a snapshot (a worker whose replay failed) is served.
+        const auto served = m_resyncServed.find(peer);
+        if (served != m_resyncServed.end() && served->second.version == m_publisher->version() &&
+            (served->second.with_snapshot || !request->with_snapshot))
+        {
+            ++m_resyncsRepeated;
+            return hilo::Status::Ok();
+        }
+        m_resyncServed[peer] = {m_publisher->version(), request->with_snapshot};
         auto plan = m_publisher->CatchUpFrom(request->version, request->with_snapshot);
         if (!plan.ok())
         {

@@ -114,7 +114,9 @@ class LearnerRole
     /// a corrupt message or one of an unknown type; trajectories, a resync request or a done
     /// announcement from a peer that is not a member worker now; trajectories for a round past
     /// the newest one a worker can have sampled (version + 1 + max staleness, at most the last
-    /// step); a resync request for a version ahead of the learner's.
+    /// step); a resync request for a version ahead of the learner's. A resync request is served
+    /// once per connection and learner version (and once more to escalate to a snapshot): a
+    /// repeat is dropped without an answer (resyncs_repeated()).
     hilo::Status HandleMessage(uint32_t peer, const RoleMessage& message);
     /// `peer` connected and is a member from now on. A worker is sent a welcome (the next round
     /// the learner needs from it and its version) unless it is one of the members expected from
@@ -136,6 +138,8 @@ class LearnerRole
     const std::map<uint32_t, bool>& done_workers() const { return m_done; }
     /// The workers the learner waits for, ascending.
     const std::set<uint32_t>& members() const { return m_members; }
+    /// Resync requests dropped as repeats of one already served (see HandleMessage).
+    uint64_t resyncs_repeated() const { return m_resyncsRepeated; }
     /// The members whose batch for the next round has not arrived (empty when training or done).
     std::vector<uint32_t> MissingBatches() const;
     /// Whether the learner evaluates right after publishing `version` (the last one, and every
@@ -183,6 +187,13 @@ class LearnerRole
     std::shared_ptr<const std::string> m_lastBroadcast; // the latest update sent
     uint64_t m_lastBroadcastWire{0};
     uint64_t m_checkpointed{0}; // the last version whose checkpoint was written
+    struct ServedResync
+    {
+        uint64_t version{0}; // the learner's version when it was served
+        bool with_snapshot{false};
+    };
+    std::map<uint32_t, ServedResync> m_resyncServed; // worker -> the last catch-up it was sent
+    uint64_t m_resyncsRepeated{0};
     hilo::Status m_failure;
 };
 

@@ -506,6 +506,53 @@ TEST(Roles, HostileMessagesToTheLearnerAreRefusedAndTheRunGoesOn)
     EXPECT_TRUE(c.learner->failure().ok());
 }
 
+// A flood of resync requests costs the learner one catch-up per connection and version (each
+// would encode a snapshot): repeats are dropped unanswered, the escalation to a snapshot is served
+// once, a new version or a new connection serves again, and the run ends with every worker at the
+// final hash.
+TEST(Roles, RepeatedResyncRequestsAreServedOncePerConnectionAndVersion)
+{
+    Cluster c;
+    while (c.published.size() < 2)
+        c.world.Run(c.world.now + 0.001);
+    const uint64_t version = c.learner->publisher().version();
+    auto request = [&](uint64_t from, bool snapshot)
+    {
+        RoleMessage m;
+        m.type = kResyncRequest;
+        m.payload = EncodeResyncRequest(from, snapshot);
+        m.wire_bytes = m.payload.size();
+        return c.learner->HandleMessage(0, m);
+    };
+    auto catchups = [&]
+    {
+        size_t n = 0;
+        for (const auto& [to, type] : c.world.sent)
+            n += to == 0 && type == kCatchUp;
+        return n;
+    };
+    const size_t before = catchups();
+    for (int i = 0; i < 2000; ++i)
+        ASSERT_TRUE(request(0, false).ok());
+    EXPECT_EQ(catchups(), before + 1) << "2,000 requests, one catch-up";
+    EXPECT_EQ(c.learner->resyncs_repeated(), 1999u);
+    ASSERT_TRUE(request(0, true).ok()); // the escalation to a snapshot
+    ASSERT_TRUE(request(0, true).ok());
+    ASSERT_TRUE(request(0, false).ok());
+    EXPECT_EQ(catchups(), before + 2);
+    c.learner->HandlePeerClosed(0, /*error=*/false); // a new connection asks again
+    c.learner->HandlePeerConnected(0);
+    ASSERT_TRUE(request(version, false).ok());
+    EXPECT_EQ(catchups(), before + 3);
+    EXPECT_TRUE(c.learner->failure().ok());
+
+    c.world.Run();
+    ASSERT_EQ(c.published.size(), 5u);
+    for (uint32_t w = 0; w < 2; ++w)
+        EXPECT_EQ(c.workers[w]->replica().state().adapter.Hash(),
+                  c.learner->publisher().replica_view().adapter.Hash());
+}
+
 // A worker takes updates from the learner or a relay and nothing else from anyone but the learner.
 TEST(Roles, AWorkerRefusesMessagesFromPeersOtherThanItsLearner)
 {
