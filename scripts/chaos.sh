@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# chaos.sh [--hilo-sim PATH] [--hilo-emu PATH] [MINUTES]: a chaos run on real processes. Runs scripts/chaos-relay.textproto (4 workers
-# behind 2 relays) under hilo-emu for about MINUTES (default 2) while, at random times drawn from
-# SEED, a worker, a relay or the learner is SIGKILLed and started again after a random pause, or
+# chaos.sh [--hilo-sim PATH] [--hilo-emu PATH] [MINUTES]: a chaos run on real processes. Runs
+# scripts/chaos-relay.textproto (4 workers behind 2 relays) under hilo-emu for about MINUTES
+# (default 2) while, at random times drawn from SEED, a worker, a relay or the learner is
+# SIGKILLed and started again after a random pause, or stopped (SIGSTOP) and continued (SIGCONT)
+# a random while later with its connections left open (a hung or descheduled process), or
 # (NETWORK=ns3) a worker's link or a region's WAN goes down for a random while. Workers and the
 # learner are the scenario's worker_crash (restart_after) and learner_restart faults, outages its
-# link_down faults (injected into the emulated links), relays hilo-emu's --kill-relay. The run
-# must end with every live worker at the learner's final hash and 0 versions lost; prints the
-# kills and outages, the recoveries and their p50 / max time, and exits non-zero otherwise.
+# link_down faults (injected into the emulated links), relays hilo-emu's --kill-relay, pauses
+# hilo-emu's --pause. The run must end with every live worker at the learner's final hash and 0
+# versions lost; prints the kills, pauses and outages, the recoveries and their p50 / max time,
+# and exits non-zero otherwise.
 #
 # Bounded: at most one event per KILL_EVERY_S seconds (default 8) of modelled time, pauses and
 # outages of 0.5-3 s, never two things down at once, nothing in the last 5 s; hilo-emu stops
@@ -27,7 +30,7 @@ while [ $# -gt 0 ]; do
       [ $# -ge 2 ] || { echo "chaos.sh: $1 needs a PATH" >&2; exit 2; }
       if [ "$1" = --hilo-sim ]; then sim="$2"; else emu="$2"; fi
       shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "chaos.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     *) minutes="$1" ;;
   esac
@@ -79,13 +82,14 @@ PY
 )"
 
 # The events: one window of KILL_EVERY_S each, a random kind, target, time inside it and pause.
-# Lines "set FAULT" become --set faults[i]=FAULT, lines "relay R:AT:AFTER" --kill-relay.
+# Lines "set FAULT" become --set faults[i]=FAULT, lines "relay R:AT:AFTER" --kill-relay, lines
+# "pause NODE:AT:FOR" --pause.
 mapfile -t events < <($python - "$seed" "$minutes" "$kill_every" "$network" <<'PY'
 import random, sys
 rng = random.Random(int(sys.argv[1]))
 total = float(sys.argv[2]) * 60
 every = float(sys.argv[3])
-kinds = ["worker", "relay", "learner"] + (["link"] if sys.argv[4] == "ns3" else [])
+kinds = ["worker", "relay", "learner", "pause"] + (["link"] if sys.argv[4] == "ns3" else [])
 t, i = 2.0, 0
 while t + every <= total - 5:
     at = t + rng.uniform(0, every - 3.5)
@@ -99,6 +103,10 @@ while t + every <= total - 5:
               f'restart_after: "{pause:.3f}s"')
     elif kind == "relay":
         print(f"relay {rng.randrange(2)}:{at:.3f}:{pause:.3f}")
+    elif kind == "pause":
+        node = rng.choice(["learner", "worker:0", "worker:1", "worker:2", "worker:3", "relay:0",
+                           "relay:1"])
+        print(f"pause {node}:{at:.3f}:{pause:.3f}")
     else:
         target = rng.choice(["worker:0", "worker:1", "worker:2", "worker:3", "region:eu", "region:us"])
         print(f'set kind: "link_down" at: "{at:.3f}s" target: "{target}" duration: "{pause:.3f}s"')
@@ -108,13 +116,16 @@ PY
 args=()
 faults=0
 relays=0
+pauses=0
 for e in "${events[@]}"; do
   case "$e" in
     set\ *) args+=(--set "faults[$faults]=${e#set }"); faults=$((faults + 1)) ;;
     relay\ *) args+=(--kill-relay "${e#relay }"); relays=$((relays + 1)) ;;
+    pause\ *) args+=(--pause "${e#pause }"); pauses=$((pauses + 1)) ;;
   esac
 done
-echo "chaos.sh: $steps steps (~$minutes min), $faults scenario faults and $relays relay kills," \
+echo "chaos.sh: $steps steps (~$minutes min), $faults scenario faults, $relays relay kills and" \
+  "$pauses pauses," \
   "network $network, seed $seed; out $out"
 
 "$emu" run "$scenario" --network "$network" --quiet --set "workload.steps=$steps" \
@@ -141,7 +152,8 @@ p50 = f"{r['p50']:.3f}" if n else "-"
 mx = f"{r['max']:.3f}" if n else "-"
 print(f"kills: {count('hilo-emu: worker_crash: killed')} workers, "
       f"{count('hilo-emu: chaos: killed relay')} relays, "
-      f"{count('hilo-emu: learner_restart: killed')} learner; "
+      f"{count('hilo-emu: learner_restart: killed')} learner; pauses "
+      f"{count('hilo-emu: chaos: paused')} ({count('hilo-emu: chaos: continued')} continued); "
       f"scenario faults injected {arm['faults_injected']} (worker and learner kills, link "
       f"outages); recoveries {n}, recovery p50 {p50} s, max {mx} s; "
       f"versions lost {arm['versions_lost']}; "

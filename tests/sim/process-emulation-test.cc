@@ -713,6 +713,52 @@ TEST(HiloEmu, AKilledRelayIsStartedAgainAndItsWorkersCatchUp)
     EXPECT_NE(bad.output.find("expected R:AT:AFTER"), std::string::npos) << bad.output;
 }
 
+// A worker, a relay and the learner stopped (SIGSTOP) and continued later (hilo-emu --pause):
+// their connections stay open and silent. The worker stopped for 3 s misses a 1 s round deadline
+// (so it really stopped), nothing is lost and every worker ends at the learner's hash; bad pauses
+// exit 2.
+TEST(HiloEmu, PausedNodesAreContinuedAndNothingIsLost)
+{
+    Sandbox box("pause", std::string(HILO_SOURCE_DIR) + "/scripts/chaos-relay.textproto");
+    const std::string emu = (box.dir / "emu").string();
+    auto e = test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                              " --network direct --stall-timeout 60 --set mode.round_timeout=1s"
+                              " --pause worker:1:1:3 --pause relay:0:4.5:0.8"
+                              " --pause learner:5.5:1 --out " +
+                              emu);
+    ASSERT_EQ(e.exit_code, 0) << e.output;
+    for (const char* name : {"worker 1", "relay 0", "the learner"})
+    {
+        EXPECT_NE(e.output.find(std::string("chaos: paused ") + name), std::string::npos)
+            << name << "\n"
+            << e.output;
+        EXPECT_NE(e.output.find(std::string("chaos: continued ") + name), std::string::npos)
+            << name << "\n"
+            << e.output;
+    }
+    const std::string es = test::ReadFile(emu + "/summary.json");
+    EXPECT_EQ(JsonValues(es, "versions_lost"), std::vector<std::string>{"0"}) << es;
+    EXPECT_EQ(JsonValues(es, "workers_at_final_hash"), std::vector<std::string>{"4"}) << es;
+    const std::vector<std::string> dropped = JsonValues(es, "members_dropped");
+    ASSERT_EQ(dropped.size(), 1u) << es;
+    EXPECT_NE(dropped[0], "0") << "the stopped worker made every round deadline\n" << es;
+    EXPECT_EQ(box.LiveProcesses(), 0);
+
+    for (const auto& [arg, says] : std::vector<std::pair<std::string, std::string>>{
+             {"worker:4:1:1", "the scenario has 4 workers and 2 relays"},
+             {"relay:2:1:1", "the scenario has 4 workers and 2 relays"},
+             {"learner:1:0", "expected NODE:AT:FOR"},
+             {"worker:1:1", "expected NODE:AT:FOR"},
+             {"gpu:0:1:1", "expected NODE:AT:FOR"},
+             {"worker:-1:1:1", "expected NODE:AT:FOR"}})
+    {
+        auto bad = test::RunCommand(kBin + "hilo-emu run " + box.scenario +
+                                    " --network direct --quiet --pause " + arg);
+        EXPECT_EQ(bad.exit_code, 2) << arg << "\n" << bad.output;
+        EXPECT_NE(bad.output.find(says), std::string::npos) << arg << "\n" << bad.output;
+    }
+}
+
 TEST(HiloEmu, LinkFaultsNeedEmulatedLinks)
 {
     Sandbox box("link-faults",

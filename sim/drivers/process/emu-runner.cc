@@ -99,6 +99,14 @@ CountPublishes(const std::string& events)
     return n;
 }
 
+/// One half of a chaos pause (NodePause).
+struct PauseAction
+{
+    double at_s{0};
+    bool stop{true}; // SIGSTOP; false: SIGCONT
+    NodePause pause;
+};
+
 class ArmEmulation
 {
   public:
@@ -125,6 +133,14 @@ class ArmEmulation
         std::stable_sort(m_relayActions.begin(), m_relayActions.end(),
                          [](const FaultAction& a, const FaultAction& b)
                          { return a.at_s < b.at_s; });
+        for (const NodePause& p : options.pauses)
+        {
+            m_pauseActions.push_back({p.at_s, true, p});
+            m_pauseActions.push_back({p.at_s + p.for_s, false, p});
+        }
+        std::stable_sort(m_pauseActions.begin(), m_pauseActions.end(),
+                         [](const PauseAction& a, const PauseAction& b)
+                         { return a.at_s < b.at_s; });
     }
 
     /// Builds the arm's network and runs its processes to the end. On failure every child is
@@ -140,6 +156,9 @@ class ArmEmulation
         }
         const auto start = std::chrono::steady_clock::now();
         const bool ok = RunChildren(failure);
+        for (ChildProcess* c : m_paused)
+            c->Signal(SIGCONT); // a stopped process cannot act on SIGTERM
+        m_paused.clear();
         for (auto& c : m_children)
             c->Terminate(2.0);
         m_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -406,6 +425,9 @@ class ArmEmulation
             if (!RestartRelay(m_relayActions[m_nextRelayAction], now, failure))
                 return false;
         }
+        for (; m_nextPause < m_pauseActions.size() && m_pauseActions[m_nextPause].at_s <= now;
+             ++m_nextPause)
+            Pause(m_pauseActions[m_nextPause], now);
         const std::vector<FaultAction>& actions = m_faults.actions();
         for (; m_nextAction < actions.size() && actions[m_nextAction].at_s <= now; ++m_nextAction)
         {
@@ -444,12 +466,49 @@ class ArmEmulation
         return true;
     }
 
+    /// Chaos: SIGSTOP the node's running process, or SIGCONT the one this pause stopped (a node
+    /// killed and started again in between is a new process, running: left alone).
+    void Pause(const PauseAction& a, double now)
+    {
+        ChildProcess* c = nullptr;
+        std::string name = "the learner";
+        switch (a.pause.role)
+        {
+            case NodePause::kLearner:
+                c = m_learner;
+                break;
+            case NodePause::kWorker:
+                c = a.pause.index < m_worker.size() ? m_worker[a.pause.index] : nullptr;
+                name = "worker " + std::to_string(a.pause.index);
+                break;
+            case NodePause::kRelay:
+                c = a.pause.index < m_relay.size() ? m_relay[a.pause.index] : nullptr;
+                name = "relay " + std::to_string(a.pause.index);
+                break;
+        }
+        if (a.stop)
+        {
+            if (!c || m_paused.count(c) || m_killed.count(c))
+                return;
+            c->Signal(SIGSTOP);
+            m_paused.insert(c);
+            m_err << "hilo-emu: chaos: paused " << name << " at " << now << " s\n";
+            return;
+        }
+        if (c && m_paused.erase(c))
+        {
+            c->Signal(SIGCONT);
+            m_err << "hilo-emu: chaos: continued " << name << " at " << now << " s\n";
+        }
+    }
+
     /// SIGKILLs the node in `slot` (when there is one; it is reaped with the others) and empties
     /// the slot.
     void Kill(ChildProcess** slot)
     {
         if (*slot)
         {
+            m_paused.erase(*slot); // SIGKILL ends a stopped process too
             (*slot)->Signal(SIGKILL);
             m_killed.insert(*slot);
         }
@@ -611,6 +670,9 @@ class ArmEmulation
     std::vector<ChildProcess*> m_relay;                // by region: its running process
     std::vector<FaultAction> m_relayActions;           // chaos kills and restarts, in time order
     size_t m_nextRelayAction{0};
+    std::vector<PauseAction> m_pauseActions; // chaos pauses, in time order
+    size_t m_nextPause{0};
+    std::set<ChildProcess*> m_paused;                   // stopped now
     ChildProcess* m_learner{nullptr};                   // the learner's running process
     std::vector<std::vector<std::string>> m_workerArgs; // by worker, without --sync-start
     std::vector<ChildProcess*> m_worker;                // by worker: its running process
@@ -640,6 +702,19 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
                 << (sc.network.topology == TopologyKind::kRelay ? sc.network.regions.size() : 0)
                 << " relays (network.topology \"" << TopologyKindName(sc.network.topology)
                 << "\")\n";
+            return kExitBadInput;
+        }
+    }
+    for (const NodePause& p : options.pauses)
+    {
+        const size_t relays =
+            sc.network.topology == TopologyKind::kRelay ? sc.network.regions.size() : 0;
+        if ((p.role == NodePause::kWorker && p.index >= sc.workers.size()) ||
+            (p.role == NodePause::kRelay && p.index >= relays))
+        {
+            err << "hilo-emu run: --pause " << (p.role == NodePause::kWorker ? "worker:" : "relay:")
+                << p.index << ": the scenario has " << sc.workers.size() << " workers and "
+                << relays << " relays\n";
             return kExitBadInput;
         }
     }

@@ -22,6 +22,7 @@
 #define HILOSIM_DRIVERS_PROCESS_EMU_RUNNER_H
 
 #include "sim/drivers/process/node-network.h"
+#include "sim/drivers/process/node-pause.h"
 #include "sim/scenario/scenario-loader.h"
 
 #include <ostream>
@@ -50,6 +51,7 @@ struct EmuOptions
     std::string key_file;               // set by RunEmulation: the run's fresh key, passed to
                                         // every node (--key-file)
     std::vector<RelayKill> relay_kills; // in any order
+    std::vector<NodePause> pauses;      // in any order
 };
 
 /// Runs every arm of `scenario` as processes in `network`; returns the exit code (0 ok, 1 runtime

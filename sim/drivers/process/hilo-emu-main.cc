@@ -68,6 +68,7 @@ main(int argc, char** argv)
     std::vector<std::string> overrides;
     std::vector<std::string> sysctls;
     std::vector<std::string> relay_kills;
+    std::vector<std::string> pauses;
     po::options_description desc("hilo-emu run options");
     desc.add_options()("help,h",
                        "this text")("set", po::value(&overrides)->composing(),
@@ -92,6 +93,9 @@ main(int argc, char** argv)
         "kill-relay", po::value(&relay_kills)->composing(),
         "chaos: R:AT:AFTER SIGKILLs relay R (its region's index) AT seconds after the run's "
         "start and starts it again AFTER seconds later, on the same port (repeatable)")(
+        "pause", po::value(&pauses)->composing(),
+        "chaos: NODE:AT:FOR stops NODE's process (SIGSTOP; NODE is learner, worker:N or relay:R) "
+        "AT seconds after the run's start and continues it FOR seconds later (repeatable)")(
         "node", po::value(&options.node_binary),
         "the hilo-node binary (default: next to hilo-emu)")("version",
                                                             "print the commit and build type");
@@ -165,6 +169,16 @@ main(int argc, char** argv)
             return 2;
         }
         options.relay_kills.push_back({relay, at, after});
+    }
+    for (const std::string& p : pauses)
+    {
+        auto pause = hilosim::ParseNodePause(p);
+        if (!pause.ok())
+        {
+            std::cerr << "hilo-emu: --pause " << p << ": " << pause.status().message() << "\n";
+            return 2;
+        }
+        options.pauses.push_back(*pause);
     }
     if (command != "run" || scenario.empty())
     {
