@@ -86,6 +86,11 @@ RecordStream::ReadMore(Handler handler)
 void
 RecordStream::OnRecordHeader(const boost::system::error_code& ec, size_t n, Handler handler)
 {
+    if (!ec && !m_socket.is_open())
+    {
+        handler(asio::error::operation_aborted, m_readDone); // closed as the read completed
+        return;
+    }
     if (ec)
     {
         if (ec == asio::error::eof && n > 0)
@@ -112,6 +117,11 @@ RecordStream::OnRecordHeader(const boost::system::error_code& ec, size_t n, Hand
 void
 RecordStream::OnRecordBody(const boost::system::error_code& ec, Handler handler)
 {
+    if (!ec && !m_socket.is_open())
+    {
+        handler(asio::error::operation_aborted, m_readDone);
+        return;
+    }
     if (ec)
     {
         if (ec == asio::error::eof)
@@ -200,9 +210,11 @@ RecordStream::WriteMore(Handler handler)
                       [this, plain_bytes, handler = std::move(handler)](
                           const boost::system::error_code& ec, size_t) mutable
                       {
-                          if (ec)
+                          if (ec || !m_socket.is_open())
                           {
-                              handler(ec, m_written);
+                              // Closed as the write completed: the buffers may have gone with
+                              // the connection's queue.
+                              handler(ec ? ec : asio::error::operation_aborted, m_written);
                               return;
                           }
                           m_written += plain_bytes;
