@@ -475,6 +475,7 @@ TEST(ProcessTransport, TheListenerProvesTheKeyOnlyAfterTheDiallerHas)
     ASSERT_TRUE(sealer.Seal(Framed(1, "sealed by hand"), &records).ok());
     asio::write(dialler, asio::buffer(records));
     RunUntil(io, [&]() { return server.received.size() == 1; });
+    ASSERT_EQ(server.received.size(), 1u) << Joined(server.log);
     EXPECT_EQ(server.received[0].payload, "sealed by hand");
 
     ASSERT_TRUE(server.transport->Send(6, 2, Bytes("back"), 4).ok());
