@@ -12,7 +12,9 @@
 // side proves it holds the key over a nonce the other chose, so a recorded exchange replays
 // nowhere, and neither side sends anything else before the other's proof checked. The listener
 // proves itself only after the dialler has: anyone can connect to a listener, and gets a nonce,
-// never a MAC to guess the key from offline. (A dialler's proof goes only to what it dialled.)
+// never a MAC to guess the key from offline. A dialler's proof goes only to what it dialled (a
+// process that took that address gets one); a random key of at least 32 bytes, as hilo-emu and
+// `openssl rand -hex 32` make, leaves nothing to guess from it.
 //
 // After the exchange both sides derive per-direction session keys from the key, both nonces and
 // both ids, and every later byte each way travels in sealed records (record-cipher.h).
