@@ -5,6 +5,7 @@
 #include "sim/cli/catalog.h"
 #include "sim/drivers/process/child-process.h"
 #include "sim/drivers/process/peer-auth.h"
+#include "sim/drivers/process/record-cipher.h"
 #include "sim/net/frame-header.h"
 #include "sim/roles/peer-ids.h"
 #include "sim/roles/role-messages.h"
@@ -17,6 +18,7 @@
 
 #include "tests/sim/process-test-util.h"
 #include "tests/sim/scenario-test-util.h"
+#include "tests/sim/tcp-proxy.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -388,6 +390,10 @@ TEST(HiloNode, GarbageAndTruncatedFramesOnTheLearnersPortAreDroppedAndTheRunComp
     EXPECT_EQ(box.LiveProcesses(), 0);
 }
 
+// Key files as `openssl rand -hex 32` writes them (64 hex digits: 32 bytes).
+const std::string kRunKeyHex = "5f1c0a9e3b7d42681e0f6a2c9d8b7e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d";
+const std::string kOtherKeyHex = "0e1d2c3b4a5968778695a4b3c2d1e0f0123456789abcdef0fedcba9876543210";
+
 /// Writes a key file of mode 0600 holding `key`.
 std::string
 KeyFile(const Sandbox& box, const std::string& name, const std::string& key)
@@ -404,8 +410,8 @@ KeyFile(const Sandbox& box, const std::string& name, const std::string& key)
 TEST(HiloNode, AWorkerWithTheWrongKeyIsRefusedAndTheRunWithTheRightWorkersCompletes)
 {
     Sandbox box("wrong-key", test::DataPath("emu-slow.textproto"));
-    const std::string right = KeyFile(box, "run.key", "the-run-key-0123456789abcdef");
-    const std::string wrong = KeyFile(box, "other.key", "some-other-key-0123456789abcdef");
+    const std::string right = KeyFile(box, "run.key", kRunKeyHex);
+    const std::string wrong = KeyFile(box, "other.key", kOtherKeyHex);
     ManualRun run(box);
     run.extra = {"--key-file", right};
     ASSERT_NO_FATAL_FAILURE(run.StartLearner());
@@ -464,25 +470,53 @@ Framed(uint32_t type, const std::string& payload)
     return GarbageHeader(type, payload.size(), payload.size(), payload) + payload;
 }
 
-/// Connects to the learner and completes the hello exchange as worker `id` with `key`.
+/// Reads one whole hello-type frame's payload from `s`.
+std::string
+ReadHelloFrame(boost::asio::ip::tcp::socket& s)
+{
+    std::string head(FrameHeader::kBytes, '\0');
+    boost::asio::read(s, boost::asio::buffer(&head[0], head.size()));
+    auto h = FrameHeader::Parse(head, 1024);
+    EXPECT_TRUE(h.ok());
+    if (!h.ok())
+        return "";
+    std::string payload(h->payload_bytes, '\0');
+    boost::asio::read(s, boost::asio::buffer(&payload[0], payload.size()));
+    return payload;
+}
+
+/// Connects to the learner and completes the hello exchange (peer-auth.h) as worker `id` with
+/// `key` (bytes); `*sealer` then seals what this side sends (record-cipher.h).
 void
-Authenticate(boost::asio::ip::tcp::socket& s, uint16_t port, uint32_t id, const std::string& key)
+Authenticate(boost::asio::ip::tcp::socket& s, uint16_t port, uint32_t id, const std::string& key,
+             std::unique_ptr<RecordSealer>* sealer)
 {
     s.connect({boost::asio::ip::make_address("127.0.0.1"), port});
     const std::string nonce(PeerAuth::kNonceBytes, 'r');
     std::string hello;
     hilo::ByteWriter(&hello).PutU32(id);
     boost::asio::write(s, boost::asio::buffer(Framed(FrameHeader::kHelloType, hello + nonce)));
-    std::string head(FrameHeader::kBytes, '\0');
-    boost::asio::read(s, boost::asio::buffer(&head[0], head.size()));
-    auto h = FrameHeader::Parse(head, 1024);
-    ASSERT_TRUE(h.ok());
-    std::string challenge(h->payload_bytes, '\0');
-    boost::asio::read(s, boost::asio::buffer(&challenge[0], challenge.size()));
+    const std::string challenge = ReadHelloFrame(s);
     ASSERT_EQ(challenge.size(), PeerAuth::kChallengeBytes);
-    const std::string proof = PeerAuth(key).Mac(PeerAuth::Side::kDialler, id, kLearnerPeerId, nonce,
-                                                challenge.substr(4, PeerAuth::kNonceBytes));
+    const std::string learner_nonce = challenge.substr(4, PeerAuth::kNonceBytes);
+    const PeerAuth auth(key);
+    const std::string proof =
+        auth.Mac(PeerAuth::Side::kDialler, id, kLearnerPeerId, nonce, learner_nonce);
     boost::asio::write(s, boost::asio::buffer(Framed(FrameHeader::kHelloType, proof)));
+    ASSERT_TRUE(auth.Check(ReadHelloFrame(s), PeerAuth::Side::kListener, id, kLearnerPeerId, nonce,
+                           learner_nonce));
+    auto keys = DeriveSessionKeys(key, id, kLearnerPeerId, nonce, learner_nonce);
+    ASSERT_TRUE(keys.ok());
+    *sealer = std::make_unique<RecordSealer>(keys->dialler_to_listener);
+}
+
+/// `bytes` sealed in one record.
+std::string
+Sealed(RecordSealer& sealer, const std::string& bytes)
+{
+    std::string record;
+    EXPECT_TRUE(sealer.Seal(bytes, &record).ok());
+    return record;
 }
 
 // What a hostile client was tried with against a real learner with a key: a connection that never
@@ -491,9 +525,10 @@ Authenticate(boost::asio::ip::tcp::socket& s, uint16_t port, uint32_t id, const 
 TEST(HiloNode, HostileClientsCostOnlyTheirConnection)
 {
     Sandbox box("hostile", test::DataPath("emu-slow.textproto"));
-    const std::string key = "the-run-key-0123456789abcdef";
+    auto key = PeerAuth::ParseKey(kRunKeyHex, "run.key");
+    ASSERT_TRUE(key.ok());
     ManualRun run(box);
-    run.extra = {"--key-file", KeyFile(box, "run.key", key)};
+    run.extra = {"--key-file", KeyFile(box, "run.key", kRunKeyHex)};
     ASSERT_NO_FATAL_FAILURE(run.StartLearner());
     boost::asio::io_context io;
 
@@ -502,15 +537,18 @@ TEST(HiloNode, HostileClientsCostOnlyTheirConnection)
     EXPECT_TRUE(ReadUntilClosed(silent, 60)) << "a silent client was never dropped";
 
     boost::asio::ip::tcp::socket ahead(io);
-    ASSERT_NO_FATAL_FAILURE(Authenticate(ahead, run.port, 1, key));
+    std::unique_ptr<RecordSealer> sealer;
+    ASSERT_NO_FATAL_FAILURE(Authenticate(ahead, run.port, 1, *key, &sealer));
     boost::asio::write(
-        ahead, boost::asio::buffer(Framed(kResyncRequest, EncodeResyncRequest(1000, false))));
+        ahead, boost::asio::buffer(
+                   Sealed(*sealer, Framed(kResyncRequest, EncodeResyncRequest(1000, false)))));
     EXPECT_TRUE(ReadUntilClosed(ahead, 60));
 
     boost::asio::ip::tcp::socket big(io);
-    ASSERT_NO_FATAL_FAILURE(Authenticate(big, run.port, 0, key));
-    boost::asio::write(big, boost::asio::buffer(GarbageHeader(kTrajectories, (1ull << 31) - 1,
-                                                              (1ull << 31) - 1, "")));
+    ASSERT_NO_FATAL_FAILURE(Authenticate(big, run.port, 0, *key, &sealer));
+    boost::asio::write(
+        big, boost::asio::buffer(Sealed(
+                 *sealer, GarbageHeader(kTrajectories, (1ull << 31) - 1, (1ull << 31) - 1, ""))));
     EXPECT_TRUE(ReadUntilClosed(big, 60));
 
     run.workers.push_back(run.StartWorker(0));
@@ -538,15 +576,17 @@ TEST(HiloNode, ListeningBeyondLoopbackNeedsAPrivateKeyOrInsecure)
     auto r = test::RunCommand(learner + " --listen 0.0.0.0:0");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("without --key-file"), std::string::npos) << r.output;
-    const std::string key = KeyFile(box, "run.key", "the-run-key-0123456789abcdef");
+    const std::string key = KeyFile(box, "run.key", kRunKeyHex);
     fs::permissions(key, fs::perms::group_read | fs::perms::others_read, fs::perm_options::add);
     r = test::RunCommand(learner + " --listen 127.0.0.1:0 --key-file " + key);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("chmod 600"), std::string::npos) << r.output;
-    const std::string short_key = KeyFile(box, "short.key", "short");
+    // 16 bytes as hex: too short (a key is at least 32 bytes: 64 hex digits or 32 raw bytes).
+    const std::string short_key = KeyFile(box, "short.key", kRunKeyHex.substr(0, 32));
     r = test::RunCommand(learner + " --listen 127.0.0.1:0 --key-file " + short_key);
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.output.find("at least 16"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(short_key + ": the key has 32 hex digits"), std::string::npos)
+        << r.output;
     // (--insecure is not tried here: the test binds nothing beyond loopback.)
 }
 
@@ -902,6 +942,45 @@ ExpectExitsZero(ChildProcess& worker)
 // The batch that once ended the learner ("batch 1: trajectory batch CRC mismatch", exit 1): a
 // member's round-1 batch of zeros. It is refused where it arrives and costs that member its
 // connection; the real workers then complete the run.
+// The attack of issue 37 on a real learner: a proxy that knows no key relays worker 0's hello
+// untouched, then flips one byte of the first frame the worker sends after it. The learner
+// closes that connection (the record fails its tag) and never takes the frame; the worker dials
+// again (through the proxy, untouched from then on), and the run completes with both workers at
+// the learner's final hash.
+TEST(HiloNode, AProxyThatFlipsAByteOfAWorkersFrameCostsOnlyThatConnection)
+{
+    Sandbox box("proxy-flip", test::DataPath("emu-slow.textproto"));
+    ManualRun run(box);
+    run.extra = {"--key-file", KeyFile(box, "run.key", kRunKeyHex)};
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    // The worker's hello and proof, then its first record's length, then the first frame.
+    const uint64_t first_frame = (FrameHeader::kBytes + PeerAuth::kHelloBytes) +
+                                 (FrameHeader::kBytes + PeerAuth::kProofBytes) +
+                                 RecordFormat::kHeaderBytes;
+    boost::asio::io_context io;
+    test::TcpProxy proxy(io, run.port, {{first_frame + 10, 0x01}});
+    std::thread relay([&]() { io.run(); });
+    const uint16_t learner_port = run.port;
+    run.port = proxy.port();
+    run.workers.push_back(run.StartWorker(0));
+    run.port = learner_port;
+    run.workers.push_back(run.StartWorker(1));
+    const int rc = run.WaitLearner(120);
+    io.stop();
+    relay.join();
+    ASSERT_EQ(rc, 0) << run.learner->StderrTail(20);
+    const std::string log = test::ReadFile((box.dir / "learner.stderr").string());
+    EXPECT_NE(log.find("record 0 fails its authentication tag"), std::string::npos) << log;
+    EXPECT_GE(proxy.connections(), 2u) << "worker 0 did not dial again";
+    auto done = run.Done();
+    ASSERT_EQ(done.size(), 2u);
+    EXPECT_EQ(done[0].substr(done[0].size() - 2), " 1") << done[0];
+    EXPECT_EQ(done[1].substr(done[1].size() - 2), " 1") << done[1];
+    for (auto& w : run.workers)
+        ExpectExitsZero(*w);
+    EXPECT_EQ(box.LiveProcesses(), 0);
+}
+
 TEST(HiloNode, AMembersGarbageBatchClosesOnlyThatMemberAndTheRunCompletes)
 {
     Sandbox box("garbage-batch", test::DataPath("emu-slow.textproto"));

@@ -6,6 +6,7 @@
 #include "sim/drivers/process/arm-gather.h"
 #include "sim/drivers/process/event-log.h"
 #include "sim/drivers/process/peer-auth.h"
+#include "sim/drivers/process/record-cipher.h"
 #include "sim/drivers/process/tcp-transport.h"
 #include "sim/net/frame-header.h"
 #include "sim/run/arm-summary.h"
@@ -13,6 +14,8 @@
 
 #include "hilo/core/coding.h"
 #include "hilo/core/crc32c.h"
+
+#include "tests/sim/tcp-proxy.h"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -23,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -31,6 +35,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <thread>
 
 namespace hilosim
@@ -99,17 +104,40 @@ RunUntil(asio::io_context& io, const std::function<bool()>& done, double timeout
     ASSERT_TRUE(done()) << "timed out";
 }
 
+/// Runs the loop for `seconds`.
+void
+RunFor(asio::io_context& io, double seconds)
+{
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until)
+    {
+        io.run_for(std::chrono::milliseconds(5));
+        io.restart();
+    }
+}
+
 std::shared_ptr<const std::string>
 Bytes(const std::string& s)
 {
     return std::make_shared<const std::string>(s);
 }
 
-TEST(ProcessTransport, MessagesArriveWholeInOrderWithTheirPaddingRead)
+// A shared key of 32 bytes (as a key file holds it, decoded).
+const char* const kKey = "0123456789abcdef-the-run-key-of-32+";
+
+void
+KeyedOptions(TcpTransportOptions& o)
+{
+    o.key = kKey;
+}
+
+/// Messages of every shape from a client to a server and back, both tuned by `tune`.
+void
+ExchangeWholeMessages(const std::function<void(TcpTransportOptions&)>& tune)
 {
     asio::io_context io;
-    Node server(io, 100);
-    Node client(io, 7);
+    Node server(io, 100, tune);
+    Node client(io, 7, tune);
     auto port = server.transport->Listen("127.0.0.1", 0);
     ASSERT_TRUE(port.ok()) << port.status().ToString();
     // Queued before the connection exists: delivered once it does.
@@ -139,6 +167,18 @@ TEST(ProcessTransport, MessagesArriveWholeInOrderWithTheirPaddingRead)
     RunUntil(io, [&]() { return client.received.size() == 1; });
     EXPECT_EQ(client.received[0].peer, 100u);
     EXPECT_EQ(client.received[0].payload, "reply");
+}
+
+TEST(ProcessTransport, MessagesArriveWholeInOrderWithTheirPaddingRead)
+{
+    ExchangeWholeMessages([](TcpTransportOptions&) {});
+}
+
+// With a key every byte after the hello is sealed in records of at most 64 KiB: a message of many
+// records, its padding and an empty payload arrive as they do without one.
+TEST(ProcessTransport, SealedMessagesArriveWholeInOrderWithTheirPaddingRead)
+{
+    ExchangeWholeMessages(KeyedOptions);
 }
 
 TEST(ProcessTransport, BadArgumentsAreErrors)
@@ -263,8 +303,6 @@ Joined(const std::vector<std::string>& lines)
     return all;
 }
 
-const char* const kKey = "0123456789abcdef-the-run-key";
-
 TEST(ProcessTransport, PeersWithTheSameKeyAuthenticateAndExchangeMessages)
 {
     asio::io_context io;
@@ -286,14 +324,16 @@ TEST(ProcessTransport, PeersWithTheSameKeyAuthenticateAndExchangeMessages)
     EXPECT_TRUE(client.auth_failures.empty());
 }
 
-// A listener that fails its proof may be a process that took the port while the real peer
-// restarts: the dialler reports it and dials again with its backoff (doubling: 10, 20, 40, ...
-// ms), and is never admitted.
+// Under another key the dialler's proof fails and the listener closes the connection without
+// proving itself. To the dialler that listener failed to prove the key: it may be a process that
+// took the port while the real peer restarts, so the dialler reports it and dials again with its
+// backoff (doubling: 10, 20, 40, ... ms), and is never admitted.
 TEST(ProcessTransport, AWrongKeyIsRefusedOnBothSidesAndDialledAgainWithBackoff)
 {
     asio::io_context io;
     Node server(io, 100, [](TcpTransportOptions& o) { o.key = kKey; });
-    Node intruder(io, 7, [](TcpTransportOptions& o) { o.key = "another key, just as long"; });
+    Node intruder(io, 7,
+                  [](TcpTransportOptions& o) { o.key = "another key, just as long as ours"; });
     Node plain(io, 8, [](TcpTransportOptions&) {}); // no key at all
     auto port = server.transport->Listen("127.0.0.1", 0);
     ASSERT_TRUE(port.ok());
@@ -305,7 +345,8 @@ TEST(ProcessTransport, AWrongKeyIsRefusedOnBothSidesAndDialledAgainWithBackoff)
              {
                  const std::string all = Joined(server.log);
                  return !intruder.auth_failures.empty() &&
-                        all.find("before its hello: closed by the peer") != std::string::npos &&
+                        all.find("before its hello: authentication failed: the peer claiming "
+                                 "id 7") != std::string::npos &&
                         all.find("malformed hello") != std::string::npos;
              });
     ASSERT_FALSE(intruder.auth_failures.empty());
@@ -339,54 +380,193 @@ ReadFrame(asio::ip::tcp::socket& s)
     return {*h, payload};
 }
 
-// The listener checks the dialler's proof: a client that answers the challenge with a MAC under
-// another key (or a replayed one) is dropped, and nothing it sends is delivered.
-TEST(ProcessTransport, AProofUnderAnotherKeyIsRefusedByTheListener)
+/// Runs `read` (blocking reads of the raw socket `s`) on a thread while the loop runs; a read
+/// that does not return in time is ended by shutting the socket down (and the test fails).
+void
+WhileLooping(asio::io_context& io, asio::ip::tcp::socket& s, const std::function<void()>& read)
 {
-    asio::io_context io;
-    Node server(io, 100, [](TcpTransportOptions& o) { o.key = kKey; });
-    auto port = server.transport->Listen("127.0.0.1", 0);
-    ASSERT_TRUE(port.ok());
-    asio::ip::tcp::socket s(io);
-    s.connect({asio::ip::make_address("127.0.0.1"), *port});
-    const std::string nonce(PeerAuth::kNonceBytes, 'n');
-    std::string hello;
-    hilo::ByteWriter(&hello).PutU32(5);
-    hello += nonce;
-    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, hello)));
-    std::pair<FrameHeader, std::string> challenge;
-    std::atomic<bool> read{false};
+    std::atomic<bool> done{false};
     std::thread reader(
         [&]()
         {
-            challenge = ReadFrame(s);
-            read = true;
+            read();
+            done = true;
         });
-    RunUntil(io, [&]() { return read.load(); });
-    if (HasFatalFailure())
-    {
-        s.close(); // ends the reader's wait
-        reader.join();
-        return;
-    }
+    RunUntil(io, [&]() { return done.load(); });
+    if (!done)
+        ::shutdown(s.native_handle(), SHUT_RDWR);
     reader.join();
-    ASSERT_EQ(challenge.second.size(), PeerAuth::kChallengeBytes);
-    const std::string server_nonce = challenge.second.substr(4, PeerAuth::kNonceBytes);
-    // The listener's own MAC checks out under the right key...
-    EXPECT_TRUE(PeerAuth(kKey).Check(challenge.second.substr(4 + PeerAuth::kNonceBytes),
-                                     PeerAuth::Side::kListener, 5, 100, nonce, server_nonce));
-    // ...and a proof under another key does not.
-    const std::string proof = PeerAuth("not the run's key at all")
+}
+
+/// Bytes read from `s` until the peer closes it.
+size_t
+BytesUntilClosed(asio::ip::tcp::socket& s)
+{
+    size_t total = 0;
+    char buf[4096];
+    boost::system::error_code ec;
+    while (!ec)
+        total += s.read_some(asio::buffer(buf), ec);
+    return total;
+}
+
+/// Connects `s` to `port` and sends the dialler's hello as `id` with `nonce`; returns the
+/// listener's challenge.
+std::string
+HelloAndChallenge(asio::io_context& io, asio::ip::tcp::socket& s, uint16_t port, uint32_t id,
+                  const std::string& nonce)
+{
+    s.connect({asio::ip::make_address("127.0.0.1"), port});
+    std::string hello;
+    hilo::ByteWriter(&hello).PutU32(id);
+    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, hello + nonce)));
+    std::pair<FrameHeader, std::string> challenge;
+    WhileLooping(io, s, [&]() { challenge = ReadFrame(s); });
+    EXPECT_EQ(challenge.first.type, FrameHeader::kHelloType);
+    return challenge.second;
+}
+
+// The exchange of peer-auth.h, spoken by hand: the listener answers the hello with its id and
+// nonce and no MAC; a dialler that fails its proof gets nothing more (no MAC to guess the key
+// from offline) and nothing it sent is delivered; one that proves the key gets the listener's
+// proof, and from then on both directions are records sealed under the session keys.
+TEST(ProcessTransport, TheListenerProvesTheKeyOnlyAfterTheDiallerHas)
+{
+    asio::io_context io;
+    Node server(io, 100, KeyedOptions);
+    auto port = server.transport->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok());
+    const std::string nonce(PeerAuth::kNonceBytes, 'n');
+
+    asio::ip::tcp::socket guesser(io);
+    std::string challenge = HelloAndChallenge(io, guesser, *port, 5, nonce);
+    ASSERT_EQ(challenge.size(), 4u + PeerAuth::kNonceBytes) << "the challenge carries a MAC";
+    std::string server_nonce = challenge.substr(4);
+    const std::string wrong = PeerAuth("not the run's key, though as long")
                                   .Mac(PeerAuth::Side::kDialler, 5, 100, nonce, server_nonce);
-    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, proof) + Framed(1, "payload")));
-    RunUntil(io,
-             [&]()
-             {
-                 return Joined(server.log).find("authentication failed: the peer claiming id 5") !=
-                        std::string::npos;
-             });
+    asio::write(guesser,
+                asio::buffer(Framed(FrameHeader::kHelloType, wrong) + Framed(1, "payload")));
+    size_t after = 1;
+    WhileLooping(io, guesser, [&]() { after = BytesUntilClosed(guesser); });
+    EXPECT_EQ(after, 0u) << "the listener sent something after a failed proof";
+    EXPECT_NE(Joined(server.log).find("authentication failed: the peer claiming id 5"),
+              std::string::npos);
     EXPECT_TRUE(server.connected.empty());
     EXPECT_TRUE(server.received.empty());
+
+    asio::ip::tcp::socket dialler(io);
+    challenge = HelloAndChallenge(io, dialler, *port, 6, nonce);
+    ASSERT_EQ(challenge.size(), 4u + PeerAuth::kNonceBytes);
+    server_nonce = challenge.substr(4);
+    const PeerAuth auth(kKey);
+    asio::write(dialler,
+                asio::buffer(Framed(FrameHeader::kHelloType, auth.Mac(PeerAuth::Side::kDialler, 6,
+                                                                      100, nonce, server_nonce))));
+    std::pair<FrameHeader, std::string> proof;
+    WhileLooping(io, dialler, [&]() { proof = ReadFrame(dialler); });
+    EXPECT_EQ(proof.first.type, FrameHeader::kHelloType);
+    EXPECT_TRUE(auth.Check(proof.second, PeerAuth::Side::kListener, 6, 100, nonce, server_nonce));
+    RunUntil(io, [&]() { return server.connected.size() == 1; });
+
+    auto keys = DeriveSessionKeys(kKey, 6, 100, nonce, server_nonce);
+    ASSERT_TRUE(keys.ok());
+    RecordSealer sealer(keys->dialler_to_listener);
+    std::string records;
+    ASSERT_TRUE(sealer.Seal(Framed(1, "sealed by hand"), &records).ok());
+    asio::write(dialler, asio::buffer(records));
+    RunUntil(io, [&]() { return server.received.size() == 1; });
+    ASSERT_EQ(server.received.size(), 1u) << Joined(server.log);
+    EXPECT_EQ(server.received[0].payload, "sealed by hand");
+
+    ASSERT_TRUE(server.transport->Send(6, 2, Bytes("back"), 4).ok());
+    std::string header(RecordFormat::kHeaderBytes, '\0');
+    std::string body;
+    WhileLooping(io, dialler,
+                 [&]()
+                 {
+                     asio::read(dialler, asio::buffer(&header[0], header.size()));
+                     body.resize(RecordFormat::kOverheadBytes - RecordFormat::kHeaderBytes +
+                                 FrameHeader::kBytes + 4);
+                     asio::read(dialler, asio::buffer(&body[0], body.size()));
+                 });
+    RecordOpener opener(keys->listener_to_dialler);
+    std::string plain;
+    ASSERT_TRUE(opener.Open(header, body, &plain).ok()) << opener.error().ToString();
+    EXPECT_EQ(plain, Framed(2, "back"));
+}
+
+const std::string kFirst = "the first message, untouched";
+const std::string kSecond = "the second message: 0 tokens";
+
+/// A client (id 7) sends kFirst then kSecond to a server (id 100), both with options tuned by
+/// `tune`, through a proxy that applies `patch`. Runs until the server holds two messages or
+/// closed the connection, then a little longer for anything that would still come.
+struct ProxiedRun
+{
+    asio::io_context io;
+    std::unique_ptr<Node> server;
+    std::unique_ptr<Node> client;
+    std::unique_ptr<test::TcpProxy> proxy;
+
+    void Run(const std::function<void(TcpTransportOptions&)>& tune,
+             std::map<uint64_t, uint8_t> patch)
+    {
+        server = std::make_unique<Node>(io, 100, tune);
+        client = std::make_unique<Node>(io, 7,
+                                        [&](TcpTransportOptions& o)
+                                        {
+                                            tune(o);
+                                            o.redial = false;
+                                        });
+        auto port = server->transport->Listen("127.0.0.1", 0);
+        ASSERT_TRUE(port.ok());
+        proxy = std::make_unique<test::TcpProxy>(io, *port, std::move(patch));
+        ASSERT_TRUE(client->transport->Send(100, 1, Bytes(kFirst), kFirst.size()).ok());
+        ASSERT_TRUE(client->transport->Send(100, 2, Bytes(kSecond), kSecond.size()).ok());
+        client->transport->Connect(100, "127.0.0.1", proxy->port());
+        RunUntil(io, [&]() { return server->received.size() == 2 || !server->closed.empty(); });
+        RunFor(io, 0.3);
+    }
+};
+
+// The attack of issue 37 without a key: a proxy that knows nothing rewrites a byte of the second
+// message and both its CRCs; the server takes the rewritten message as sent. (What the record
+// layer is for; the keyed test below runs the same proxy.)
+TEST(ProcessTransport, WithoutAKeyAProxyCanRewriteAFrameAndItsCRCs)
+{
+    // The client's hello, then the first message's frame, then the second's.
+    const uint64_t second_at = (FrameHeader::kBytes + 4) + (FrameHeader::kBytes + kFirst.size());
+    ProxiedRun run;
+    run.Run([](TcpTransportOptions&) {},
+            test::RewriteFrame(second_at, kSecond.size(), 20, '0' ^ '9'));
+    const Node& s = *run.server;
+    ASSERT_EQ(s.received.size(), 2u) << Joined(s.log);
+    EXPECT_EQ(s.received[0].payload, kFirst);
+    EXPECT_EQ(s.received[1].payload, "the second message: 9 tokens");
+}
+
+// The same proxy against keyed peers: it relays the hello untouched, then rewrites the second
+// message's record (a byte of its payload and both CRCs). The record fails its tag: the server
+// closes that connection, logs why, and the rewritten message is never delivered.
+TEST(ProcessTransport, AProxyWithoutTheKeyThatRewritesAFrameGetsItsConnectionClosed)
+{
+    // The dialler's hello and proof, then the first message's record, then the second's, whose
+    // plaintext (the frame) starts after its 4 length bytes.
+    const uint64_t hello = (FrameHeader::kBytes + PeerAuth::kHelloBytes) +
+                           (FrameHeader::kBytes + PeerAuth::kProofBytes);
+    const uint64_t first_record =
+        RecordFormat::kOverheadBytes + FrameHeader::kBytes + kFirst.size();
+    const uint64_t second_at = hello + first_record + RecordFormat::kHeaderBytes;
+    ProxiedRun run;
+    run.Run(KeyedOptions, test::RewriteFrame(second_at, kSecond.size(), 20, '0' ^ '9'));
+    const Node& s = *run.server;
+    ASSERT_EQ(s.connected, std::vector<uint32_t>{7}) << "the hello went through untouched";
+    ASSERT_EQ(s.received.size(), 1u) << "the rewritten message was delivered";
+    EXPECT_EQ(s.received[0].payload, kFirst);
+    ASSERT_FALSE(s.closed.empty());
+    EXPECT_EQ(s.closed[0], std::make_pair(7u, true));
+    EXPECT_NE(Joined(s.log).find("record 1 fails its authentication tag"), std::string::npos)
+        << Joined(s.log);
 }
 
 // The dialler's hello names an id; a listener that was told which ids exist refuses the rest.
@@ -801,18 +981,6 @@ SayHello(asio::ip::tcp::socket& s, uint16_t port, uint32_t id)
     std::string hello;
     hilo::ByteWriter(&hello).PutU32(id);
     asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, hello)));
-}
-
-/// Runs the loop for `seconds`.
-void
-RunFor(asio::io_context& io, double seconds)
-{
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (std::chrono::steady_clock::now() < until)
-    {
-        io.run_for(std::chrono::milliseconds(5));
-        io.restart();
-    }
 }
 
 // A header announcing a large message costs the receiver only the bytes that arrived: the

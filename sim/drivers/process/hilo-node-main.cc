@@ -72,8 +72,9 @@ main(int argc, char** argv)
         "restore", po::bool_switch(&o.restore),
         "learner: start from the --checkpoint file (a restarted learner)")(
         "key-file", po::value(&o.key_file),
-        "shared key of the run's nodes (>= 16 bytes, mode 0600): peers prove it with "
-        "HMAC-SHA-256 challenge-response")(
+        "shared key of the run's nodes (64+ hex digits or 32+ raw bytes, mode 0600): peers "
+        "prove it (HMAC-SHA-256 challenge-response), then seal every frame under keys derived "
+        "from it (HKDF, ChaCha20-Poly1305)")(
         "insecure", po::bool_switch(&o.insecure),
         "allow listening beyond loopback without --key-file (a trusted network only)")(
         "version", "print the commit and build type");

@@ -16,8 +16,10 @@
 //   (network.relay_forwarding must be "store_and_forward"); when the learner's connection ends it
 //   dials again after the role's backoff, and exits 0 once the learner is gone and none of its
 //   region's workers is connected any more (the run is over).
-// With a key file every connection is authenticated (sim/drivers/process/peer-auth.h) and a
-// worker or relay whose learner does not prove the same key exits 1 ("authentication failed").
+// With a key file every connection is authenticated (sim/drivers/process/peer-auth.h), every
+// byte after the hello is sealed (record-cipher.h: a modified, replayed or injected frame closes
+// its connection), and a worker or relay whose learner does not prove the same key says
+// "authentication failed" and dials again until its stall timeout ends it (exit 1).
 // A node accepts only the scenario's ids (the learner: its workers and relays; a relay: its
 // region's workers), and a message its role cannot use costs the sender its connection, never
 // the run. Without a key file a node refuses to listen beyond loopback unless told --insecure.

@@ -80,23 +80,55 @@ PeerAuth::ReadKeyFile(const std::string& path)
     std::ifstream f(path, std::ios::binary);
     std::ostringstream text;
     text << f.rdbuf();
-    std::string key = text.str();
-    while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back())))
-    {
-        key.pop_back();
-    }
     if (!f.good() && !f.eof())
     {
         return hilo::Status::InvalidArgument("--key-file " + path + ": cannot be read");
     }
-    if (key.size() < kMinKeyBytes)
+    return ParseKey(text.str(), path);
+}
+
+hilo::StatusOr<std::string>
+PeerAuth::ParseKey(const std::string& text, const std::string& path)
+{
+    std::string digits;
+    bool hex = true;
+    for (char c : text)
+    {
+        if (std::isxdigit(static_cast<unsigned char>(c)))
+        {
+            digits += c;
+        }
+        else if (!std::isspace(static_cast<unsigned char>(c)))
+        {
+            hex = false;
+            break;
+        }
+    }
+    const std::string example = " (for example `openssl rand -hex 32 > " + path + "`)";
+    if (hex && !digits.empty())
+    {
+        if (digits.size() % 2 != 0 || digits.size() < 2 * kMinKeyBytes)
+        {
+            return hilo::Status::InvalidArgument(
+                "--key-file " + path + ": the key has " + std::to_string(digits.size()) +
+                " hex digits; an even number of at least " + std::to_string(2 * kMinKeyBytes) +
+                " (" + std::to_string(kMinKeyBytes) + " bytes) is needed" + example);
+        }
+        std::string key;
+        for (size_t i = 0; i < digits.size(); i += 2)
+        {
+            key += static_cast<char>(std::stoi(digits.substr(i, 2), nullptr, 16));
+        }
+        return key;
+    }
+    if (text.size() < kMinKeyBytes)
     {
         return hilo::Status::InvalidArgument(
-            "--key-file " + path + ": the key has " + std::to_string(key.size()) +
-            " bytes; at least " + std::to_string(kMinKeyBytes) +
-            " are needed (for example `openssl rand -hex 32 > " + path + "`)");
+            "--key-file " + path + ": the key has " + std::to_string(text.size()) +
+            " bytes; at least " + std::to_string(kMinKeyBytes) + " raw bytes or " +
+            std::to_string(2 * kMinKeyBytes) + " hex digits are needed" + example);
     }
-    return key;
+    return text;
 }
 
 hilo::Status

@@ -1,6 +1,8 @@
 #include "sim/drivers/process/tcp-transport.h"
 
 #include "sim/drivers/process/peer-auth.h"
+#include "sim/drivers/process/record-cipher.h"
+#include "sim/drivers/process/record-stream.h"
 #include "sim/net/frame-header.h"
 
 #include "hilo/core/coding.h"
@@ -33,7 +35,7 @@ constexpr size_t kChunkBytes = 1 << 16; // padding is written and read in pieces
 // announces a large message costs nothing until its bytes come.
 constexpr size_t kPayloadStepBytes = 256 << 10;
 // The largest frame before the hello exchange is done: the largest hello-type message.
-constexpr uint64_t kMaxHelloPayload = PeerAuth::kChallengeBytes;
+constexpr uint64_t kMaxHelloPayload = PeerAuth::kMaxHelloFrameBytes;
 
 std::chrono::steady_clock::duration
 Seconds(double s)
@@ -75,10 +77,11 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     /// Where the hello exchange stands (peer-auth.h).
     enum class Hello
     {
-        kAwaitHello,     // accepted: waiting for the dialler's hello
-        kAwaitProof,     // accepted, key: challenge sent, waiting for the dialler's proof
-        kAwaitChallenge, // dialled, key: hello sent, waiting for the listener's challenge
-        kDone,           // messages flow
+        kAwaitHello,         // accepted: waiting for the dialler's hello
+        kAwaitProof,         // accepted, key: challenge sent, waiting for the dialler's proof
+        kAwaitChallenge,     // dialled, key: hello sent, waiting for the listener's challenge
+        kAwaitListenerProof, // dialled, key: proof sent, waiting for the listener's proof
+        kDone,               // messages flow (sealed, with a key)
     };
 
     Connection(TcpTransport* owner, tcp::socket socket, uint32_t peer, bool accepted, Hello hello)
@@ -118,6 +121,14 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     // The exchange's nonces (peer-auth.h), as this side sees them.
     std::string local_nonce;
     std::string remote_nonce;
+
+    /// From now on every byte each way goes through sealed records (record-stream.h): frames
+    /// enqueued from here on are sealed with `send_key`, and every read after the current frame
+    /// opens records with `receive_key`.
+    void StartSealing(const std::string& send_key, const std::string& receive_key)
+    {
+        m_stream = std::make_unique<RecordStream>(m_socket, send_key, receive_key);
+    }
 
     /// Starts reading; a connection whose hello exchange is not done within `hello_timeout_s`
     /// is closed.
@@ -170,6 +181,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         }
         Out out;
         h.AppendTo(&out.header);
+        out.sealed = m_stream != nullptr;
         out.payload = std::move(payload);
         out.padding = wire_bytes - out.payload->size();
         m_queued += out.payload->size();
@@ -203,7 +215,36 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         std::string header;
         std::shared_ptr<const std::string> payload;
         uint64_t padding{0};
+        bool sealed{false}; // enqueued after the hello: goes through m_stream
     };
+
+    using IoHandler = std::function<void(const boost::system::error_code&, size_t)>;
+
+    /// Writes `buffers` as they are (the hello's frames) or sealed.
+    void Write(bool sealed, std::vector<asio::const_buffer> buffers, IoHandler handler)
+    {
+        if (sealed)
+        {
+            m_stream->AsyncWrite(std::move(buffers), std::move(handler));
+        }
+        else
+        {
+            asio::async_write(m_socket, buffers, std::move(handler));
+        }
+    }
+
+    /// Fills `buffer` from the socket, or from the records once sealing started.
+    void Read(asio::mutable_buffer buffer, IoHandler handler)
+    {
+        if (m_stream)
+        {
+            m_stream->AsyncRead(buffer, std::move(handler));
+        }
+        else
+        {
+            asio::async_read(m_socket, buffer, std::move(handler));
+        }
+    }
 
     void WriteNext()
     {
@@ -216,16 +257,16 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         std::vector<asio::const_buffer> buffers{asio::buffer(out.header),
                                                 asio::buffer(*out.payload)};
         auto self = shared_from_this();
-        asio::async_write(m_socket, buffers,
-                          [self](const boost::system::error_code& ec, size_t)
-                          {
-                              if (ec)
-                              {
-                                  self->Fail(ec);
-                                  return;
-                              }
-                              self->WritePadding();
-                          });
+        Write(out.sealed, std::move(buffers),
+              [self](const boost::system::error_code& ec, size_t)
+              {
+                  if (ec)
+                  {
+                      self->Fail(ec);
+                      return;
+                  }
+                  self->WritePadding();
+              });
     }
 
     void WritePadding()
@@ -246,31 +287,31 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         const size_t n = static_cast<size_t>(std::min<uint64_t>(out.padding, m_zeros->size()));
         out.padding -= n;
         auto self = shared_from_this();
-        asio::async_write(m_socket, asio::buffer(m_zeros->data(), n),
-                          [self](const boost::system::error_code& ec, size_t)
-                          {
-                              if (ec)
-                              {
-                                  self->Fail(ec);
-                                  return;
-                              }
-                              self->WritePadding();
-                          });
+        Write(out.sealed, {asio::buffer(m_zeros->data(), n)},
+              [self](const boost::system::error_code& ec, size_t)
+              {
+                  if (ec)
+                  {
+                      self->Fail(ec);
+                      return;
+                  }
+                  self->WritePadding();
+              });
     }
 
     void ReadHeader()
     {
         auto self = shared_from_this();
-        asio::async_read(m_socket, asio::buffer(m_header, FrameHeader::kBytes),
-                         [self](const boost::system::error_code& ec, size_t n)
-                         {
-                             if (ec)
-                             {
-                                 self->Fail(ec, /*mid_frame=*/n > 0);
-                                 return;
-                             }
-                             self->OnHeader();
-                         });
+        Read(asio::buffer(m_header, FrameHeader::kBytes),
+             [self](const boost::system::error_code& ec, size_t n)
+             {
+                 if (ec)
+                 {
+                     self->Fail(ec, /*mid_frame=*/n > 0);
+                     return;
+                 }
+                 self->OnHeader();
+             });
     }
 
     void OnHeader()
@@ -330,16 +371,16 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
             static_cast<size_t>(std::min<uint64_t>(kPayloadStepBytes, m_frame.payload_bytes - have));
         m_payload.resize(have + n);
         auto self = shared_from_this();
-        asio::async_read(m_socket, asio::buffer(&m_payload[have], n),
-                         [self](const boost::system::error_code& ec, size_t)
-                         {
-                             if (ec)
-                             {
-                                 self->Fail(ec, /*mid_frame=*/true);
-                                 return;
-                             }
-                             self->ReadPayload();
-                         });
+        Read(asio::buffer(&m_payload[have], n),
+             [self](const boost::system::error_code& ec, size_t)
+             {
+                 if (ec)
+                 {
+                     self->Fail(ec, /*mid_frame=*/true);
+                     return;
+                 }
+                 self->ReadPayload();
+             });
     }
 
     void ReadPadding(uint64_t left)
@@ -355,16 +396,16 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         }
         const size_t n = static_cast<size_t>(std::min<uint64_t>(left, m_scratch.size()));
         auto self = shared_from_this();
-        asio::async_read(m_socket, asio::buffer(m_scratch.data(), n),
-                         [self, left, n](const boost::system::error_code& ec, size_t)
-                         {
-                             if (ec)
-                             {
-                                 self->Fail(ec, /*mid_frame=*/true);
-                                 return;
-                             }
-                             self->ReadPadding(left - n);
-                         });
+        Read(asio::buffer(m_scratch.data(), n),
+             [self, left, n](const boost::system::error_code& ec, size_t)
+             {
+                 if (ec)
+                 {
+                     self->Fail(ec, /*mid_frame=*/true);
+                     return;
+                 }
+                 self->ReadPadding(left - n);
+             });
     }
 
     void Deliver()
@@ -405,6 +446,11 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         {
             return; // our own Close
         }
+        if (m_stream && !m_stream->error().ok())
+        {
+            Close(/*error=*/true, "sealed stream: " + m_stream->error().message());
+            return;
+        }
         if (ec == asio::error::eof)
         {
             Close(/*error=*/mid_frame, mid_frame ? "connection ended mid-frame (truncated message)"
@@ -424,6 +470,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     std::string m_remote;
     std::string m_source;
     bool m_closed{false};
+    std::unique_ptr<RecordStream> m_stream; // after a keyed hello: the sealed records
 
     char m_header[FrameHeader::kBytes];
     FrameHeader m_frame;
@@ -736,9 +783,8 @@ TcpTransport::OnHelloFrame(const std::shared_ptr<Connection>& c, const std::stri
         c->local_nonce = *nonce;
         auto challenge = std::make_shared<std::string>();
         hilo::ByteWriter(challenge.get()).PutU32(m_options.local_id);
-        challenge->append(c->local_nonce);
-        challenge->append(m_auth->Mac(PeerAuth::Side::kListener, id, m_options.local_id,
-                                      c->remote_nonce, c->local_nonce));
+        challenge->append(c->local_nonce); // no MAC: this side proves the key only after the
+                                           // dialler has (peer-auth.h)
         c->set_hello(Hello::kAwaitProof);
         c->Enqueue(FrameHeader::kHelloType, challenge, challenge->size(), NowNs());
         return;
@@ -753,6 +799,19 @@ TcpTransport::OnHelloFrame(const std::shared_ptr<Connection>& c, const std::stri
                    " did not prove the shared key");
             return;
         }
+        // Only now, the dialler having proved the key, does this side prove it in turn.
+        auto keys = DeriveSessionKeys(m_options.key, c->peer(), m_options.local_id, c->remote_nonce,
+                                      c->local_nonce);
+        if (!keys.ok())
+        {
+            refuse(keys.status().message());
+            return;
+        }
+        auto proof = std::make_shared<std::string>(m_auth->Mac(PeerAuth::Side::kListener, c->peer(),
+                                                               m_options.local_id, c->remote_nonce,
+                                                               c->local_nonce));
+        c->Enqueue(FrameHeader::kHelloType, proof, proof->size(), NowNs());
+        c->StartSealing(keys->listener_to_dialler, keys->dialler_to_listener);
         c->set_hello(Hello::kDone);
         Register(c, c->peer());
         return;
@@ -773,25 +832,32 @@ TcpTransport::OnHelloFrame(const std::shared_ptr<Connection>& c, const std::stri
             return;
         }
         c->remote_nonce = payload.substr(4, PeerAuth::kNonceBytes);
-        const std::string mac = payload.substr(4 + PeerAuth::kNonceBytes);
-        if (!m_auth->Check(mac, PeerAuth::Side::kListener, m_options.local_id, peer, c->local_nonce,
-                           c->remote_nonce))
-        {
-            const std::string why = "authentication failed: the node at " + c->remote() +
-                                    " (peer " + std::to_string(peer) +
-                                    ") did not prove the shared key; is its key file the same "
-                                    "as this node's?";
-            Log(why);
-            refuse(why);
-            if (m_callbacks.authentication_failed)
-            {
-                m_callbacks.authentication_failed(peer, why);
-            }
-            return;
-        }
         auto proof = std::make_shared<std::string>(m_auth->Mac(
             PeerAuth::Side::kDialler, m_options.local_id, peer, c->local_nonce, c->remote_nonce));
         c->Enqueue(FrameHeader::kHelloType, proof, proof->size(), NowNs());
+        c->set_hello(Hello::kAwaitListenerProof);
+        return;
+    }
+    if (c->hello() == Hello::kAwaitListenerProof)
+    {
+        const uint32_t peer = c->peer();
+        if (payload.size() != PeerAuth::kProofBytes ||
+            !m_auth->Check(payload, PeerAuth::Side::kListener, m_options.local_id, peer,
+                           c->local_nonce, c->remote_nonce))
+        {
+            refuse("authentication failed: the node at " + c->remote() + " (peer " +
+                   std::to_string(peer) +
+                   ") did not prove the shared key; is its key file the same as this node's?");
+            return; // reported by OnClosed
+        }
+        auto keys = DeriveSessionKeys(m_options.key, m_options.local_id, peer, c->local_nonce,
+                                      c->remote_nonce);
+        if (!keys.ok())
+        {
+            refuse(keys.status().message());
+            return;
+        }
+        c->StartSealing(keys->dialler_to_listener, keys->listener_to_dialler);
         c->set_hello(Hello::kDone);
         m_outgoing.at(peer).dialling = false;
         Register(c, peer);
@@ -891,9 +957,25 @@ TcpTransport::OnClosed(const std::shared_ptr<Connection>& c, bool error, const s
             Log("dropped connection from " + c->remote() + " before its hello: " + why);
             return;
         }
-        // A connection this side dialled that ended during the hello exchange.
+        // A connection this side dialled that ended during the hello exchange. Once this side
+        // sent its proof the listener had to prove the key in turn: an end without that (its
+        // proof failed, or it closed the connection, not taking this side's) is a failed
+        // authentication (authentication_failed).
+        const bool unproved = c->hello() == Connection::Hello::kAwaitListenerProof;
+        const std::string what =
+            !unproved || why.rfind("authentication failed", 0) == 0
+                ? why
+                : "authentication failed: the node at " + c->remote() + " (peer " +
+                      PeerName(c->peer()) +
+                      ") ended the connection after this node's proof without proving the "
+                      "shared key (" +
+                      why + "); is its key file the same as this node's?";
         Log("connection to peer " + PeerName(c->peer()) + " (" + c->remote() +
-            ") ended during the hello: " + why);
+            ") ended during the hello: " + what);
+        if (unproved && m_callbacks.authentication_failed)
+        {
+            m_callbacks.authentication_failed(c->peer(), what);
+        }
         auto it = m_outgoing.find(c->peer());
         if (it != m_outgoing.end())
         {

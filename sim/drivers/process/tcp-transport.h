@@ -8,9 +8,14 @@
 // payload is followed by that many zero bytes, which the receiver reads and discards.
 //
 // Peers are authenticated when the options carry a key (peer-auth.h: each side proves it holds
-// the shared key over the other's nonce before anything else is sent or delivered); without one
-// the hello is the dialler's id alone. A listener accepts only the ids `accept_peer` allows and
-// refuses a second connection from an id that is connected (the live one is kept).
+// the shared key over the other's nonce before anything else is sent or delivered, the dialler
+// first), and after the hello every byte each way is sealed (record-cipher.h: per-direction
+// session keys, ChaCha20-Poly1305 records numbered per direction), so a frame modified, injected,
+// replayed, reordered or cut short closes its connection and is never delivered. Without a key
+// the hello is the dialler's id alone and frames carry their CRCs only. A listener accepts only
+// the ids `accept_peer` allows. A second connection for an id that is connected replaces the live
+// one when it proved the key (the peer restarted before its old connection was seen to end);
+// without a key it is refused and the live one kept (anyone can claim an id).
 //
 // Every byte from a peer may be hostile, so everything a peer can make this side hold is bounded:
 // frames before the hello exchange is done are at most a hello's size, later ones at most
@@ -21,8 +26,8 @@
 //
 // Failures are expected events, never crashes:
 // - a frame that fails the checks (bad magic, sizes past the limit, a message before the hello, a
-//   malformed hello, a failed proof) closes that connection with a logged error; the others go
-//   on;
+//   malformed hello, a failed proof, a record that fails its tag) closes that connection with a
+//   logged error; the others go on;
 // - a connection this side made is re-made with exponential backoff whenever it ends, also when
 //   the listener failed to prove the key (reported through authentication_failed): the port may
 //   have been taken by another process while the real peer restarts;
@@ -64,8 +69,9 @@ struct TcpTransportOptions
     bool redial{true};                            // re-make a dialled connection by itself when
                                                   // it ends; false: only on Redial()
     std::function<int64_t()> clock_ns;            // sent_at of outgoing frames (may be empty)
-    std::string key;                              // shared key (>= 16 bytes); empty: no
-                                                  // authentication, the hello is the id alone
+    std::string key;                              // shared key, bytes (>= 32, peer-auth.h);
+                                                  // empty: no authentication, no sealing, the
+                                                  // hello is the id alone
     std::function<bool(uint32_t)> accept_peer;    // ids a listener accepts; empty: any
     double hello_timeout_s{5.0};                  // a connection must finish its hello by then
     size_t max_connections{256};                  // accepted connections open at once; members
