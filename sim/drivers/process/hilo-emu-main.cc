@@ -80,8 +80,8 @@ main(int argc, char** argv)
         "no progress on stderr (the arms' table and the \"wrote DIR\" line stay)")(
         "trace-tcp", po::bool_switch(&options.trace_tcp),
         "write tcp-trace.csv: every node's connections (TCP_INFO) every 10 ms, when they "
-        "change, in hilo-sim's columns; each node's namespace HyStart counters in "
-        "nodes/<arm>/<node>.tcp-trace.csv.hystart.csv")(
+        "change, in hilo-sim's columns; each node's network namespace HyStart counters "
+        "beside its trace in DIR/nodes/<arm>/")(
         "netem", po::value(&ns3.netem_binary),
         "--network ns3: the hilo-netem binary (default: next to hilo-emu)")(
         "netem-priority", po::value(&ns3.netem_priority)->default_value(10),
