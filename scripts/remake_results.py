@@ -148,6 +148,12 @@ STUDIES = {
               f"nice -n 10 {PY} scripts/validation_sim_rerun.py --hilo-sim build/sim/hilo-sim",
               "from output", ("hilo-sim",),
               note="the table it prints is the newest section of the file"),
+        Study("tcp-trace", ("tcp-trace/",),
+              "flock /tmp/hilo-emu.lock scripts/tcp_trace_overlay.sh --emu"
+              " 100Mbps-40ms-loss0 10Mbps-10ms-loss0 50Mbps-40ms-loss0.01", "command",
+              ("hilo-sim", "hilo-emu", "hilo-node", "hilo-netem"), root=True,
+              note="the learner's sending end towards worker-0 of each row (workload.steps=5), "
+              "packet and flow model and the kernel through emulated links, and their overlay"),
         Study("tiny-modes", ("tiny-modes.md",),
               f"/usr/bin/time build/sim/hilo-sim run tests/scripts/tiny.textproto --quiet"
               f" --out {RUNS}/validation/tiny/sim;"

@@ -29,7 +29,7 @@ namespace po = boost::program_options;
 const char* const kUsage =
     "usage:\n"
     "  hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet] [--pcap DIR]\n"
-    "               [--jobs N]\n"
+    "               [--jobs N] [--trace-tcp]\n"
     "  hilo-sim validate SCENARIO... [--set path=value ...] [--print]\n"
     "  hilo-sim list gpus|models|compressors|strategies|network-models|workloads\n"
     "  hilo-sim [COMMAND] --help\n"
@@ -59,6 +59,9 @@ ScenarioOptions(bool run)
             "towards the learner) and <link>-b.pcap, for Wireshark; virtual bytes are zeros")(
             "pcap-snaplen", po::value<uint32_t>()->default_value(65535),
             "bytes kept of each captured frame (e.g. 128: headers and the start of the data)")(
+            "trace-tcp", po::bool_switch(),
+            "write tcp-trace.csv: every connection's cwnd, ssthresh, SRTT, delivery rate and "
+            "HyStart exits every 10 ms of simulated time, when they change (sim/README.md)")(
             "jobs", po::value<int>()->default_value(1),
             "arms run at once, each in a process of its own (0: one per CPU); outputs are the "
             "same as with 1, timing.json aside");
@@ -211,7 +214,7 @@ Run(const std::vector<std::string>& args, bool help, std::ostream& out, std::ost
     if (help)
     {
         out << "hilo-sim run SCENARIO [--set path=value ...] [--out DIR] [--quiet] [--pcap DIR] "
-               "[--jobs N]\n"
+               "[--jobs N] [--trace-tcp]\n"
             << "Runs every arm of the scenario, prints the arms side by side on stdout and "
                "writes to DIR:\n"
                "  summary.json        one entry per arm (latency, bytes, quality, health)\n"
@@ -222,6 +225,7 @@ Run(const std::vector<std::string>& args, bool help, std::ostream& out, std::ost
                "  links.csv           bytes and utilisation per arm, link and direction\n"
                "  resolved.textproto  the scenario after overrides, defaults filled\n"
                "  timing.json         wall and CPU seconds per arm (not deterministic)\n"
+               "  tcp-trace.csv       with --trace-tcp: every connection's TCP state over time\n"
                "  and with --pcap, DIR/<arm>/<link>-{a,b}.pcap under the --pcap folder.\n"
                "Progress goes to stderr: one redrawn line on a terminal, a line per 10% of an "
                "arm's steps otherwise.\n\n"
@@ -255,6 +259,7 @@ Run(const std::vector<std::string>& args, bool help, std::ostream& out, std::ost
         }
     }
     options.pcap_snaplen = vm["pcap-snaplen"].as<uint32_t>();
+    options.trace_tcp = vm["trace-tcp"].as<bool>();
     if (options.pcap_snaplen < 1)
     {
         err << "hilo-sim run: --pcap-snaplen must be at least 1\n";

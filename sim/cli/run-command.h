@@ -1,6 +1,6 @@
 // `hilo-sim run`: runs every arm of a loaded scenario in ns-3 and writes summary.json, steps.csv,
-// workers.csv, links.csv and resolved.textproto to the output folder, and
-// with a pcap folder a pcap trace of every link end.
+// workers.csv, links.csv and resolved.textproto to the output folder (and tcp-trace.csv with
+// --trace-tcp), and with a pcap folder a pcap trace of every link end.
 #ifndef HILOSIM_CLI_RUN_COMMAND_H
 #define HILOSIM_CLI_RUN_COMMAND_H
 
@@ -23,6 +23,8 @@ struct RunOptions
     std::string pcap_dir;               // non-empty: pcap traces of every link end, per arm
                                         // in pcap_dir/<arm>/ (sim/net/link-pcap.h)
     uint32_t pcap_snaplen{65535};       // bytes kept of each captured frame
+    bool trace_tcp{false};              // tcp-trace.csv: every connection's TCP state
+                                        // (sim/net/tcp-trace.h), sampled every 10 ms
     // Processes running arms at once (each arm is one simulation, and ns-3's Simulator is one per
     // process). 1: every arm in this process, one after another. More: each arm in a child
     // process forked before any simulation or workload exists; the outputs are byte-identical

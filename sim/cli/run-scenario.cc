@@ -3,6 +3,7 @@
 // prints the arms side by side.
 #include "sim/cli/run-command.h"
 #include "sim/drivers/ns3/arm-runner.h"
+#include "sim/net/tcp-trace.h"
 #include "sim/run/arm-result-codec.h"
 #include "sim/run/forked-jobs.h"
 #include "sim/run/output-writer.h"
@@ -251,6 +252,7 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
     ArmRunOptions arm_options;
     arm_options.pcap_dir = options.pcap_dir;
     arm_options.pcap_snaplen = options.pcap_snaplen;
+    arm_options.trace_tcp_period_s = options.trace_tcp ? kTcpTracePeriodS : 0;
     if (!options.pcap_dir.empty())
     {
         // Refused before any arm spends time on it.
@@ -279,6 +281,7 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
     record.llm_profile = sc.llm_profile;
     record.host = models::ReadHostInfo();
     record.round_timeout_s = sc.round_timeout.GetSeconds();
+    record.trace_tcp = options.trace_tcp;
     hilo::Status written = WriteRunOutputs(options.out_dir, record, results);
     if (!written.ok())
     {
@@ -289,7 +292,8 @@ RunScenario(const LoadedScenario& loaded, const RunOptions& options)
     // Printed under --quiet too: where the files went is not progress.
     const double wall = std::chrono::duration<double>(Clock::now() - start).count();
     std::cerr << "wrote " << options.out_dir << " (summary.json, steps.csv, workers.csv, "
-              << "rollouts.csv, allocation.csv, links.csv, resolved.textproto, timing.json)"
+              << "rollouts.csv, allocation.csv, links.csv, resolved.textproto, timing.json"
+              << (options.trace_tcp ? ", tcp-trace.csv)" : ")")
               << (options.pcap_dir.empty() ? "" : " and pcap traces to " + options.pcap_dir)
               << " in " << FormatDuration(wall) << " wall\n";
     return 0;

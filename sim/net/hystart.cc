@@ -94,6 +94,7 @@ HyStart::OnAck(const HyStartAck& ack)
         if (ack.now - m_roundStart > threshold)
         {
             m_found = true;
+            ++m_trainExits;
             return true;
         }
     }
@@ -109,6 +110,7 @@ HyStart::OnAck(const HyStartAck& ack)
     else if (m_currRtt > m_delayMin + DelayThreshold(m_delayMin))
     {
         m_found = true;
+        ++m_delayExits;
         return true;
     }
     return false;

@@ -62,6 +62,10 @@ class HyStart
     void Restart(ns3::Time now, uint32_t sndNxt);
 
     bool Found() const { return m_found; }
+    /// Exit points found so far by the ACK train and by the delay increase (Linux's netstat
+    /// TCPHystartTrainDetect and TCPHystartDelayDetect, for one connection).
+    uint64_t GetTrainExits() const { return m_trainExits; }
+    uint64_t GetDelayExits() const { return m_delayExits; }
     ns3::Time GetDelayMin() const { return m_delayMin; }
     /// A round has been started, ending at the first ACK whose snd_una is after GetRoundEnd().
     bool RoundStarted() const { return m_started; }
@@ -76,6 +80,8 @@ class HyStart
     uint32_t m_endSeq{0};
     ns3::Time m_currRtt{0}; // smallest sample of the round (0: none)
     uint32_t m_sampleCount{0};
+    uint64_t m_trainExits{0};
+    uint64_t m_delayExits{0};
 };
 
 } // namespace hilosim

@@ -293,6 +293,21 @@ MessageEndpoint::GetConnection(uint32_t peerId) const
     return it == m_connections.end() ? nullptr : it->second;
 }
 
+std::vector<TcpTraceSample>
+MessageEndpoint::SampleTcp() const
+{
+    std::vector<TcpTraceSample> samples;
+    for (const auto& [peer, connection] : m_connections)
+    {
+        auto socket = ns3::DynamicCast<TcpLinuxSocket>(connection->GetSocket());
+        if (connection->IsConnected() && socket)
+        {
+            samples.push_back(socket->TraceSample(peer));
+        }
+    }
+    return samples;
+}
+
 std::vector<uint32_t>
 MessageEndpoint::GetConnectedPeers() const
 {

@@ -105,6 +105,8 @@ class MessageEndpoint : public MessageTransport
 
     /// The connection to `peerId`, or null if there is none (yet).
     ns3::Ptr<MessageConnection> GetConnection(uint32_t peerId) const;
+    /// Every connection's TcpLinuxSocket (TcpLinuxSocket::TraceSample).
+    std::vector<TcpTraceSample> SampleTcp() const override;
     /// Peers with an established connection, ascending.
     std::vector<uint32_t> GetConnectedPeers() const override;
     /// Closes every connection once its queue has drained into TCP.

@@ -13,6 +13,7 @@
 #define HILO_SIM_NET_MESSAGE_TRANSPORT_H
 
 #include "sim/net/message.h"
+#include "sim/net/tcp-trace.h"
 
 #include "hilo/core/status.h"
 
@@ -73,6 +74,9 @@ class MessageTransport : public ns3::Object
     virtual std::vector<uint32_t> GetConnectedPeers() const = 0;
     /// Closes every connection once what is queued on it has been handed to the network.
     virtual void CloseAll() = 0;
+    /// The sending state of this node's end of each connection, ascending by peer, for the TCP
+    /// trace (sim/net/tcp-trace.h); only reads. Empty from a model that has none.
+    virtual std::vector<TcpTraceSample> SampleTcp() const { return {}; }
 
     /// Called for every message received from any peer, after the "MessageReceived" trace.
     void SetReceiveCallback(ns3::Callback<void, uint32_t, const Message&> callback);

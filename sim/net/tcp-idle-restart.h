@@ -44,6 +44,8 @@ class TcpIdleRestart : public ns3::TcpCongestionOps
 
     /// The RTO Linux would use now (zero before the first RTT sample).
     ns3::Time GetLinuxRto() const;
+    /// The wrapped algorithm.
+    ns3::Ptr<ns3::TcpCongestionOps> GetInner() const { return m_inner; }
     /// Whether ACKs may grow cwnd now (Linux's tcp_is_cwnd_limited).
     bool IsCwndLimited(ns3::Ptr<const ns3::TcpSocketState> tcb) const;
 

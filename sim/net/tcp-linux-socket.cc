@@ -1,6 +1,8 @@
 #include "sim/net/tcp-linux-socket.h"
 
 #include "sim/net/host-egress.h"
+#include "sim/net/tcp-idle-restart.h"
+#include "sim/net/tcp-linux-cubic.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -123,6 +125,7 @@ TcpLinuxSocket::SendDataPacket(ns3::SequenceNumber32 seq, uint32_t maxSize, bool
     else
     {
         // A retransmission: its segments' transmission time is now, and they are in flight again.
+        ++m_retransmits;
         for (Sent& s : m_sent)
         {
             if (s.begin >= seq && s.begin < end)
@@ -150,6 +153,7 @@ TcpLinuxSocket::ReceivedAck(ns3::Ptr<ns3::Packet> packet, const ns3::TcpHeader& 
     if (head > headBefore)
     {
         m_probeOut = false; // new data acknowledged: the probe episode is over
+        m_bytesAcked += static_cast<uint32_t>(head - headBefore);
     }
     while (!m_sent.empty() && m_sent.front().end <= head)
     {
@@ -382,6 +386,36 @@ TcpLinuxSocket::ReorderTimeout()
     {
         SendPendingData(m_connected); // RFC 6675 (C): what the window allows besides the head
     }
+}
+
+TcpTraceSample
+TcpLinuxSocket::TraceSample(uint32_t peer) const
+{
+    TcpTraceSample s;
+    s.peer = peer;
+    const uint32_t cwnd = m_tcb->m_cWnd.Get();
+    const uint32_t ssthresh = m_tcb->m_ssThresh.Get();
+    s.cwnd_bytes = cwnd;
+    // ns-3 starts ssthresh at UINT32_MAX, Linux at 0x7fffffff segments: both mean "none yet".
+    if (ssthresh < 0x7fffffffu)
+        s.ssthresh_bytes = ssthresh;
+    s.in_slow_start = cwnd < ssthresh;
+    if (m_rtt && m_rtt->GetNSamples() > 0)
+        s.srtt_s = m_rtt->GetEstimate().GetSeconds();
+    if (m_minRtt != ns3::Time::Max())
+        s.min_rtt_s = m_minRtt.GetSeconds();
+    s.bytes_acked = m_bytesAcked;
+    s.retransmits = m_retransmits;
+    // SocketOptions wraps the congestion control in the idle restart (tcp-idle-restart.h).
+    ns3::Ptr<ns3::TcpCongestionOps> cc = m_congestionControl;
+    if (auto wrapper = ns3::DynamicCast<TcpIdleRestart>(cc))
+        cc = wrapper->GetInner();
+    if (auto cubic = ns3::DynamicCast<TcpLinuxCubic>(cc))
+    {
+        s.hystart_train_exits = cubic->GetHyStart().GetTrainExits();
+        s.hystart_delay_exits = cubic->GetHyStart().GetDelayExits();
+    }
+    return s;
 }
 
 } // namespace hilosim

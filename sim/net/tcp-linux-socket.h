@@ -36,6 +36,8 @@
 #ifndef HILO_SIM_NET_TCP_LINUX_SOCKET_H
 #define HILO_SIM_NET_TCP_LINUX_SOCKET_H
 
+#include "sim/net/tcp-trace.h"
+
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/sequence-number.h"
@@ -62,6 +64,11 @@ class TcpLinuxSocket : public ns3::TcpSocketBase
     /// Tail loss probes sent and fast recoveries RACK started, so far.
     uint32_t GetProbesSent() const { return m_probes; }
     uint32_t GetRackRecoveries() const { return m_rackRecoveries; }
+    /// The sending state for the TCP trace (sim/net/tcp-trace.h), `peer` the other end:
+    /// cwnd, ssthresh, ns-3's SRTT, the smallest per-ACK RTT sample, bytes acknowledged,
+    /// segments sent again, and the counters of a TcpLinuxCubic's HyStart (empty under another
+    /// congestion control). The delivery rate is left to the sampler (TcpTraceSampler).
+    TcpTraceSample TraceSample(uint32_t peer) const;
 
   protected:
     ns3::Ptr<ns3::TcpSocketBase> Fork() override;
@@ -117,6 +124,8 @@ class TcpLinuxSocket : public ns3::TcpSocketBase
     ns3::Time m_minRtt{ns3::Time::Max()};
     uint32_t m_probes{0};
     uint32_t m_rackRecoveries{0};
+    uint64_t m_bytesAcked{0};  // acknowledged cumulatively (the sequence number wraps)
+    uint64_t m_retransmits{0}; // data segments sent again
 };
 
 } // namespace hilosim

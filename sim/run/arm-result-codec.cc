@@ -192,6 +192,44 @@ struct Fields<LinkUsage>
 };
 
 template<>
+struct Fields<TcpTraceSample>
+{
+    static constexpr const char* kName = "tcp_trace.sample";
+
+    template<typename F, typename E>
+    static void Visit(F& f, E& e)
+    {
+        f("peer", e.peer);
+        f("cwnd_bytes", e.cwnd_bytes);
+        f("ssthresh_bytes", e.ssthresh_bytes);
+        f("srtt_s", e.srtt_s);
+        f("min_rtt_s", e.min_rtt_s);
+        f("delivery_rate_bps", e.delivery_rate_bps);
+        f("bytes_acked", e.bytes_acked);
+        f("retransmits", e.retransmits);
+        f("in_slow_start", e.in_slow_start);
+        f("hystart_train_exits", e.hystart_train_exits);
+        f("hystart_delay_exits", e.hystart_delay_exits);
+    }
+};
+
+template<>
+struct Fields<TcpTraceRow>
+{
+    static constexpr const char* kName = "tcp_trace";
+
+    template<typename F, typename E>
+    static void Visit(F& f, E& e)
+    {
+        f("arm", e.arm);
+        f("time_s", e.time_s);
+        f("node", e.node);
+        f("peer", e.peer);
+        f("sample", e.sample);
+    }
+};
+
+template<>
 struct Fields<EmulationHealth>
 {
     static constexpr const char* kName = "emulation";
@@ -268,6 +306,7 @@ struct Fields<ArmResult>
         f("sim_time_s", e.sim_time_s);
         f("workers_at_final_hash", e.workers_at_final_hash);
         f("links", e.links);
+        f("tcp_trace", e.tcp_trace);
         f("real_time", e.real_time);
         f("worker_pid", e.worker_pid);
         f("emulation", e.emulation);

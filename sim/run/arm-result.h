@@ -5,6 +5,7 @@
 
 #include "hilo/compress/budget-regime.h"
 #include "sim/net/link-monitor.h"
+#include "sim/net/tcp-trace.h"
 #include "sim/roles/role-events.h"
 
 #include "hilo/core/status.h"
@@ -95,6 +96,9 @@ struct ArmResult
     // (the simulator reads the replicas; processes announce theirs to the learner).
     uint32_t workers_at_final_hash{0};
     std::vector<LinkUsage> links; // every link, down then up, in topology build order
+    // --trace-tcp only (empty otherwise): every connection end's sending state, in time order
+    // (sim/net/tcp-trace.h; tcp-trace.csv).
+    std::vector<TcpTraceRow> tcp_trace;
 
     // Real processes only (empty / false in a simulation).
     bool real_time{false};           // times are real: steps.csv gets the overrun columns

@@ -390,6 +390,18 @@ LinksCsv(const std::vector<ArmResult>& arms)
 }
 
 std::string
+TcpTraceCsv(const std::vector<ArmResult>& arms)
+{
+    std::string o = TcpTraceHeader() + "\n";
+    for (const ArmResult& a : arms)
+    {
+        for (const TcpTraceRow& row : a.tcp_trace)
+            o += FormatTcpTraceRow(row) + "\n";
+    }
+    return o;
+}
+
+std::string
 TimingJson(const std::vector<ArmResult>& arms)
 {
     std::ostringstream o;
@@ -449,6 +461,15 @@ WriteRunOutputs(const std::string& dir, const RunRecord& run, const std::vector<
     HILO_RETURN_IF_ERROR(WriteFile(d / "rollouts.csv", RolloutsCsv(arms)));
     HILO_RETURN_IF_ERROR(WriteFile(d / "allocation.csv", AllocationCsv(arms)));
     HILO_RETURN_IF_ERROR(WriteFile(d / "links.csv", LinksCsv(arms)));
+    if (run.trace_tcp)
+    {
+        HILO_RETURN_IF_ERROR(WriteFile(d / "tcp-trace.csv", TcpTraceCsv(arms)));
+    }
+    else
+    {
+        // A trace of an earlier run into the same folder would pass for this one's.
+        std::filesystem::remove(d / "tcp-trace.csv", ec);
+    }
     HILO_RETURN_IF_ERROR(WriteFile(d / "summary.json", SummaryJson(run, arms)));
     HILO_RETURN_IF_ERROR(WriteFile(d / "timing.json", TimingJson(arms)));
     return hilo::Status::Ok();

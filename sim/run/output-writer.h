@@ -1,5 +1,6 @@
 // Writes a run's outputs: summary.json, steps.csv, workers.csv,
-// rollouts.csv, allocation.csv, links.csv, resolved.textproto, plus timing.json with the real CPU
+// rollouts.csv, allocation.csv, links.csv, resolved.textproto (tcp-trace.csv with --trace-tcp),
+// plus timing.json with the real CPU
 // and wall seconds (the only non-deterministic file). Each file is written to a temporary name and
 // renamed, so a crash never leaves a half-written file under its final name.
 #ifndef HILOSIM_RUN_OUTPUT_WRITER_H
@@ -29,6 +30,7 @@ struct RunRecord
     std::string mode{"simulation"}; // or "emulation-direct", "emulation-ns3"
     models::HostInfo host;          // the machine that made the numbers (summary.json "host")
     double round_timeout_s{0};      // mode.round_timeout; > 0 adds members_dropped to the outputs
+    bool trace_tcp{false};          // --trace-tcp: tcp-trace.csv from the arms' tcp_trace rows
 };
 
 hilo::Status WriteRunOutputs(const std::string& dir, const RunRecord& run,

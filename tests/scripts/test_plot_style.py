@@ -6,7 +6,8 @@ Usage: tests/scripts/test_plot_style.py   (from the repository root)
 
 Checks:
   1. each scripts/plot_*.py runs in this process on small committed inputs (results/paper,
-     results/quality, results/workloads), its figure captured instead of written;
+     results/quality, results/workloads, results/validation/tcp-trace), its figure captured
+     instead of written;
   2. every legend entry that names an arm, and every bar labelled with an arm, has the colour
      plot_common.arm_style gives that arm: one colour table for every figure;
   3. no plot script other than plot_common.py holds an arm -> colour table of its own;
@@ -48,6 +49,8 @@ CASES = [
     ("plot_timeline.py", [f"{P}/paper/fig8/runs/max-staleness-0"], False),
     ("plot_protocol.py", [f"{P}/quality/table.csv"], True),  # the planted grid's table
     ("plot_protocol.py", [f"{P}/quality/protocol/protocol-table.csv"], True),
+    ("plot_tcp_trace.py", [f"{P}/validation/tcp-trace/100Mbps-40ms-loss0/{side}.csv"
+                           for side in ("packet", "flow", "emulation")], False),
 ]
 _checks = Checks()
 check = _checks.check

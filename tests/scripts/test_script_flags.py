@@ -38,6 +38,7 @@ SCRIPTS = {
     "validate_emulation.sh": (("--hilo-sim", "--hilo-emu"), ["--out", "{tmp}"], "HILO_EMU"),
     "emulation_ceiling.sh": (("--hilo-sim", "--hilo-emu"), ["--out", "{tmp}"], "HILO_EMU"),
     "chaos.sh": (("--hilo-sim", "--hilo-emu"), [], "HILO_EMU"),
+    "tcp_trace_overlay.sh": (("--hilo-sim", "--hilo-emu"), ["--out", "{tmp}"], "HILO_SIM"),
     "check_reproduction.py": (("--hilo-sim",), ["--only", "teaching-01"], "HILO_SIM"),
     "reproduce.sh": (("--hilo-sim",), ["--no-build", "--quick", "--only", "fig8", "--out",
                                        "{tmp}"], "HILO_SIM"),

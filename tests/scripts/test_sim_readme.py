@@ -4,7 +4,7 @@
 Usage: tests/scripts/test_sim_readme.py HILO_SIM   (from the repository root)
 
 Runs tests/scripts/tiny.textproto (2 workers, 3 steps, full sync and HiLo + Spar: a few seconds)
-into a temporary folder and checks, against the "Output files" section of sim/README.md:
+with --trace-tcp (so that tcp-trace.csv is written too) into a temporary folder and checks, against the "Output files" section of sim/README.md:
   1. every file the run wrote has a `### \\`FILE\\`` entry, and every entry was written;
   2. every CSV's header names exactly the columns its table lists (a column marked "*(only ...)*"
      may be absent);
@@ -92,7 +92,8 @@ def main():
         run = os.path.join(tmp, "run")
         p = subprocess.run([os.path.abspath(sys.argv[1]), "run",
                             os.path.join(ROOT, "tests", "scripts", "tiny.textproto"),
-                            "--out", run], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            "--out", run, "--trace-tcp"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
         check(p.returncode == 0, "hilo-sim runs the tiny scenario", p.stdout)
         if p.returncode != 0:

@@ -80,6 +80,13 @@ FullResult()
     a.sim_time_s = 12.5;
     a.workers_at_final_hash = 1;
     a.links = {LinkUsage{"worker 0", "down", 1000000000, 5000, 7, 0.25, 0.5, 0.1}};
+    TcpTraceRow t{"arm", 0.01, "learner", "worker-1", {}};
+    t.sample.peer = 1;
+    t.sample.cwnd_bytes = 14480;
+    t.sample.srtt_s = 0.041;
+    t.sample.in_slow_start = false; // present and false; ssthresh_bytes absent
+    t.sample.hystart_delay_exits = 1;
+    a.tcp_trace = {t};
     a.real_time = true;
     a.worker_pid = {4242, -1};
     EmulationHealth e;
@@ -152,6 +159,9 @@ TEST(ArmResultCodec, EveryFieldSurvivesBitForBit)
     EXPECT_EQ(b->cpu_s, 2.25);
     EXPECT_EQ(b->failure.code(), hilo::StatusCode::kHashMismatch);
     EXPECT_EQ(b->failure.message(), "worker 1 diverged");
+    ASSERT_EQ(b->tcp_trace.size(), 1u);
+    EXPECT_EQ(FormatTcpTraceRow(b->tcp_trace[0]), FormatTcpTraceRow(a.tcp_trace[0]));
+    EXPECT_TRUE(b->tcp_trace[0].sample == a.tcp_trace[0].sample);
 }
 
 TEST(ArmResultCodec, DefaultResultRoundTrips)

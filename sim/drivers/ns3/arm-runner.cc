@@ -7,6 +7,7 @@
 #include "sim/net/flow/flow-transport-helper.h"
 #include "sim/net/link-monitor.h"
 #include "sim/net/link-pcap.h"
+#include "sim/net/tcp-trace-sampler.h"
 #include "sim/net/topology-builder.h"
 #include "sim/net/transport-helper.h"
 #include "sim/run/arm-context-builder.h"
@@ -416,6 +417,15 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
         endpoint->TraceConnectWithoutContext("PeerClosed",
                                              ns3::MakeCallback(&Recorder::OnPeerClosed, &recorder));
     }
+    std::unique_ptr<TcpTraceSampler> tcp_trace;
+    if (options.trace_tcp_period_s > 0)
+    {
+        tcp_trace =
+            std::make_unique<TcpTraceSampler>(arm.name, ns3::Seconds(options.trace_tcp_period_s));
+        for (const auto& endpoint : all_endpoints)
+            tcp_trace->Watch(endpoint);
+        tcp_trace->Start();
+    }
     ns3::Simulator::Stop(sc.max_sim_time);
 
     const auto start = std::chrono::steady_clock::now();
@@ -423,6 +433,10 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double ended_s = ns3::Simulator::Now().GetSeconds();
     result.segments_corrupted = injector.CorruptedSegments();
+    if (tcp_trace)
+    {
+        result.tcp_trace = tcp_trace->TakeRows();
+    }
     if (ns3::Simulator::Now().IsStrictlyPositive())
     {
         result.links = monitor.Usage(ns3::Simulator::Now());

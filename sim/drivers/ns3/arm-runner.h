@@ -25,6 +25,8 @@ struct ArmRunOptions
                                   // false: every replica holds its own, for tests)
     std::string pcap_dir;         // non-empty: pcap traces of every link end go to pcap_dir/<arm>/
     uint32_t pcap_snaplen{65535}; // bytes kept of each captured frame
+    double trace_tcp_period_s{0}; // > 0: ArmResult::tcp_trace sampled on this period of
+                                  // simulated time (sim/net/tcp-trace-sampler.h); 0: off
 };
 
 /// Window of the peak link utilisation in ArmResult::links.

@@ -9,6 +9,7 @@
 #include "sim/drivers/process/process-port.h"
 #include "sim/drivers/process/process-support.h"
 #include "sim/drivers/process/run-key.h"
+#include "sim/drivers/process/tcp-info-sampler.h"
 #include "sim/run/arm-check.h"
 #include "sim/run/arm-context-builder.h"
 #include "sim/run/arm-summary.h"
@@ -196,6 +197,13 @@ class ArmEmulation
         {
             a.push_back("--events");
             a.push_back(events);
+        }
+        if (m_options.trace_tcp)
+        {
+            a.push_back("--trace-tcp");
+            a.push_back(m_dir + "/" +
+                        (role == "learner" ? role : role + "-" + std::to_string(index)) +
+                        ".tcp-trace.csv");
         }
         if (!m_options.key_file.empty())
         {
@@ -798,6 +806,17 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
                 << "': the network did not shut down cleanly: " << finished.message() << "\n";
             return kExitRuntime;
         }
+        if (options.trace_tcp)
+        {
+            auto trace = ReadNodeTcpTraces(dir);
+            if (!trace.ok())
+            {
+                err << "hilo-emu: arm '" << sc.arms[i].name
+                    << "': cannot gather its TCP trace: " << trace.status().message() << "\n";
+                return kExitRuntime;
+            }
+            result->tcp_trace = std::move(*trace);
+        }
         if (result->emulation)
         {
             for (const std::string& w : result->emulation->warnings)
@@ -815,6 +834,7 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
     record.host = models::ReadHostInfo();
     record.round_timeout_s = sc.round_timeout.GetSeconds();
     record.mode = "emulation-" + network.Name();
+    record.trace_tcp = options.trace_tcp;
     hilo::Status written = WriteRunOutputs(options.out_dir, record, results);
     if (!written.ok())
     {
@@ -826,8 +846,9 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     err << "wrote " << options.out_dir << " (summary.json, steps.csv, workers.csv, "
-        << "rollouts.csv, allocation.csv, links.csv, resolved.textproto, timing.json; node logs in "
-        << options.out_dir << "/nodes/) in " << FormatDuration(wall) << " wall\n";
+        << "rollouts.csv, allocation.csv, links.csv, resolved.textproto, timing.json"
+        << (options.trace_tcp ? ", tcp-trace.csv" : "") << "; node logs in " << options.out_dir
+        << "/nodes/) in " << FormatDuration(wall) << " wall\n";
     return kExitOk;
 }
 

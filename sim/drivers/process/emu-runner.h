@@ -52,6 +52,8 @@ struct EmuOptions
                                         // every node (--key-file)
     std::vector<RelayKill> relay_kills; // in any order
     std::vector<NodePause> pauses;      // in any order
+    bool trace_tcp{false};              // every node samples its connections' TCP_INFO
+                                        // (tcp-info-sampler.h): tcp-trace.csv
 };
 
 /// Runs every arm of `scenario` as processes in `network`; returns the exit code (0 ok, 1 runtime

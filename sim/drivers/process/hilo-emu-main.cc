@@ -78,6 +78,10 @@ main(int argc, char** argv)
         "ns3: emulated links between network namespaces (root); direct: loopback")(
         "quiet", po::bool_switch(&options.quiet),
         "no progress on stderr (the arms' table and the \"wrote DIR\" line stay)")(
+        "trace-tcp", po::bool_switch(&options.trace_tcp),
+        "write tcp-trace.csv: every node's connections (TCP_INFO) every 10 ms, when they "
+        "change, in hilo-sim's columns; each node's network namespace HyStart counters "
+        "beside its trace in DIR/nodes/<arm>/")(
         "netem", po::value(&ns3.netem_binary),
         "--network ns3: the hilo-netem binary (default: next to hilo-emu)")(
         "netem-priority", po::value(&ns3.netem_priority)->default_value(10),

@@ -54,6 +54,9 @@ main(int argc, char** argv)
         "out", po::value(&out),
         "folder for this node's event log (learner.events, worker-I.events)")(
         "events", po::value(&o.events), "event log path (overrides --out)")(
+        "trace-tcp", po::value(&o.trace_tcp),
+        "append this node's TCP trace (every connection's TCP_INFO every 10 ms, when it "
+        "changes; the columns of hilo-sim's tcp-trace.csv) to FILE")(
         "port-file", po::value(&o.port_file), "learner, relay: write the bound port here")(
         "epoch-ns", po::value(&o.epoch_ns)->default_value(0),
         "steady-clock epoch of the run in ns (hilo-emu passes one to every node; 0: now)")(

@@ -7,6 +7,7 @@
 #include "sim/drivers/process/process-faults.h"
 #include "sim/drivers/process/process-port.h"
 #include "sim/drivers/process/process-support.h"
+#include "sim/drivers/process/tcp-info-sampler.h"
 #include "sim/drivers/process/tcp-transport.h"
 #include "sim/roles/learner-role.h"
 #include "sim/roles/peer-ids.h"
@@ -479,6 +480,9 @@ class NodeHost
       : m_loop(label, err, o.epoch_ns, o.stall_timeout_s)
       , m_options(BaseTransportOptions(id, label, m_loop, setup))
       , m_router(&m_loop, &m_transportPtr)
+      , m_tracePath(o.trace_tcp)
+      , m_traceArm(o.arm)
+      , m_traceNode(TcpTraceNodeName(id))
     {
     }
 
@@ -553,7 +557,7 @@ class NodeHost
         if (!m_loop.Ready(sync, port))
             return false;
         m_port->SetEpoch(m_loop.epoch());
-        return true;
+        return StartTcpTrace();
     }
 
     /// Starts `role` at the run's epoch and hands it what arrived before.
@@ -574,18 +578,48 @@ class NodeHost
     int Run(std::function<std::string()> waiting_for)
     {
         const int code = m_loop.Run(std::move(waiting_for));
+        if (m_tcpTrace)
+            m_tcpTrace->Stop(); // before the connections close
         m_port->CancelTimers();
         m_transport->CloseAll();
         return code;
     }
 
   private:
+    /// With --trace-tcp, samples the connections from the run's epoch on (false: no trace file).
+    bool StartTcpTrace()
+    {
+        if (m_tracePath.empty())
+            return true;
+        auto sampler = TcpInfoSampler::Open(
+            m_loop.io(), m_transport.get(), m_traceArm, m_traceNode,
+            [this]()
+            {
+                return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                     m_loop.epoch())
+                    .count();
+            },
+            m_tracePath, kTcpTracePeriodS);
+        if (!sampler.ok())
+        {
+            m_loop.LogRaw(m_traceNode + ": " + sampler.status().message());
+            return false;
+        }
+        m_tcpTrace = std::move(*sampler);
+        m_tcpTrace->Start();
+        return true;
+    }
+
     NodeLoop m_loop;
     TcpTransportOptions m_options;
     TcpTransport* m_transportPtr{nullptr};
     EventRouter m_router;
     std::unique_ptr<TcpTransport> m_transport;
     std::unique_ptr<ProcessPort> m_port;
+    std::string m_tracePath;
+    std::string m_traceArm;
+    std::string m_traceNode;
+    std::unique_ptr<TcpInfoSampler> m_tcpTrace; // after m_transport: destroyed first
 };
 
 int

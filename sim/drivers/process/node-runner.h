@@ -50,6 +50,8 @@ struct NodeOptions
     std::string connect;                // worker, relay: the learner's HOST:PORT
     std::string relay;                  // worker of a relay topology: its relay's HOST:PORT
     std::string events;                 // event log (sim/drivers/process/event-log.h); "": none
+    std::string trace_tcp;              // TCP trace of this node's connections, sampled every
+                                        // kTcpTracePeriodS (tcp-info-sampler.h); "": none
     std::string port_file;              // learner, relay: the bound port is written here
     int64_t epoch_ns{0};                // steady-clock epoch of the run; 0: this process's start
     bool sync_start{false};             // after set-up print "ready PORT" on stdout and read the

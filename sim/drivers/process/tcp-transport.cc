@@ -103,6 +103,8 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     }
 
     uint32_t peer() const { return m_peer; }
+    /// The kernel socket; -1 once closed (tcp-info-sampler.h reads its TCP_INFO).
+    int fd() { return m_socket.is_open() ? m_socket.native_handle() : -1; }
     void set_peer(uint32_t peer) { m_peer = peer; }
     bool accepted() const { return m_accepted; }
     const std::string& remote() const { return m_remote; }
@@ -1044,6 +1046,18 @@ TcpTransport::Send(uint32_t peer, uint32_t type, std::shared_ptr<const std::stri
         ++m_dropped;
     }
     return hilo::Status::Ok();
+}
+
+std::vector<std::pair<uint32_t, int>>
+TcpTransport::ConnectedSockets() const
+{
+    std::vector<std::pair<uint32_t, int>> sockets;
+    for (const auto& [peer, c] : m_connections)
+    {
+        if (const int fd = c->fd(); fd >= 0)
+            sockets.emplace_back(peer, fd);
+    }
+    return sockets;
 }
 
 bool

@@ -89,13 +89,14 @@ struct TcpTransportOptions
     double accept_backoff_max_s{1.0};             // up to this, back to the start on success
     // Bounds on what one peer costs this node (sim/drivers/process/peer-limits.h makes them for
     // a node of an arm):
-    std::function<uint64_t(uint32_t type)> max_payload_for; // per message type, within
-                                                  // max_payload_bytes; empty: that limit alone.
-                                                  // A header announcing more closes the
-                                                  // connection before any byte of the payload
-    uint64_t max_queued_bytes{0};                 // real payload bytes queued to one peer; past
-                                                  // it the peer is closed (a slow reader or a
-                                                  // request flood); 0: no cap
+    std::function<uint64_t(uint32_t type)>
+        max_payload_for;          // per message type, within
+                                  // max_payload_bytes; empty: that limit alone.
+                                  // A header announcing more closes the
+                                  // connection before any byte of the payload
+    uint64_t max_queued_bytes{0}; // real payload bytes queued to one peer; past
+                                  // it the peer is closed (a slow reader or a
+                                  // request flood); 0: no cap
 };
 
 struct TcpTransportCallbacks
@@ -134,6 +135,8 @@ class TcpTransport
                       uint64_t wire_bytes);
 
     bool IsConnected(uint32_t peer) const;
+    /// Every connected peer with its kernel socket, ascending by peer (tcp-info-sampler.h).
+    std::vector<std::pair<uint32_t, int>> ConnectedSockets() const;
     /// Closes the connection with `peer` as failed (logged with `why`); a peer this side dials is
     /// dialled again after the backoff.
     void Disconnect(uint32_t peer, const std::string& why);

@@ -159,6 +159,21 @@ FlowEndpoint::Send(uint32_t peerId, uint32_t type, std::shared_ptr<const std::st
     return hilo::Status::Ok();
 }
 
+std::vector<TcpTraceSample>
+FlowEndpoint::SampleTcp() const
+{
+    std::vector<TcpTraceSample> samples;
+    for (const auto& [peer, c] : m_connections)
+    {
+        if (c.connected)
+        {
+            samples.push_back(m_network->TraceSample(c.out));
+            samples.back().peer = peer;
+        }
+    }
+    return samples;
+}
+
 std::vector<uint32_t>
 FlowEndpoint::GetConnectedPeers() const
 {

@@ -47,6 +47,8 @@ class FlowEndpoint : public MessageTransport
     uint32_t GetLocalId() const override { return m_localId; }
     hilo::Status Send(uint32_t peerId, uint32_t type, std::shared_ptr<const std::string> payload,
                       uint64_t wireBytes) override;
+    /// Every connected peer's outgoing stream (FlowNetwork::TraceSample).
+    std::vector<TcpTraceSample> SampleTcp() const override;
     std::vector<uint32_t> GetConnectedPeers() const override;
     /// Closes every connection once its queued messages have left; the peer hears of it when the
     /// last one has arrived.

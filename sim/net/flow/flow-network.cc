@@ -174,6 +174,26 @@ FlowNetwork::GetSsthresh(uint32_t stream)
     return m_streams.at(stream).ssthresh;
 }
 
+TcpTraceSample
+FlowNetwork::TraceSample(uint32_t stream) const
+{
+    const Stream& s = m_streams.at(stream);
+    TcpTraceSample t;
+    t.cwnd_bytes = static_cast<uint64_t>(std::llround(s.cwnd));
+    if (std::isfinite(s.ssthresh))
+        t.ssthresh_bytes = static_cast<uint64_t>(std::llround(s.ssthresh));
+    if (s.srtt > 0)
+        t.srtt_s = s.srtt;
+    t.min_rtt_s = s.tcp.rtt_s;
+    t.delivery_rate_bps = s.rate * 8;
+    if (s.draws)
+        t.retransmits = s.counts.lost + s.counts.timeouts;
+    t.in_slow_start = s.slowStart;
+    t.hystart_train_exits = s.hystart.GetTrainExits();
+    t.hystart_delay_exits = s.hystart.GetDelayExits();
+    return t;
+}
+
 void
 FlowNetwork::Dispose()
 {

@@ -69,6 +69,7 @@
 #include "sim/net/flow/tcp-flow-model.h"
 #include "sim/net/hystart.h"
 #include "sim/net/message.h"
+#include "sim/net/tcp-trace.h"
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
@@ -140,6 +141,12 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         uint64_t timeouts{0};
     };
     const LossCounts& GetLossCounts(uint32_t stream) const { return m_streams.at(stream).counts; }
+    /// The stream's sending state for the TCP trace (sim/net/tcp-trace.h) as of the last event
+    /// (only reads; the state between events is not brought to now): cwnd, ssthresh, SRTT, the
+    /// base RTT as min_rtt, goodput as the delivery rate, the repairs of drawn losses as
+    /// retransmits (empty without a loss seed), HyStart's exits. bytes_acked is left empty (the
+    /// model does not time ACKs byte by byte). `peer` is left 0 for the caller.
+    TcpTraceSample TraceSample(uint32_t stream) const;
     /// Times the rates were re-shared (for cost measurements).
     uint64_t GetReallocations() const { return m_reallocations; }
 
