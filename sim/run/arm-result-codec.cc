@@ -155,6 +155,8 @@ struct Fields<FaultRecord>
         f("end_s", e.end_s);
         f("workers", e.workers);
         f("injected", e.injected);
+        f("dropped_up", e.dropped_up);
+        f("dropped_down", e.dropped_down);
     }
 };
 

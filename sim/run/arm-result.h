@@ -29,6 +29,10 @@ struct FaultRecord
     double end_s{-1};
     std::vector<uint32_t> workers; // the workers it affects
     bool injected{false};          // it started before the run ended
+    // Link kinds, simulator: packets the link's fault models dropped while this fault was active,
+    // travelling towards the learner and away from it (faults overlapping on one link share them).
+    uint64_t dropped_up{0};
+    uint64_t dropped_down{0};
 };
 
 /// A worker's state when the run ended.

@@ -29,6 +29,21 @@ NetworkModelName(NetworkModel model)
     return "?";
 }
 
+bool
+FaultActsOnDevice(const ResolvedFault& f, bool learner_side)
+{
+    switch (f.direction)
+    {
+        case LinkDirection::kDown:
+            return !learner_side;
+        case LinkDirection::kUp:
+            return learner_side;
+        case LinkDirection::kBoth:
+            break;
+    }
+    return true;
+}
+
 const char*
 FaultKindName(FaultKind kind)
 {

@@ -149,6 +149,14 @@ enum class FaultTargetKind
     kLearner,    // the learner (learner_restart)
 };
 
+/// Which way a link fault acts (Fault.direction).
+enum class LinkDirection
+{
+    kBoth, // every packet crossing the link
+    kDown, // packets travelling away from the learner
+    kUp,   // packets travelling towards the learner
+};
+
 struct ResolvedFault
 {
     FaultKind kind{FaultKind::kLinkDown};
@@ -160,7 +168,12 @@ struct ResolvedFault
     std::optional<ns3::Time> restart_after; // worker_crash (optional), learner_restart (set)
     double rate{0};                         // loss_burst, corrupt: probability in (0, 1]
     bool after_tcp{false};                  // corrupt: the flip passes TCP's checksum
+    LinkDirection direction{LinkDirection::kBoth}; // link kinds
 };
+
+/// Whether link fault `f` acts on the packets its link's device on the learner side receives
+/// (`learner_side`: packets travelling towards the learner) or on those the far side receives.
+bool FaultActsOnDevice(const ResolvedFault& f, bool learner_side);
 
 /// How an arm's budget reaches the tiny learner's compressor under an llm_profile (scenario.proto,
 /// Scenario.budget_transfer).

@@ -15,6 +15,8 @@ namespace
 const std::vector<std::string> kFaultKinds = {"worker_crash",   "worker_join", "link_down",
                                               "loss_burst",     "corrupt",     "replay_divergence",
                                               "learner_restart"};
+// Fault.direction, in LinkDirection's order.
+const std::vector<std::string> kDirections = {"both", "down", "up"};
 
 } // namespace
 
@@ -171,6 +173,19 @@ Checker::CheckFaults(const Node& root, const Scenario& s, const ResolvedScenario
         else
         {
             ok &= unused("rate", f.rate() != 0);
+        }
+        if (link && !f.direction().empty())
+        {
+            if (Choice(fn, "direction", f.direction(), kDirections, "direction"))
+                rf.direction = static_cast<LinkDirection>(
+                    std::find(kDirections.begin(), kDirections.end(), f.direction()) -
+                    kDirections.begin());
+            else
+                ok = false;
+        }
+        else if (!link)
+        {
+            ok &= unused("direction", !f.direction().empty());
         }
         if (rf.kind == FaultKind::kCorrupt)
             rf.after_tcp = f.after_tcp();

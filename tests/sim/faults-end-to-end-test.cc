@@ -173,6 +173,35 @@ CheckLinkFault(const ArmResult& r)
 }
 
 void
+CheckLinkDownBothWays(const ArmResult& r)
+{
+    CheckLinkFault(r);
+    ASSERT_EQ(r.faults.size(), 1u);
+    EXPECT_GT(r.faults[0].dropped_down, 0u) << r.name;
+    EXPECT_GT(r.faults[0].dropped_up, 0u) << r.name;
+}
+
+// A one-way outage drops what crosses the link in its direction only: the other direction
+// (data one way, ACKs the other) keeps arriving.
+void
+CheckLinkDownOnlyDown(const ArmResult& r)
+{
+    CheckLinkFault(r);
+    ASSERT_EQ(r.faults.size(), 1u);
+    EXPECT_GT(r.faults[0].dropped_down, 0u) << r.name;
+    EXPECT_EQ(r.faults[0].dropped_up, 0u) << r.name;
+}
+
+void
+CheckLinkDownOnlyUp(const ArmResult& r)
+{
+    CheckLinkFault(r);
+    ASSERT_EQ(r.faults.size(), 1u);
+    EXPECT_EQ(r.faults[0].dropped_down, 0u) << r.name;
+    EXPECT_GT(r.faults[0].dropped_up, 0u) << r.name;
+}
+
+void
 CheckCorruptBeforeTcp(const ArmResult& r)
 {
     // Segments were damaged, TCP's checksum dropped every one (the sender resent them): no frame
@@ -242,7 +271,15 @@ const FaultCase kCases[] = {
      CheckCrashForGood},
     {"Join", R"(faults { kind: "worker_join" at: "0.1s" target: "worker:2" })", 3, CheckJoin},
     {"LinkDown", R"(faults { kind: "link_down" at: "0.1s" target: "worker:0" duration: "300ms" })",
-     3, CheckLinkFault},
+     3, CheckLinkDownBothWays},
+    {"LinkDownOneWayDown",
+     R"(faults { kind: "link_down" at: "0.1s" target: "worker:0" duration: "300ms"
+                 direction: "down" })",
+     3, CheckLinkDownOnlyDown},
+    {"LinkDownOneWayUp",
+     R"(faults { kind: "link_down" at: "0.1s" target: "worker:0" duration: "300ms"
+                 direction: "up" })",
+     3, CheckLinkDownOnlyUp},
     {"LossBurst",
      R"(faults { kind: "loss_burst" at: "50ms" target: "worker:0" duration: "300ms" rate: 0.3 })",
      3, CheckLinkFault},

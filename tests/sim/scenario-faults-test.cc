@@ -54,10 +54,20 @@ faults { kind: "corrupt" at: "5s" target: "worker:1" duration: "1s" rate: 0.5 af
 faults { kind: "replay_divergence" at: "6s" target: "worker:0" }
 faults { kind: "learner_restart" at: "7s" target: "learner" restart_after: "3s" }
 faults { kind: "link_down" at: "8s" target: "worker:1" }
+faults { kind: "link_down" at: "8.5s" target: "worker:0" duration: "1s" direction: "down" }
+faults { kind: "loss_burst" at: "9.5s" target: "worker:0" duration: "1s" rate: 0.2 direction: "up" }
 )");
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     const std::vector<ResolvedFault>& f = loaded->resolved.faults;
-    ASSERT_EQ(f.size(), 9u);
+    ASSERT_EQ(f.size(), 11u);
+    EXPECT_EQ(f[3].direction, LinkDirection::kBoth) << "both ways unless told";
+    EXPECT_EQ(f[9].direction, LinkDirection::kDown);
+    EXPECT_EQ(f[10].direction, LinkDirection::kUp);
+    EXPECT_FALSE(FaultActsOnDevice(f[9], /*learner_side=*/true));
+    EXPECT_TRUE(FaultActsOnDevice(f[9], /*learner_side=*/false));
+    EXPECT_TRUE(FaultActsOnDevice(f[10], /*learner_side=*/true));
+    EXPECT_FALSE(FaultActsOnDevice(f[10], /*learner_side=*/false));
+    EXPECT_TRUE(FaultActsOnDevice(f[3], true) && FaultActsOnDevice(f[3], false));
     EXPECT_EQ(f[0].kind, FaultKind::kWorkerCrash);
     EXPECT_EQ(f[0].target, FaultTargetKind::kWorker);
     EXPECT_EQ(f[0].index, 1u);
@@ -138,6 +148,13 @@ TEST(ScenarioFaults, BadFieldsAreErrorsWithLines)
     ExpectOneError("faults { kind: \"learner_restart\" at: \"1s\" target: \"worker:0\" "
                    "restart_after: \"1s\" }\n",
                    "faults[0].target", "a learner_restart hits the learner");
+    ExpectOneError("faults { kind: \"link_down\" at: \"1s\" target: \"worker:0\" direction: "
+                   "\"sideways\" }\n",
+                   "faults[0].direction",
+                   "unknown direction \"sideways\"; allowed: both, down, up");
+    ExpectOneError("faults { kind: \"worker_crash\" at: \"1s\" target: \"worker:0\" direction: "
+                   "\"up\" }\n",
+                   "faults[0].direction", "does not apply to a worker_crash fault");
     ExpectOneError("mode { max_sim_time: \"0s\" }\n", "mode.max_sim_time", "must be > 0");
     ExpectOneError("mode { max_sim_time: \"soon\" }\n", "mode.max_sim_time", "duration");
 }

@@ -74,8 +74,11 @@ EmulatedLinkFaults::ScheduleFromNow(double delay_s)
 void
 EmulatedLinkFaults::Start(const LinkFault& f)
 {
-    for (const auto& model : f.models)
+    for (size_t k = 0; k < f.models.size(); ++k)
     {
+        if (!FaultActsOnDevice(f.fault, /*learner_side=*/k == 0))
+            continue; // a one-way fault
+        const auto& model = f.models[k];
         if (f.fault.kind == FaultKind::kLinkDown)
             model->StartOutage(f.id);
         else if (f.fault.kind == FaultKind::kLossBurst)
@@ -88,8 +91,9 @@ EmulatedLinkFaults::Start(const LinkFault& f)
 void
 EmulatedLinkFaults::End(const LinkFault& f)
 {
-    for (const auto& model : f.models)
-        model->End(f.id);
+    for (size_t k = 0; k < f.models.size(); ++k)
+        if (FaultActsOnDevice(f.fault, /*learner_side=*/k == 0))
+            f.models[k]->End(f.id);
 }
 
 uint64_t

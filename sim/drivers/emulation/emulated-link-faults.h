@@ -41,6 +41,7 @@ class EmulatedLinkFaults
     {
         size_t id; // index in the scenario's faults
         ResolvedFault fault;
+        // {learner side, far side}; a one-way fault acts on one (FaultActsOnDevice)
         std::vector<ns3::Ptr<LinkFaultModel>> models;
     };
     void Start(const LinkFault& f);

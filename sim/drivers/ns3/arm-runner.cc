@@ -433,6 +433,7 @@ RunArm(const ResolvedScenario& sc, size_t arm_index, const ProgressFn& progress,
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double ended_s = ns3::Simulator::Now().GetSeconds();
     result.segments_corrupted = injector.CorruptedSegments();
+    injector.FinishRecords();
     if (tcp_trace)
     {
         result.tcp_trace = tcp_trace->TakeRows();

@@ -185,8 +185,16 @@ FaultInjector::Start(size_t i)
         case FaultKind::kLinkDown:
         case FaultKind::kLossBurst:
         case FaultKind::kCorrupt:
-            for (const auto& model : ModelsFor(f))
+        {
+            const auto models = ModelsFor(f);
+            m_dropBase[i] = {models[0]->GetFaultDrops(), models[1]->GetFaultDrops()};
+            for (size_t k = 0; k < models.size(); ++k)
             {
+                if (!FaultActsOnDevice(f, /*learner_side=*/k == 0))
+                {
+                    continue; // a one-way fault leaves this direction alone
+                }
+                const auto& model = models[k];
                 if (f.kind == FaultKind::kLinkDown)
                     model->StartOutage(i);
                 else if (f.kind == FaultKind::kLossBurst)
@@ -199,6 +207,7 @@ FaultInjector::Start(size_t i)
                 ns3::Simulator::Schedule(*f.duration, &FaultInjector::End, this, i);
             }
             break;
+        }
     }
 }
 
@@ -222,13 +231,44 @@ FaultInjector::End(size_t i)
         case FaultKind::kLinkDown:
         case FaultKind::kLossBurst:
         case FaultKind::kCorrupt:
-            for (const auto& model : ModelsFor(f))
+        {
+            const auto models = ModelsFor(f);
+            for (size_t k = 0; k < models.size(); ++k)
             {
-                model->End(i);
+                if (FaultActsOnDevice(f, /*learner_side=*/k == 0))
+                {
+                    models[k]->End(i);
+                }
             }
+            CountDrops(i);
             break;
+        }
         default:
             break;
+    }
+}
+
+void
+FaultInjector::CountDrops(size_t i)
+{
+    auto base = m_dropBase.find(i);
+    if (base == m_dropBase.end())
+    {
+        return;
+    }
+    const auto models = ModelsFor(m_faults[i]);
+    FaultRecord& r = (*m_records)[i];
+    r.dropped_up += models[0]->GetFaultDrops() - base->second.first;
+    r.dropped_down += models[1]->GetFaultDrops() - base->second.second;
+    m_dropBase.erase(base);
+}
+
+void
+FaultInjector::FinishRecords()
+{
+    while (!m_dropBase.empty())
+    {
+        CountDrops(m_dropBase.begin()->first); // link faults that lasted to the end
     }
 }
 

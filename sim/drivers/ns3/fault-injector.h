@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -58,11 +59,18 @@ class FaultInjector
     void OnHashMismatch(uint32_t worker, double now);
     /// TCP data segments the corrupt faults damaged so far.
     uint64_t CorruptedSegments() const;
+    /// Counts the packets dropped by link faults still active (FaultRecord::dropped_up, _down).
+    /// REQUIRES: the simulation has ended.
+    void FinishRecords();
 
   private:
     void Start(size_t i);
     void End(size_t i);
+    /// The models on the fault's link, {learner side, far side}, installed on both devices (a
+    /// one-way fault acts on one: FaultActsOnDevice).
     std::vector<ns3::Ptr<LinkFaultModel>> ModelsFor(const ResolvedFault& f);
+    /// Adds what link fault i's models dropped since it started to its record.
+    void CountDrops(size_t i);
 
     std::vector<ResolvedFault> m_faults;
     const Topology& m_topology;
@@ -73,6 +81,8 @@ class FaultInjector
     std::vector<FaultRecord>* m_records;
     Listener m_listener;
     std::vector<ns3::Ptr<LinkFaultModel>> m_models; // every model installed
+    // Active link faults: their models' drop counts {learner side, far side} when they started.
+    std::map<size_t, std::pair<uint64_t, uint64_t>> m_dropBase;
 };
 
 } // namespace hilosim
