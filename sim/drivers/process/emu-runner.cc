@@ -2,6 +2,7 @@
 
 #include "sim/drivers/process/arm-gather.h"
 #include "sim/drivers/process/child-process.h"
+#include "sim/drivers/process/disk-fill.h"
 #include "sim/drivers/process/event-log.h"
 #include "sim/drivers/process/node-network.h"
 #include "sim/drivers/process/peer-auth.h"
@@ -100,14 +101,6 @@ CountPublishes(const std::string& events)
     return n;
 }
 
-/// One half of a chaos pause (NodePause).
-struct PauseAction
-{
-    double at_s{0};
-    bool stop{true}; // SIGSTOP; false: SIGCONT
-    NodePause pause;
-};
-
 class ArmEmulation
 {
   public:
@@ -134,14 +127,16 @@ class ArmEmulation
         std::stable_sort(m_relayActions.begin(), m_relayActions.end(),
                          [](const FaultAction& a, const FaultAction& b)
                          { return a.at_s < b.at_s; });
-        for (const NodePause& p : options.pauses)
+        m_pauseActions = PauseSchedule(options.pauses);
+        for (const DiskFull& d : options.full_disks)
         {
-            m_pauseActions.push_back({p.at_s, true, p});
-            m_pauseActions.push_back({p.at_s + p.for_s, false, p});
+            m_diskActions.push_back({d.at_s, true});
+            m_diskActions.push_back({d.at_s + d.for_s, false});
         }
-        std::stable_sort(m_pauseActions.begin(), m_pauseActions.end(),
-                         [](const PauseAction& a, const PauseAction& b)
-                         { return a.at_s < b.at_s; });
+        std::stable_sort(m_diskActions.begin(), m_diskActions.end(),
+                         [](const DiskAction& a, const DiskAction& b) { return a.at_s < b.at_s; });
+        if (!m_diskActions.empty())
+            m_diskFill = std::make_unique<DiskFill>(options.checkpoint_dir);
     }
 
     /// Builds the arm's network and runs its processes to the end. On failure every child is
@@ -162,6 +157,8 @@ class ArmEmulation
         m_paused.clear();
         for (auto& c : m_children)
             c->Terminate(2.0);
+        if (m_diskFill)
+            m_diskFill->Free();
         m_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return ok;
     }
@@ -297,7 +294,12 @@ class ArmEmulation
     bool RunChildren(ArmFailure* failure)
     {
         m_learnerArgs = NodeArgs("learner", 0, m_dir + "/learner.events");
-        if (m_faults.learner_restarts())
+        if (!m_options.checkpoint_dir.empty())
+        {
+            m_learnerArgs.push_back("--checkpoint");
+            m_learnerArgs.push_back(m_options.checkpoint_dir + "/" + m_arm.name + "-learner.ckpt");
+        }
+        else if (m_faults.learner_restarts())
         {
             m_learnerArgs.push_back("--checkpoint");
             m_learnerArgs.push_back(m_dir + "/learner.ckpt");
@@ -436,6 +438,9 @@ class ArmEmulation
         for (; m_nextPause < m_pauseActions.size() && m_pauseActions[m_nextPause].at_s <= now;
              ++m_nextPause)
             Pause(m_pauseActions[m_nextPause], now);
+        for (; m_nextDisk < m_diskActions.size() && m_diskActions[m_nextDisk].at_s <= now;
+             ++m_nextDisk)
+            FillDisk(m_diskActions[m_nextDisk].full, now);
         const std::vector<FaultAction>& actions = m_faults.actions();
         for (; m_nextAction < actions.size() && actions[m_nextAction].at_s <= now; ++m_nextAction)
         {
@@ -500,14 +505,37 @@ class ArmEmulation
                 return;
             c->Signal(SIGSTOP);
             m_paused.insert(c);
-            m_err << "hilo-emu: chaos: paused " << name << " at " << now << " s\n";
+            if (!a.quiet)
+                m_err << "hilo-emu: chaos: " << (a.pause.slow ? "slowed " : "paused ") << name
+                      << " at " << now << " s\n";
             return;
         }
         if (c && m_paused.erase(c))
         {
             c->Signal(SIGCONT);
-            m_err << "hilo-emu: chaos: continued " << name << " at " << now << " s\n";
+            if (!a.quiet)
+                m_err << "hilo-emu: chaos: " << (a.pause.slow ? "full speed again: " : "continued ")
+                      << name << " at " << now << " s\n";
         }
+    }
+
+    /// Chaos: fills the checkpoint folder's filesystem (full) or frees it again.
+    void FillDisk(bool full, double now)
+    {
+        if (!full)
+        {
+            if (m_diskFill->full())
+                m_err << "hilo-emu: chaos: disk has room again at " << now << " s\n";
+            m_diskFill->Free();
+            return;
+        }
+        auto taken = m_diskFill->Fill();
+        if (taken.ok())
+            m_err << "hilo-emu: chaos: disk full at " << now << " s (" << (*taken >> 10)
+                  << " KiB taken)\n";
+        else
+            m_err << "hilo-emu: chaos: could not fill the disk: " << taken.status().message()
+                  << "\n";
     }
 
     /// SIGKILLs the node in `slot` (when there is one; it is reaped with the others) and empties
@@ -680,6 +708,14 @@ class ArmEmulation
     size_t m_nextRelayAction{0};
     std::vector<PauseAction> m_pauseActions; // chaos pauses, in time order
     size_t m_nextPause{0};
+    struct DiskAction
+    {
+        double at_s;
+        bool full; // false: free it
+    };
+    std::vector<DiskAction> m_diskActions; // chaos full disks, in time order
+    size_t m_nextDisk{0};
+    std::unique_ptr<DiskFill> m_diskFill;               // frees the space when the arm ends
     std::set<ChildProcess*> m_paused;                   // stopped now
     ChildProcess* m_learner{nullptr};                   // the learner's running process
     std::vector<std::vector<std::string>> m_workerArgs; // by worker, without --sync-start
@@ -720,9 +756,10 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
         if ((p.role == NodePause::kWorker && p.index >= sc.workers.size()) ||
             (p.role == NodePause::kRelay && p.index >= relays))
         {
-            err << "hilo-emu run: --pause " << (p.role == NodePause::kWorker ? "worker:" : "relay:")
-                << p.index << ": the scenario has " << sc.workers.size() << " workers and "
-                << relays << " relays\n";
+            err << "hilo-emu run: " << (p.slow ? "--slow " : "--pause ")
+                << (p.role == NodePause::kWorker ? "worker:" : "relay:") << p.index
+                << ": the scenario has " << sc.workers.size() << " workers and " << relays
+                << " relays\n";
             return kExitBadInput;
         }
     }

@@ -40,6 +40,13 @@ struct RelayKill
     double restart_s{0}; // started again this long after the kill
 };
 
+/// A window in which the checkpoint folder's disk is full (hilo-emu --full-disk AT:FOR).
+struct DiskFull
+{
+    double at_s{0};  // seconds after the run's epoch
+    double for_s{0}; // then freed again
+};
+
 struct EmuOptions
 {
     std::string out_dir;                // results folder (the CLI defaults it)
@@ -51,7 +58,10 @@ struct EmuOptions
     std::string key_file;               // set by RunEmulation: the run's fresh key, passed to
                                         // every node (--key-file)
     std::vector<RelayKill> relay_kills; // in any order
-    std::vector<NodePause> pauses;      // in any order
+    std::vector<NodePause> pauses;      // in any order (pauses and slow windows)
+    std::string checkpoint_dir;         // the learners' checkpoints (<arm>-learner.ckpt) go here;
+                                        // empty: the arm's folder, with learner_restart faults only
+    std::vector<DiskFull> full_disks;   // chaos: checkpoint_dir's filesystem full (DiskFill)
     bool trace_tcp{false};              // every node samples its connections' TCP_INFO
                                         // (tcp-info-sampler.h): tcp-trace.csv
 };

@@ -5,6 +5,7 @@
 #include "models/tensor-memory.h"
 #include "sim/cli/catalog.h"
 #include "sim/drivers/emulation/ns3-network.h"
+#include "sim/drivers/process/disk-fill.h"
 #include "sim/drivers/process/emu-runner.h"
 #include "sim/drivers/process/node-network.h"
 #include "sim/net/units.h"
@@ -14,6 +15,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -69,6 +71,8 @@ main(int argc, char** argv)
     std::vector<std::string> sysctls;
     std::vector<std::string> relay_kills;
     std::vector<std::string> pauses;
+    std::vector<std::string> slows;
+    std::vector<std::string> full_disks;
     po::options_description desc("hilo-emu run options");
     desc.add_options()("help,h",
                        "this text")("set", po::value(&overrides)->composing(),
@@ -100,6 +104,16 @@ main(int argc, char** argv)
         "pause", po::value(&pauses)->composing(),
         "chaos: NODE:AT:FOR stops NODE's process (SIGSTOP; NODE is learner, worker:N or relay:R) "
         "AT seconds after the run's start and continues it FOR seconds later (repeatable)")(
+        "slow", po::value(&slows)->composing(),
+        "chaos: NODE:AT:FOR slows NODE's process for FOR seconds from AT: it is stopped 9/10 of "
+        "every 0.2 s, a slow reader whose peers' sends back up (repeatable)")(
+        "checkpoint-dir", po::value(&options.checkpoint_dir),
+        "the learners write their checkpoints (<arm>-learner.ckpt, two generations) into this "
+        "folder, whether or not a learner restarts (default: the arm's folder, with "
+        "learner_restart faults only)")(
+        "full-disk", po::value(&full_disks)->composing(),
+        "chaos: AT:FOR fills the filesystem of --checkpoint-dir (a tmpfs of at most 256 MiB) "
+        "AT seconds after the run's start and frees it FOR seconds later (repeatable)")(
         "node", po::value(&options.node_binary),
         "the hilo-node binary (default: next to hilo-emu)")("version",
                                                             "print the commit and build type");
@@ -183,6 +197,51 @@ main(int argc, char** argv)
             return 2;
         }
         options.pauses.push_back(*pause);
+    }
+    for (const std::string& p : slows)
+    {
+        auto slow = hilosim::ParseNodePause(p);
+        if (!slow.ok())
+        {
+            std::cerr << "hilo-emu: --slow " << p << ": " << slow.status().message() << "\n";
+            return 2;
+        }
+        slow->slow = true;
+        options.pauses.push_back(*slow);
+    }
+    if (!options.checkpoint_dir.empty())
+    {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(options.checkpoint_dir, ec))
+        {
+            std::cerr << "hilo-emu: --checkpoint-dir " << options.checkpoint_dir
+                      << ": not a folder\n";
+            return 2;
+        }
+    }
+    for (const std::string& d : full_disks)
+    {
+        double at = 0, len = 0;
+        char end = 0;
+        if (std::sscanf(d.c_str(), "%lf:%lf%c", &at, &len, &end) != 2 || !(at >= 0) || !(len > 0) ||
+            !std::isfinite(at) || !std::isfinite(len))
+        {
+            std::cerr << "hilo-emu: --full-disk " << d
+                      << ": expected AT:FOR (seconds >= 0, seconds > 0)\n";
+            return 2;
+        }
+        if (options.checkpoint_dir.empty())
+        {
+            std::cerr << "hilo-emu: --full-disk " << d
+                      << ": needs --checkpoint-dir (the folder whose disk it fills)\n";
+            return 2;
+        }
+        if (const hilo::Status ok = hilosim::DiskFill::Check(options.checkpoint_dir); !ok.ok())
+        {
+            std::cerr << "hilo-emu: --full-disk: " << ok.message() << "\n";
+            return 2;
+        }
+        options.full_disks.push_back({at, len});
     }
     if (command != "run" || scenario.empty())
     {

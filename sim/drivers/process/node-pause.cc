@@ -1,5 +1,6 @@
 #include "sim/drivers/process/node-pause.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -68,6 +69,37 @@ ParseNodePause(const std::string& text)
         !(p.for_s > 0))
         return bad;
     return p;
+}
+
+std::vector<PauseAction>
+PauseSchedule(const std::vector<NodePause>& pauses)
+{
+    std::vector<PauseAction> out;
+    for (const NodePause& p : pauses)
+    {
+        const double end = p.at_s + p.for_s;
+        if (!p.slow)
+        {
+            out.push_back({p.at_s, true, p, false});
+            out.push_back({end, false, p, false});
+            continue;
+        }
+        // Logged: the window's first stop and its last continue.
+        bool first = true;
+        for (int k = 0;; ++k)
+        {
+            const double stop = p.at_s + k * kSlowPeriodS + kSlowPeriodS / 10;
+            if (stop >= end)
+                break;
+            out.push_back({stop, true, p, !first});
+            first = false;
+            const double resume = std::min(end, p.at_s + (k + 1) * kSlowPeriodS);
+            out.push_back({resume, false, p, resume < end});
+        }
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const PauseAction& a, const PauseAction& b) { return a.at_s < b.at_s; });
+    return out;
 }
 
 } // namespace hilosim
