@@ -153,6 +153,12 @@ for e in "${events[@]}"; do
   esac
 done
 [ -n "$ckpt" ] && args+=(--checkpoint-dir "$ckpt")
+# The link outages (hilo-emu injects them inside the emulated links and does not log them).
+for e in "${events[@]}"; do
+  if [[ "$e" == *link_down* ]]; then
+    echo "$e" | sed -E 's/.*at: "([^"]*)" target: "([^"]*)" duration: "([^"]*)" direction: "([^"]*)".*/  link_down of \2 at \1 for \3, direction \4/'
+  fi
+done
 echo "chaos.sh: $steps steps (~$minutes min), $faults scenario faults, $relays relay kills," \
   "$pauses pauses, $slows slow nodes and $full full disks$([ -n "$ckpt" ] || echo ' (not root: none)')," \
   "network $network, seed $seed; out $out"
