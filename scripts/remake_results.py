@@ -410,7 +410,8 @@ STUDIES.update({
               "from output", ("hilo-sim",)),
         Study("chaos", ("chaos.md",),
               "flock /tmp/hilo-emu.lock scripts/chaos.sh 2;"
-              " NETWORK=ns3 flock /tmp/hilo-emu.lock scripts/chaos.sh 2",
+              " NETWORK=ns3 flock /tmp/hilo-emu.lock scripts/chaos.sh 2;"
+              " SEED=3 NETWORK=ns3 flock /tmp/hilo-emu.lock scripts/chaos.sh 2",
               "from output", ("hilo-sim", "hilo-emu", "hilo-node", "hilo-netem"), root=True),
     ),
     WORK: (
