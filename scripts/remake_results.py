@@ -148,6 +148,12 @@ STUDIES = {
               f"nice -n 10 {PY} scripts/validation_sim_rerun.py --hilo-sim build/sim/hilo-sim",
               "from output", ("hilo-sim",),
               note="the table it prints is the newest section of the file"),
+        Study("seeds", ("seeds.md", "seeds.csv"),
+              f"nice -n 10 {PY} scripts/validation_seeds.py --seeds 1,2,3,4,5"
+              " --hilo-sim now=build/sim/hilo-sim --out results/validation/seeds.csv",
+              "from output", ("hilo-sim",),
+              note="the table it prints goes into seeds.md by hand; its rfc rows need a second "
+              "binary built with the patch at the end of seeds.md"),
         Study("tcp-trace", ("tcp-trace/",),
               "flock /tmp/hilo-emu.lock scripts/tcp_trace_overlay.sh --emu"
               " 100Mbps-40ms-loss0 10Mbps-10ms-loss0 50Mbps-40ms-loss0.01", "command",
