@@ -26,7 +26,8 @@ SCENARIO = os.path.join(REPO_ROOT, "scenarios", "validation", "emu-link.textprot
 
 def parse_binaries(values):
     out = []
-    for v in values or [os.path.join(REPO_ROOT, "build", "sim", "hilo-sim")]:
+    default = os.environ.get("HILO_SIM") or os.path.join(REPO_ROOT, "build", "sim", "hilo-sim")
+    for v in values or [default]:
         name, _, path = v.rpartition("=")
         name = name or os.path.basename(os.path.dirname(os.path.dirname(path))) or "hilo-sim"
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
@@ -47,7 +48,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--csv", default=os.path.join(REPO_ROOT, "results/validation/emulation.csv"))
     parser.add_argument("--seeds", default="1,2,3,4,5", help="comma-separated scenario seeds")
-    parser.add_argument("--hilo-sim", action="append", metavar="[NAME=]PATH")
+    parser.add_argument("--hilo-sim", action="append", metavar="[NAME=]PATH",
+                        help="a hilo-sim binary, repeatable (default $HILO_SIM, else "
+                        "build/sim/hilo-sim)")
     parser.add_argument("--only", action="append", default=[], help="rows whose label has this")
     parser.add_argument("--out", default=os.path.join(REPO_ROOT,
                                                       "results/runs/validation-seeds/seeds.csv"))
