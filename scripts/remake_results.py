@@ -148,9 +148,11 @@ STUDIES = {
               f"nice -n 10 {PY} scripts/validation_sim_rerun.py --hilo-sim build/sim/hilo-sim",
               "from output", ("hilo-sim",),
               note="the table it prints is the newest section of the file"),
-        Study("seeds", ("seeds.md", "seeds.csv"),
+        Study("seeds", ("seeds.md", "seeds.csv", "seeds-flow.csv"),
               f"nice -n 10 {PY} scripts/validation_seeds.py --seeds 1,2,3,4,5"
-              " --hilo-sim now=build/sim/hilo-sim --out results/validation/seeds.csv",
+              " --hilo-sim now=build/sim/hilo-sim --out results/validation/seeds.csv;"
+              f" nice -n 10 {PY} scripts/validation_seeds.py --seeds 1,2,3,4,5 --models flow"
+              " --hilo-sim now=build/sim/hilo-sim --out results/validation/seeds-flow.csv",
               "from output", ("hilo-sim",),
               note="the table it prints goes into seeds.md by hand; its rfc rows need a second "
               "binary built with the patch at the end of seeds.md"),

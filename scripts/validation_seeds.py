@@ -4,7 +4,8 @@
 For each row of results/validation/emulation.csv with random loss (`--csv`), runs `hilo-sim run
 <the row's scenario> --set <the row's overrides> --set seed=S --quiet` for every seed S of `--seeds`
 (a scenario's seed also draws its links' losses) with each `--hilo-sim` binary given (`--hilo-sim
-PATH` or `--hilo-sim NAME=PATH`, repeatable: e.g. the code as it is and a change to compare), and
+PATH` or `--hilo-sim NAME=PATH`, repeatable: e.g. the code as it is and a change to compare) in
+each network model of `--models` (packet, flow; default packet), and
 writes one CSV row per (row, binary, seed) with the update latency p50 and p99 (`--out`,
 default results/runs/validation-seeds/seeds.csv) and a table to stdout: per row and binary the mean
 p50 and p99 over seeds with their range, and their ratio to the emulation side in the CSV (one
@@ -52,6 +53,8 @@ def main():
                         help="a hilo-sim binary, repeatable (default $HILO_SIM, else "
                         "build/sim/hilo-sim)")
     parser.add_argument("--only", action="append", default=[], help="rows whose label has this")
+    parser.add_argument("--models", default="packet",
+                        help="network models, comma-separated: packet, flow (default packet)")
     parser.add_argument("--out", default=os.path.join(REPO_ROOT,
                                                       "results/runs/validation-seeds/seeds.csv"))
     args = parser.parse_args()
@@ -60,6 +63,9 @@ def main():
         if not seeds:
             raise ValueError("--seeds: no seed given")
         binaries = parse_binaries(args.hilo_sim)
+        models = [m for m in args.models.split(",") if m]
+        if not models or any(m not in ("packet", "flow") for m in models):
+            raise ValueError(f"--models {args.models}: allowed packet, flow")
     except ValueError as e:
         print(f"validation_seeds.py: {e}", file=sys.stderr)
         return 2
@@ -69,14 +75,16 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     runs_dir = os.path.join(os.path.dirname(os.path.abspath(args.out)), "runs")
     results = []
-    total = len(rows) * len(binaries) * len(seeds)
+    variants = [(name if len(models) == 1 and models[0] == "packet" else f"{name}/{m}", path, m)
+                for name, path in binaries for m in models]
+    total = len(rows) * len(variants) * len(seeds)
     for r in rows:
         sets = [a for o in r["overrides"].split() for a in ("--set", o)]
-        for name, path in binaries:
+        for name, path, model in variants:
             for seed in seeds:
-                out = os.path.join(runs_dir, f"{r['label']}-{name}-seed{seed}")
-                cmd = [path, "run", SCENARIO, *sets, "--set", f"seed={seed}", "--quiet", "--out",
-                       out]
+                out = os.path.join(runs_dir, f"{r['label']}-{name.replace('/', '-')}-seed{seed}")
+                cmd = [path, "run", SCENARIO, *sets, "--set", f"network.model={model}", "--set",
+                       f"seed={seed}", "--quiet", "--out", out]
                 print(f"[{len(results) + 1}/{total}] {r['label']} {name} seed {seed}",
                       file=sys.stderr, flush=True)
                 done = subprocess.run(cmd, capture_output=True, text=True)
@@ -97,7 +105,7 @@ def main():
     print(f"| row | binary | seeds | p50 mean s (range) | / emu | p99 mean s (range) | / emu |")
     print("|---|---|---:|---|---:|---|---:|")
     for r in rows:
-        for name, _ in binaries:
+        for name, _, _ in variants:
             mine = [x for x in results if x["label"] == r["label"] and x["binary"] == name]
             p50 = [x["p50"] for x in mine]
             p99 = [x["p99"] for x in mine]
