@@ -34,9 +34,16 @@
 // - messages to a peer that never connected wait for it; messages to a peer whose connection
 //   ended are dropped (the roles recover through catch-up: a reconnecting worker is welcomed).
 // Single-threaded: every call and callback runs on the io_context's thread.
+//
+// The pieces, each readable (and the first three fuzzed, tests/fuzz/fuzz-transport.cc) alone:
+// frame-reader.h (the inbound frame parser and its limits, no socket), hello-exchange.h (one end
+// of the hello, no socket), admission.h (which accepted connection makes room for a new one),
+// tcp-connection.h (one connection on Asio), record-stream.h (the sealed records) and this file
+// (the peer table, dialling and redialling).
 #ifndef HILOSIM_DRIVERS_PROCESS_TCP_TRANSPORT_H
 #define HILOSIM_DRIVERS_PROCESS_TCP_TRANSPORT_H
 
+#include "sim/drivers/process/tcp-connection.h"
 #include "sim/roles/role-port.h"
 
 #include "hilo/core/status.h"
@@ -56,8 +63,6 @@
 
 namespace hilosim
 {
-
-class PeerAuth;
 
 struct TcpTransportOptions
 {
@@ -112,7 +117,7 @@ struct TcpTransportCallbacks
     std::function<void(uint32_t peer, const std::string& why)> authentication_failed;
 };
 
-class TcpTransport
+class TcpTransport : private ConnectionOwner
 {
   public:
     TcpTransport(boost::asio::io_context& io, TcpTransportOptions options,
@@ -150,7 +155,6 @@ class TcpTransport
     size_t pending_hellos() const { return m_unregistered.size(); }
 
   private:
-    class Connection;
     struct Outgoing
     {
         std::string host;
@@ -166,25 +170,29 @@ class TcpTransport
     void StartConnect(uint32_t peer);
     void ScheduleReconnect(uint32_t peer);
     /// A hello-type frame on `c` (the exchange of peer-auth.h, or the plain hello).
-    void OnHelloFrame(const std::shared_ptr<Connection>& c, const std::string& payload);
-    void Register(const std::shared_ptr<Connection>& c, uint32_t peer);
-    void OnMessage(const std::shared_ptr<Connection>& c, const RoleMessage& message);
-    void OnClosed(const std::shared_ptr<Connection>& c, bool error, const std::string& why);
+    void OnHelloFrame(const std::shared_ptr<TcpConnection>& c, const std::string& payload) override;
+    void Register(const std::shared_ptr<TcpConnection>& c, uint32_t peer);
+    void OnMessage(const std::shared_ptr<TcpConnection>& c, const RoleMessage& message) override;
+    void OnClosed(const std::shared_ptr<TcpConnection>& c, bool error,
+                  const std::string& why) override;
+    ConnectionOwner* Owner() { return this; }
+    /// The hello options of this node's connections (hello-exchange.h).
+    HelloOptions HelloOptionsFor() const;
     void Log(const std::string& line) const;
     int64_t NowNs() const;
 
     boost::asio::io_context& m_io;
     TcpTransportOptions m_options;
+    ConnectionOptions m_connectionOptions; // what each connection takes from m_options
     TcpTransportCallbacks m_callbacks;
     std::unique_ptr<boost::asio::ip::tcp::acceptor> m_acceptor;
     std::unique_ptr<boost::asio::steady_timer> m_acceptTimer;
     double m_acceptBackoff{0};
     uint64_t m_acceptFailures{0};
-    std::unique_ptr<PeerAuth> m_auth;                              // null without a key
-    std::map<uint32_t, std::shared_ptr<Connection>> m_connections; // registered, by peer id
-    std::set<std::shared_ptr<Connection>> m_unregistered;          // accepted, hello pending
-    std::deque<std::weak_ptr<Connection>> m_admitted;              // accepted, oldest first
-    std::map<uint32_t, Outgoing> m_outgoing;                       // peers this side dials
+    std::map<uint32_t, std::shared_ptr<TcpConnection>> m_connections; // registered, by peer id
+    std::set<std::shared_ptr<TcpConnection>> m_unregistered;          // accepted, hello pending
+    std::deque<std::weak_ptr<TcpConnection>> m_admitted;              // accepted, oldest first
+    std::map<uint32_t, Outgoing> m_outgoing;                          // peers this side dials
     std::set<uint32_t> m_everConnected;
     struct Pending
     {
