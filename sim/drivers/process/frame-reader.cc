@@ -121,6 +121,12 @@ FrameReader::OnHeader()
             "malformed hello (" + std::to_string(m_frame.payload_bytes) + " payload bytes, " +
             std::to_string(m_frame.wire_bytes) + " wire bytes)"));
     }
+    if (m_helloDone && m_frame.type == FrameHeader::kHeartbeatType && m_frame.wire_bytes != 0)
+    {
+        return Fail(hilo::Status::Corruption(
+            "malformed heartbeat (" + std::to_string(m_frame.payload_bytes) + " payload bytes, " +
+            std::to_string(m_frame.wire_bytes) + " wire bytes)"));
+    }
     const auto& limit_of = m_options.max_payload_for;
     if (m_helloDone && limit_of && m_frame.payload_bytes > limit_of(m_frame.type))
     {

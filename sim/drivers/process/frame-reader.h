@@ -8,7 +8,8 @@
 // - before the hello exchange is done (set_hello_done(false), the start) a frame must be of the
 //   hello type, with no padding and at most kMaxHelloPayloadBytes: a peer is nobody yet;
 // - after it, no hello frame; at most max_payload_bytes, and at most max_payload_for(type) when
-//   that is set;
+//   that is set; a heartbeat (FrameHeader::kHeartbeatType) carries nothing at all (no payload,
+//   no padding);
 // - the payload's CRC-32C is checked once it is whole.
 // Memory: the payload is held in pieces of at most payload_step_bytes, each allocated when the
 // bytes before it have arrived, so at any moment the reader holds at most the payload bytes that

@@ -61,6 +61,9 @@ TcpConnection::TcpConnection(ConnectionOwner* owner, const ConnectionOptions& op
   , m_hello(std::move(hello))
   , m_zeros(std::move(zeros))
   , m_deadline(m_socket.get_executor())
+  , m_watch(m_socket.get_executor())
+  , m_lastReceived(std::chrono::steady_clock::now())
+  , m_lastSent(m_lastReceived)
   , m_reader(options.frames)
 {
     boost::system::error_code ec;
@@ -80,6 +83,7 @@ TcpConnection::HelloDone()
 {
     m_deadline.cancel();
     m_reader.set_hello_done(true);
+    m_lastSent = std::chrono::steady_clock::now();
     if (!m_hello->send_key().empty())
     {
         m_stream =
@@ -106,6 +110,79 @@ TcpConnection::Start()
             });
     }
     ReadNext();
+    Watch();
+}
+
+double
+TcpConnection::WatchPeriod() const
+{
+    double shortest = 0;
+    for (const double s :
+         {m_options.frame_timeout_s, m_options.heartbeat_interval_s, m_options.heartbeat_timeout_s})
+    {
+        if (s > 0 && (shortest == 0 || s < shortest))
+            shortest = s;
+    }
+    // A quarter of the shortest: a deadline is seen at most a quarter late.
+    return shortest == 0 ? 0 : std::clamp(shortest / 4, 0.005, 1.0);
+}
+
+void
+TcpConnection::Watch()
+{
+    const double period = WatchPeriod();
+    if (period == 0 || m_closed)
+    {
+        return;
+    }
+    auto self = shared_from_this();
+    m_watch.expires_after(Seconds(period));
+    m_watch.async_wait(
+        [self](const boost::system::error_code& ec)
+        {
+            if (!ec && !self->m_closed)
+                self->OnWatch();
+        });
+}
+
+void
+TcpConnection::OnWatch()
+{
+    const auto now = std::chrono::steady_clock::now();
+    const double quiet_s = std::chrono::duration<double>(now - m_lastReceived).count();
+    // A frame begun whose bytes stopped coming. A deadline for the whole frame would close a
+    // large frame on a slow link; one reset by progress closes only a stall.
+    if (m_reader.mid_frame() && m_options.frame_timeout_s > 0 &&
+        quiet_s >= m_options.frame_timeout_s)
+    {
+        std::string what;
+        if (m_reader.frame_bytes() >= FrameHeader::kBytes)
+        {
+            const FrameHeader& h = m_reader.header();
+            what = " (type " + std::to_string(h.type) + ", " +
+                   std::to_string(FrameHeader::kBytes + h.wire_bytes) + " bytes on the wire)";
+        }
+        Close(/*error=*/true, "a frame stalled: " + std::to_string(m_reader.frame_bytes()) +
+                                  " bytes of it arrived" + what + ", then none for " +
+                                  std::to_string(m_options.frame_timeout_s) + " s");
+        return;
+    }
+    if (m_hello->done() && m_options.heartbeat_timeout_s > 0 &&
+        quiet_s >= m_options.heartbeat_timeout_s)
+    {
+        Close(/*error=*/true, "nothing received for " +
+                                  std::to_string(m_options.heartbeat_timeout_s) +
+                                  " s (heartbeat timeout: the peer is stopped or cut off)");
+        return;
+    }
+    if (m_hello->done() && m_options.heartbeat_interval_s > 0 && m_out.empty() && !m_writing &&
+        std::chrono::duration<double>(now - m_lastSent).count() >= m_options.heartbeat_interval_s)
+    {
+        static const auto kEmpty = std::make_shared<const std::string>();
+        Enqueue(FrameHeader::kHeartbeatType, kEmpty, 0, 0);
+        m_lastSent = now;
+    }
+    Watch();
 }
 
 void
@@ -156,6 +233,7 @@ TcpConnection::Close(bool error, const std::string& why)
     }
     m_closed = true;
     m_deadline.cancel();
+    m_watch.cancel();
     boost::system::error_code ec;
     m_socket.shutdown(tcp::socket::shutdown_both, ec);
     m_socket.close(ec);
@@ -185,11 +263,11 @@ TcpConnection::Read(asio::mutable_buffer buffer, IoHandler handler)
 {
     if (m_stream)
     {
-        m_stream->AsyncRead(buffer, std::move(handler));
+        m_stream->AsyncReadSome(buffer, std::move(handler));
     }
     else
     {
-        asio::async_read(m_socket, buffer, std::move(handler));
+        m_socket.async_read_some(buffer, std::move(handler));
     }
 }
 
@@ -212,6 +290,7 @@ TcpConnection::WriteNext()
                   self->Fail(ec, /*mid_frame=*/false);
                   return;
               }
+              self->m_lastSent = std::chrono::steady_clock::now();
               self->WritePadding();
           });
 }
@@ -243,6 +322,7 @@ TcpConnection::WritePadding()
                   self->Fail(ec, /*mid_frame=*/false);
                   return;
               }
+              self->m_lastSent = std::chrono::steady_clock::now();
               self->WritePadding();
           });
 }
@@ -271,6 +351,7 @@ TcpConnection::OnRead(size_t n)
     {
         return;
     }
+    m_lastReceived = std::chrono::steady_clock::now();
     switch (m_reader.Commit(n))
     {
         case FrameReader::Event::kError:
@@ -293,6 +374,10 @@ TcpConnection::Deliver()
 {
     const FrameHeader& frame = m_reader.header();
     const std::string payload = m_reader.TakePayload();
+    if (frame.type == FrameHeader::kHeartbeatType && m_hello->done())
+    {
+        return; // the transport's own: m_lastReceived is all it was for
+    }
     if (frame.type == FrameHeader::kHelloType)
     {
         m_owner->OnHelloFrame(shared_from_this(), payload);

@@ -14,6 +14,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -50,6 +51,9 @@ struct ConnectionOptions
     FrameReaderOptions frames;
     uint64_t max_queued_bytes{0};
     double hello_timeout_s{5.0};
+    double frame_timeout_s{30.0};
+    double heartbeat_interval_s{5.0};
+    double heartbeat_timeout_s{30.0};
     double keepalive_idle_s{5.0};
     double keepalive_interval_s{2.0};
     int keepalive_probes{3};
@@ -108,6 +112,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>
     void OnRead(size_t n);
     void Deliver();
     void Fail(const boost::system::error_code& ec, bool mid_frame);
+    /// The deadlines and the heartbeat, checked every WatchPeriod() (tcp-transport.h).
+    void Watch();
+    void OnWatch();
+    double WatchPeriod() const;
 
     ConnectionOwner* m_owner;
     ConnectionOptions m_options;
@@ -115,6 +123,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>
     std::unique_ptr<HelloExchange> m_hello;
     std::shared_ptr<const std::vector<char>> m_zeros;
     boost::asio::steady_timer m_deadline;
+    boost::asio::steady_timer m_watch;
+    std::chrono::steady_clock::time_point m_lastReceived; // the last byte in
+    std::chrono::steady_clock::time_point m_lastSent;     // the last write done (or the hello)
     std::string m_remote;
     std::string m_source;
     bool m_closed{false};

@@ -60,6 +60,9 @@ TcpTransport::TcpTransport(asio::io_context& io, TcpTransportOptions options,
     m_connectionOptions.frames.payload_step_bytes = kPayloadStepBytes;
     m_connectionOptions.max_queued_bytes = m_options.max_queued_bytes;
     m_connectionOptions.hello_timeout_s = m_options.hello_timeout_s;
+    m_connectionOptions.frame_timeout_s = m_options.frame_timeout_s;
+    m_connectionOptions.heartbeat_interval_s = m_options.heartbeat_interval_s;
+    m_connectionOptions.heartbeat_timeout_s = m_options.heartbeat_timeout_s;
     m_connectionOptions.keepalive_idle_s = m_options.keepalive_idle_s;
     m_connectionOptions.keepalive_interval_s = m_options.keepalive_interval_s;
     m_connectionOptions.keepalive_probes = m_options.keepalive_probes;
@@ -496,6 +499,11 @@ TcpTransport::Send(uint32_t peer, uint32_t type, std::shared_ptr<const std::stri
     if (type == FrameHeader::kHelloType)
     {
         return hilo::Status::InvalidArgument("message type 0xFFFFFFFF is reserved for the hello");
+    }
+    if (type == FrameHeader::kHeartbeatType)
+    {
+        return hilo::Status::InvalidArgument(
+            "message type 0xFFFFFFFE is reserved for the transport's heartbeat");
     }
     auto it = m_connections.find(peer);
     if (it != m_connections.end())

@@ -20,9 +20,17 @@
 // Every byte from a peer may be hostile, so everything a peer can make this side hold is bounded:
 // frames before the hello exchange is done are at most a hello's size, later ones at most
 // max_payload_bytes; a connection that has not completed its hello within hello_timeout_s is
-// closed; at most max_connections accepted connections are open at once; the kernel's keepalive
-// and TCP_USER_TIMEOUT end a connection whose peer has vanished; and when accept() fails (out of
+// closed; a frame begun is closed when no byte of it came for frame_timeout_s; at most
+// max_connections accepted connections are open at once; the kernel's keepalive and
+// TCP_USER_TIMEOUT end a connection whose peer has vanished; and when accept() fails (out of
 // descriptors) the listener waits before trying again instead of spinning.
+//
+// Heartbeats: past the hello each end sends a heartbeat frame (FrameHeader::kHeartbeatType, no
+// payload; sealed like every frame with a key) when it sent nothing for heartbeat_interval_s, and
+// closes a connection that received nothing for heartbeat_timeout_s. A stopped process (SIGSTOP)
+// keeps its kernel's TCP alive, so keepalive alone never ends its connections; this does.
+// Heartbeats are the transport's own: never delivered, never counted in a message's sequence.
+// With a key, progress is seen a record (at most 64 KiB) at a time.
 //
 // Failures are expected events, never crashes:
 // - a frame that fails the checks (bad magic, sizes past the limit, a message before the hello, a
@@ -79,6 +87,15 @@ struct TcpTransportOptions
                                                   // hello is the id alone
     std::function<bool(uint32_t)> accept_peer;    // ids a listener accepts; empty: any
     double hello_timeout_s{5.0};                  // a connection must finish its hello by then
+    double frame_timeout_s{30.0};                 // a frame begun (a byte of its header came)
+                                                  // is closed when no byte of it came for this
+                                                  // long: a stall, however slow the link;
+                                                  // 0: never
+    double heartbeat_interval_s{5.0};             // past the hello: a heartbeat goes out when
+                                                  // nothing was sent for this long; 0: none
+    double heartbeat_timeout_s{30.0};             // past the hello: closed when nothing was
+                                                  // received for this long (a stopped or cut
+                                                  // off peer); 0: never
     size_t max_connections{256};                  // accepted connections open at once; members
                                                   // (past their hello) are refused only when
                                                   // this many members are connected
