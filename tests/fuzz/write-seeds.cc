@@ -8,11 +8,13 @@
 //   of a Publisher of every replica configuration;
 // - fuzz-peer-message: a trajectory batch of its workload, bare and in its envelope, and one of
 //   every other role envelope;
+// - fuzz-transport: tests/fuzz/transport-input.cc's (frames, hello exchanges, records);
 // - fuzz-scenario: the quickstart scenario with `--set` overrides of the documented forms (the
 //   scenario files themselves are copied by scripts/fuzz.sh), and fuzz-scenario.dict, a libFuzzer
 //   dictionary of every field and enum name of the scenario schema.
 // Deterministic: the same build writes the same files.
 #include "tests/fuzz/fuzz-fixture.h"
+#include "tests/fuzz/transport-input.h"
 
 #include "hilo/compress/base-aware.h"
 #include "hilo/sync/publisher.h"
@@ -381,6 +383,7 @@ main(int argc, char** argv)
     RestoreSeeds(out / "fuzz-restore");
     ScenarioSeeds(out / "fuzz-scenario", argv[2]);
     PeerMessageSeeds(out / "fuzz-peer-message");
+    hilo::fuzz::WriteTransportSeeds(out / "fuzz-transport");
     ScenarioDictionary(out / "fuzz-scenario.dict");
     return 0;
 }

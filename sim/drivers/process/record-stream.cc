@@ -41,6 +41,16 @@ RecordStream::AsyncRead(asio::mutable_buffer buffer, Handler handler)
 {
     m_readBuffer = buffer;
     m_readDone = 0;
+    m_readSome = false;
+    ReadMore(std::move(handler));
+}
+
+void
+RecordStream::AsyncReadSome(asio::mutable_buffer buffer, Handler handler)
+{
+    m_readBuffer = buffer;
+    m_readDone = 0;
+    m_readSome = true;
     ReadMore(std::move(handler));
 }
 
@@ -71,7 +81,7 @@ RecordStream::ReadMore(Handler handler)
         m_plainAt += take;
         m_readDone += take;
     }
-    if (m_readDone == m_readBuffer.size())
+    if (m_readDone == m_readBuffer.size() || (m_readSome && m_readDone > 0))
     {
         Post(std::move(handler), {}, m_readDone);
         return;

@@ -42,6 +42,9 @@ class RecordStream
     /// Fills `buffer` with the next plaintext bytes; `handler` gets the bytes given (all of them
     /// unless it has an error).
     void AsyncRead(boost::asio::mutable_buffer buffer, Handler handler);
+    /// As AsyncRead, but ends as soon as some bytes were given (those of one record at least,
+    /// as asio's async_read_some would from the socket).
+    void AsyncReadSome(boost::asio::mutable_buffer buffer, Handler handler);
     /// Seals the bytes of `buffers`, in order, and writes them. The buffers must stay valid until
     /// `handler` runs.
     void AsyncWrite(std::vector<boost::asio::const_buffer> buffers, Handler handler);
@@ -70,6 +73,7 @@ class RecordStream
     // The read in flight (its handler travels with the operation: see the .cc).
     boost::asio::mutable_buffer m_readBuffer;
     size_t m_readDone{0};
+    bool m_readSome{false}; // the read in flight ends with the first bytes
     // The record being read and what is left of the last one opened.
     std::string m_recordHeader;
     std::string m_recordBody;

@@ -20,9 +20,17 @@
 // Every byte from a peer may be hostile, so everything a peer can make this side hold is bounded:
 // frames before the hello exchange is done are at most a hello's size, later ones at most
 // max_payload_bytes; a connection that has not completed its hello within hello_timeout_s is
-// closed; at most max_connections accepted connections are open at once; the kernel's keepalive
-// and TCP_USER_TIMEOUT end a connection whose peer has vanished; and when accept() fails (out of
+// closed; a frame begun is closed when no byte of it came for frame_timeout_s; at most
+// max_connections accepted connections are open at once; the kernel's keepalive and
+// TCP_USER_TIMEOUT end a connection whose peer has vanished; and when accept() fails (out of
 // descriptors) the listener waits before trying again instead of spinning.
+//
+// Heartbeats: past the hello each end sends a heartbeat frame (FrameHeader::kHeartbeatType, no
+// payload; sealed like every frame with a key) when it sent nothing for heartbeat_interval_s, and
+// closes a connection that received nothing for heartbeat_timeout_s. A stopped process (SIGSTOP)
+// keeps its kernel's TCP alive, so keepalive alone never ends its connections; this does.
+// Heartbeats are the transport's own: never delivered, never counted in a message's sequence.
+// With a key, progress is seen a record (at most 64 KiB) at a time.
 //
 // Failures are expected events, never crashes:
 // - a frame that fails the checks (bad magic, sizes past the limit, a message before the hello, a
@@ -34,9 +42,16 @@
 // - messages to a peer that never connected wait for it; messages to a peer whose connection
 //   ended are dropped (the roles recover through catch-up: a reconnecting worker is welcomed).
 // Single-threaded: every call and callback runs on the io_context's thread.
+//
+// The pieces, each readable (and the first three fuzzed, tests/fuzz/fuzz-transport.cc) alone:
+// frame-reader.h (the inbound frame parser and its limits, no socket), hello-exchange.h (one end
+// of the hello, no socket), admission.h (which accepted connection makes room for a new one),
+// tcp-connection.h (one connection on Asio), record-stream.h (the sealed records) and this file
+// (the peer table, dialling and redialling).
 #ifndef HILOSIM_DRIVERS_PROCESS_TCP_TRANSPORT_H
 #define HILOSIM_DRIVERS_PROCESS_TCP_TRANSPORT_H
 
+#include "sim/drivers/process/tcp-connection.h"
 #include "sim/roles/role-port.h"
 
 #include "hilo/core/status.h"
@@ -57,8 +72,6 @@
 namespace hilosim
 {
 
-class PeerAuth;
-
 struct TcpTransportOptions
 {
     uint32_t local_id{0};                         // announced in the hello of every connection
@@ -74,6 +87,15 @@ struct TcpTransportOptions
                                                   // hello is the id alone
     std::function<bool(uint32_t)> accept_peer;    // ids a listener accepts; empty: any
     double hello_timeout_s{5.0};                  // a connection must finish its hello by then
+    double frame_timeout_s{30.0};                 // a frame begun (a byte of its header came)
+                                                  // is closed when no byte of it came for this
+                                                  // long: a stall, however slow the link;
+                                                  // 0: never
+    double heartbeat_interval_s{5.0};             // past the hello: a heartbeat goes out when
+                                                  // nothing was sent for this long; 0: none
+    double heartbeat_timeout_s{30.0};             // past the hello: closed when nothing was
+                                                  // received for this long (a stopped or cut
+                                                  // off peer); 0: never
     size_t max_connections{256};                  // accepted connections open at once; members
                                                   // (past their hello) are refused only when
                                                   // this many members are connected
@@ -112,7 +134,7 @@ struct TcpTransportCallbacks
     std::function<void(uint32_t peer, const std::string& why)> authentication_failed;
 };
 
-class TcpTransport
+class TcpTransport : private ConnectionOwner
 {
   public:
     TcpTransport(boost::asio::io_context& io, TcpTransportOptions options,
@@ -150,7 +172,6 @@ class TcpTransport
     size_t pending_hellos() const { return m_unregistered.size(); }
 
   private:
-    class Connection;
     struct Outgoing
     {
         std::string host;
@@ -166,25 +187,29 @@ class TcpTransport
     void StartConnect(uint32_t peer);
     void ScheduleReconnect(uint32_t peer);
     /// A hello-type frame on `c` (the exchange of peer-auth.h, or the plain hello).
-    void OnHelloFrame(const std::shared_ptr<Connection>& c, const std::string& payload);
-    void Register(const std::shared_ptr<Connection>& c, uint32_t peer);
-    void OnMessage(const std::shared_ptr<Connection>& c, const RoleMessage& message);
-    void OnClosed(const std::shared_ptr<Connection>& c, bool error, const std::string& why);
+    void OnHelloFrame(const std::shared_ptr<TcpConnection>& c, const std::string& payload) override;
+    void Register(const std::shared_ptr<TcpConnection>& c, uint32_t peer);
+    void OnMessage(const std::shared_ptr<TcpConnection>& c, const RoleMessage& message) override;
+    void OnClosed(const std::shared_ptr<TcpConnection>& c, bool error,
+                  const std::string& why) override;
+    ConnectionOwner* Owner() { return this; }
+    /// The hello options of this node's connections (hello-exchange.h).
+    HelloOptions HelloOptionsFor() const;
     void Log(const std::string& line) const;
     int64_t NowNs() const;
 
     boost::asio::io_context& m_io;
     TcpTransportOptions m_options;
+    ConnectionOptions m_connectionOptions; // what each connection takes from m_options
     TcpTransportCallbacks m_callbacks;
     std::unique_ptr<boost::asio::ip::tcp::acceptor> m_acceptor;
     std::unique_ptr<boost::asio::steady_timer> m_acceptTimer;
     double m_acceptBackoff{0};
     uint64_t m_acceptFailures{0};
-    std::unique_ptr<PeerAuth> m_auth;                              // null without a key
-    std::map<uint32_t, std::shared_ptr<Connection>> m_connections; // registered, by peer id
-    std::set<std::shared_ptr<Connection>> m_unregistered;          // accepted, hello pending
-    std::deque<std::weak_ptr<Connection>> m_admitted;              // accepted, oldest first
-    std::map<uint32_t, Outgoing> m_outgoing;                       // peers this side dials
+    std::map<uint32_t, std::shared_ptr<TcpConnection>> m_connections; // registered, by peer id
+    std::set<std::shared_ptr<TcpConnection>> m_unregistered;          // accepted, hello pending
+    std::deque<std::weak_ptr<TcpConnection>> m_admitted;              // accepted, oldest first
+    std::map<uint32_t, Outgoing> m_outgoing;                          // peers this side dials
     std::set<uint32_t> m_everConnected;
     struct Pending
     {
