@@ -20,7 +20,7 @@ jobs="${HILO_JOBS:-$(nproc)}"
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift
 all_targets=(fuzz-frame fuzz-compressor-decode fuzz-replica fuzz-restore fuzz-scenario
-  fuzz-peer-message fuzz-transport)
+  fuzz-peer-message fuzz-transport fuzz-learner-session)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then

@@ -6,6 +6,8 @@
 //   for every replica configuration (raw and with the fix-header bit);
 // - fuzz-restore: every compressor's local state (fresh and after three encodes) and a checkpoint
 //   of a Publisher of every replica configuration;
+// - fuzz-learner-session: op sequences of a learner session (honest, a resync flood, a silent
+//   member, mutated batches, messages before the role starts);
 // - fuzz-peer-message: a trajectory batch of its workload, bare and in its envelope, and one of
 //   every other role envelope;
 // - fuzz-transport: tests/fuzz/transport-input.cc's (frames, hello exchanges, records);
@@ -367,6 +369,50 @@ PeerMessageSeeds(const fs::path& dir)
     Write(dir, "done", Byte(5) + hilosim::EncodeDone(10, 0x1234567890abcdefull));
 }
 
+// fuzz-learner-session: op sequences of tests/fuzz/fuzz-learner-session.cc (ops: 0 connect,
+// 1 close, 2 trajectories, 3 raw message, 4 resync, 5 done, 6 time passes, 7 run the timers;
+// bit 3 is each op's flag). An honest run of three rounds with every worker done at the
+// learner's hash; a resync flood; a member that goes silent past the round's deadline; mutated
+// batches; messages before the role starts.
+void
+LearnerSessionSeeds(const fs::path& dir)
+{
+    auto op = [](uint8_t code, std::initializer_list<uint8_t> args)
+    {
+        std::string s(1, static_cast<char>(code));
+        for (uint8_t a : args)
+            s += static_cast<char>(a);
+        return s;
+    };
+    auto round = [&](uint8_t r, uint8_t behaviour)
+    {
+        std::string s;
+        for (uint8_t w = 0; w < 3; ++w)
+            s += op(2, {w, r, behaviour, 0, 0});
+        return s + op(7, {});
+    };
+    const std::string connect = op(0, {0}) + op(0, {1}) + op(0, {2});
+    std::string honest = Byte(0) + connect + round(1, 0) + round(2, 1) + round(3, 2);
+    for (uint8_t w = 0; w < 3; ++w)
+        honest += op(5 | 8, {w, 3});
+    Write(dir, "honest", honest);
+    std::string flood = Byte(0) + connect;
+    for (int i = 0; i < 40; ++i)
+        flood += op(i % 2 ? 4 : 4 | 8, {1, 0});
+    Write(dir, "resync-flood", flood + round(1, 0) + op(4 | 8, {1, 0}) + op(4, {1, 1}));
+    Write(dir, "silent-member",
+          Byte(0) + connect + op(2, {0, 1, 0, 0, 0}) + op(2, {2, 1, 0, 0, 0}) + op(6, {30}) +
+              op(7, {}) + round(2, 1));
+    Write(dir, "mutated-batches",
+          Byte(0) + connect + op(2 | 8, {1, 1, 0, 17, 0}) + op(2 | 8, {2, 1, 0, 200, 1}) +
+              round(1, 0) + op(1 | 8, {0}) + round(2, 1));
+    Write(dir, "early",
+          Byte(3) + op(2, {0, 1, 0, 0, 0}) + op(4, {1, 0}) + op(1, {1}) + connect + round(1, 0));
+    Write(dir, "raw",
+          Byte(0) + connect + op(3, {1, 6, 16, 0}) + std::string(16, '\x01') + op(3, {2, 9, 0, 0}) +
+              round(1, 0));
+}
+
 } // namespace
 
 int
@@ -384,6 +430,7 @@ main(int argc, char** argv)
     ScenarioSeeds(out / "fuzz-scenario", argv[2]);
     PeerMessageSeeds(out / "fuzz-peer-message");
     hilo::fuzz::WriteTransportSeeds(out / "fuzz-transport");
+    LearnerSessionSeeds(out / "fuzz-learner-session");
     ScenarioDictionary(out / "fuzz-scenario.dict");
     return 0;
 }

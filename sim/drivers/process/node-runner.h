@@ -39,6 +39,11 @@
 namespace hilosim
 {
 
+/// RunNode's exit codes (and 128 + N on signal N).
+constexpr int kExitOk = 0;
+constexpr int kExitRuntime = 1;  // a runtime failure, or no progress for the stall timeout
+constexpr int kExitBadInput = 2; // bad scenario, arm, index or addresses
+
 struct NodeOptions
 {
     std::string role;                   // "learner", "worker" or "relay"

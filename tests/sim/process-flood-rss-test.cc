@@ -1,0 +1,423 @@
+// What a flood costs a real learner (`hilo-node learner` with a key, on loopback), measured as
+// the growth of the learner process's resident memory (/proc/PID/status: VmHWM, the peak, against
+// VmRSS before the flood), and that the run still completes for the honest workers:
+// - 2,000 resync requests from an authenticated member that never reads (served once per
+//   connection and learner version, sim/roles/learner-role.h);
+// - a slow reader: an authenticated member that never reads while the learner publishes, asking
+//   for a catch-up with a snapshot all the while (one per version; the send-queue cap behind it);
+// - a header announcing 2 GiB, before and after the hello (refused on the header: nothing is
+//   allocated for it);
+// - 1,000 idle connections that never say hello (admission, tcp-transport.h).
+// The arm is emu-slow at LoRA rank 32: a snapshot catch-up is ~0.2 MB and the send-queue cap
+// (twice the frame limit, peer-limits.h) ~90 MB, so only the one-catch-up rule keeps the first
+// two floods under the bound. Each test prints its numbers (results/faults/README.md).
+#include "sim/drivers/process/child-process.h"
+#include "sim/drivers/process/peer-auth.h"
+#include "sim/drivers/process/record-cipher.h"
+#include "sim/net/frame-header.h"
+#include "sim/roles/peer-ids.h"
+#include "sim/roles/role-messages.h"
+
+#include "hilo/core/coding.h"
+#include "hilo/core/crc32c.h"
+
+#include "tests/sim/process-test-util.h"
+#include "tests/sim/scenario-test-util.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include <gtest/gtest.h>
+
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+namespace hilosim
+{
+namespace
+{
+
+namespace fs = std::filesystem;
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+const std::string kBin = std::string(HILO_BINARY_DIR) + "/sim/";
+const std::string kKeyHex = "5f1c0a9e3b7d42681e0f6a2c9d8b7e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d";
+constexpr double kBoundMiB = 64;
+
+/// A field of /proc/PID/status in kB ("VmHWM", "VmRSS"); -1 when the process is gone.
+int64_t
+StatusKb(pid_t pid, const std::string& field)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(in, line))
+    {
+        if (line.rfind(field + ":", 0) == 0)
+            return std::stoll(line.substr(field.size() + 1));
+    }
+    return -1;
+}
+
+/// A frame of `type` announcing `payload_bytes`, carrying `payload` (its CRC's input).
+std::string
+Header(uint32_t type, uint64_t payload_bytes, const std::string& payload)
+{
+    FrameHeader h;
+    h.type = type;
+    h.payload_bytes = payload_bytes;
+    h.wire_bytes = payload_bytes;
+    h.payload_crc = hilo::Crc32c(payload.data(), payload.size());
+    std::string out;
+    h.AppendTo(&out);
+    return out;
+}
+
+std::string
+Framed(uint32_t type, const std::string& payload)
+{
+    return Header(type, payload.size(), payload) + payload;
+}
+
+// The learner (with the run's key) and its honest workers, started by hand as across machines.
+struct KeyedRun
+{
+    test::ProcessSandbox box;
+    std::string key_file;
+    std::string key; // bytes
+    std::vector<std::string> sets;
+    std::unique_ptr<ChildProcess> learner;
+    std::vector<std::unique_ptr<ChildProcess>> workers;
+    uint16_t port{0};
+
+    KeyedRun(const std::string& name, std::vector<std::string> overrides)
+      : box("hilo-node-rss-" + name, test::DataPath("emu-slow.textproto"))
+      , sets(std::move(overrides))
+    {
+        key_file = (box.dir / "run.key").string();
+        {
+            std::ofstream f(key_file);
+            f << kKeyHex << "\n";
+        }
+        fs::permissions(key_file, fs::perms::owner_read | fs::perms::owner_write);
+        auto parsed = PeerAuth::ParseKey(kKeyHex, "run.key");
+        EXPECT_TRUE(parsed.ok());
+        key = parsed.ok() ? *parsed : "";
+    }
+
+    std::vector<std::string> Args(const std::string& role, int index)
+    {
+        std::vector<std::string> a{
+            kBin + "hilo-node", role,      "--scenario",          box.scenario, "--arm",
+            "hilo-spar",        "--index", std::to_string(index), "--key-file", key_file,
+            "--stall-timeout",  "60"};
+        for (const std::string& s : sets)
+            a.insert(a.end(), {"--set", s});
+        return a;
+    }
+
+    void StartLearner()
+    {
+        auto args = Args("learner", 0);
+        const std::string port_file = (box.dir / "learner.port").string();
+        args.insert(args.end(), {"--listen", "127.0.0.1:0", "--port-file", port_file, "--events",
+                                 (box.dir / "learner.events").string()});
+        auto c = ChildProcess::Start(args, (box.dir / "learner.stderr").string(), "learner");
+        ASSERT_TRUE(c.ok());
+        learner = std::move(*c);
+        for (int i = 0; i < 600 && !fs::exists(port_file); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        ASSERT_TRUE(fs::exists(port_file)) << learner->StderrTail(20);
+        port = static_cast<uint16_t>(std::stoi(test::ReadFile(port_file)));
+    }
+
+    void StartWorker(int w)
+    {
+        auto args = Args("worker", w);
+        args.insert(args.end(), {"--connect", "127.0.0.1:" + std::to_string(port)});
+        auto c = ChildProcess::Start(
+            args, (box.dir / ("worker-" + std::to_string(w) + ".stderr")).string(),
+            "worker " + std::to_string(w));
+        ASSERT_TRUE(c.ok());
+        workers.push_back(std::move(*c));
+    }
+
+    /// The learner's exit code once it ends (-1 after `timeout_s`).
+    int WaitLearner(double timeout_s)
+    {
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+        while (!learner->Poll() && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return learner->exited() ? learner->exit_code() : -1;
+    }
+
+    /// Lines of the learner's event log starting with `prefix`.
+    int EventLines(const std::string& prefix) const
+    {
+        return test::CountLines(box.dir / "learner.events", prefix);
+    }
+
+    /// Both honest workers run to the end: the learner exits 0 and so does every worker, each
+    /// having announced the last version.
+    void ExpectHonestRunCompletes()
+    {
+        ASSERT_NO_FATAL_FAILURE(StartWorker(0));
+        ASSERT_NO_FATAL_FAILURE(StartWorker(1));
+        ASSERT_EQ(WaitLearner(180), 0) << learner->StderrTail(30);
+        EXPECT_EQ(EventLines("done "), 2);
+        for (auto& w : workers)
+        {
+            while (!w->Poll())
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            EXPECT_EQ(w->exit_code(), 0) << w->StderrTail(20);
+        }
+        EXPECT_EQ(box.LiveProcesses(), 0);
+        PrintLog();
+    }
+
+    std::string Log() const { return test::ReadFile((box.dir / "learner.stderr").string()); }
+    /// Prints the learner's log so far (results/faults/README.md quotes it).
+    void PrintLog() const
+    {
+        std::istringstream in(Log());
+        std::string line;
+        while (std::getline(in, line))
+            std::cout << "[log] " << line << "\n";
+        std::cout << std::flush;
+    }
+};
+
+// The learner's memory before a flood and at its peak since.
+struct Rss
+{
+    pid_t pid;
+    int64_t before_kb{0};
+    explicit Rss(pid_t p)
+      : pid(p)
+      , before_kb(StatusKb(p, "VmRSS"))
+    {
+    }
+    /// VmHWM now less VmRSS before, in MiB.
+    double GrowthMiB() const { return (StatusKb(pid, "VmHWM") - before_kb) / 1024.0; }
+    void Print(const std::string& what) const
+    {
+        std::cout << "[rss] " << what << ": VmRSS before " << before_kb << " kB, VmHWM "
+                  << StatusKb(pid, "VmHWM") << " kB, VmRSS now " << StatusKb(pid, "VmRSS")
+                  << " kB, growth " << GrowthMiB() << " MiB" << std::endl;
+    }
+};
+
+/// Authenticates `s` with the learner on `port` as worker `id` (peer-auth.h) and returns the
+/// sealer of what this side sends (record-cipher.h).
+std::unique_ptr<RecordSealer>
+Authenticate(tcp::socket& s, uint16_t port, uint32_t id, const std::string& key)
+{
+    s.connect({asio::ip::make_address("127.0.0.1"), port});
+    const std::string nonce(PeerAuth::kNonceBytes, 'r');
+    std::string hello;
+    hilo::ByteWriter(&hello).PutU32(id);
+    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, hello + nonce)));
+    auto read_hello = [&s]()
+    {
+        std::string head(FrameHeader::kBytes, '\0');
+        asio::read(s, asio::buffer(&head[0], head.size()));
+        auto h = FrameHeader::Parse(head, 1024);
+        EXPECT_TRUE(h.ok());
+        std::string payload(h.ok() ? h->payload_bytes : 0, '\0');
+        asio::read(s, asio::buffer(&payload[0], payload.size()));
+        return payload;
+    };
+    const std::string challenge = read_hello();
+    EXPECT_EQ(challenge.size(), PeerAuth::kChallengeBytes);
+    const std::string learner_nonce = challenge.substr(4, PeerAuth::kNonceBytes);
+    const PeerAuth auth(key);
+    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType,
+                                       auth.Mac(PeerAuth::Side::kDialler, id, kLearnerPeerId, nonce,
+                                                learner_nonce))));
+    EXPECT_TRUE(auth.Check(read_hello(), PeerAuth::Side::kListener, id, kLearnerPeerId, nonce,
+                           learner_nonce));
+    auto keys = DeriveSessionKeys(key, id, kLearnerPeerId, nonce, learner_nonce);
+    EXPECT_TRUE(keys.ok());
+    return keys.ok() ? std::make_unique<RecordSealer>(keys->dialler_to_listener) : nullptr;
+}
+
+std::string
+Sealed(RecordSealer& sealer, const std::string& bytes)
+{
+    std::string record;
+    EXPECT_TRUE(sealer.Seal(bytes, &record).ok());
+    return record;
+}
+
+/// Whether the learner closed `s` (reads what arrives until then, for at most `timeout_s`).
+bool
+ClosedWithin(tcp::socket& s, double timeout_s)
+{
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    char buf[65536];
+    while (std::chrono::steady_clock::now() < deadline)
+    {
+        pollfd p{s.native_handle(), POLLIN, 0};
+        if (poll(&p, 1, 100) <= 0)
+            continue;
+        if (recv(s.native_handle(), buf, sizeof(buf), 0) <= 0)
+            return true;
+    }
+    return false;
+}
+
+const std::vector<std::string> kRank32{"workload.lora.rank=32"};
+
+TEST(HiloNode, TwoThousandResyncRequestsFromAMemberCostTheLearnerUnder64MiB)
+{
+    KeyedRun run("resync", kRank32);
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    std::this_thread::sleep_for(std::chrono::milliseconds(500)); // the role has started
+    const Rss rss(run.learner->pid());
+    asio::io_context io;
+    tcp::socket member(io);
+    auto sealer = Authenticate(member, run.port, 1, run.key);
+    ASSERT_TRUE(sealer);
+    std::string flood;
+    for (int i = 0; i < 2000; ++i)
+        flood += Sealed(*sealer, Framed(kResyncRequest, EncodeResyncRequest(0, i % 2 == 0)));
+    asio::write(member, asio::buffer(flood)); // and never reads
+    // The learner answers as the requests arrive; a queue that grows keeps growing for a while.
+    double peak = 0;
+    for (int i = 0; i < 30; ++i)
+    {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        peak = std::max(peak, rss.GrowthMiB());
+    }
+    rss.Print("2,000 resync requests");
+    EXPECT_LT(peak, kBoundMiB);
+    member.close();
+    ASSERT_NO_FATAL_FAILURE(run.ExpectHonestRunCompletes());
+}
+
+TEST(HiloNode, ASlowReaderCostsTheLearnerUnder64MiBAndTheRunCompletes)
+{
+    KeyedRun run("slow-reader", {"workload.lora.rank=32", "mode.round_timeout=300ms"});
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const Rss rss(run.learner->pid());
+    asio::io_context io;
+    tcp::socket slow(io);
+    auto sealer = Authenticate(slow, run.port, 1, run.key);
+    ASSERT_TRUE(sealer);
+    // Worker 1 is this peer: it never sends a batch (dropped from every round at the deadline)
+    // and never reads, and asks for a catch-up with a snapshot every 10 ms while worker 0 runs.
+    ASSERT_NO_FATAL_FAILURE(run.StartWorker(0));
+    double peak = 0;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (run.EventLines("publish ") < 10 && std::chrono::steady_clock::now() < until &&
+           !run.learner->Poll())
+    {
+        boost::system::error_code ec;
+        asio::write(
+            slow,
+            asio::buffer(Sealed(*sealer, Framed(kResyncRequest, EncodeResyncRequest(0, true)))),
+            ec);
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        peak = std::max(peak, rss.GrowthMiB());
+    }
+    rss.Print("a slow reader over " + std::to_string(run.EventLines("publish ")) + " versions");
+    EXPECT_EQ(run.EventLines("publish "), 10) << run.learner->StderrTail(20);
+    EXPECT_LT(peak, kBoundMiB);
+    slow.close();
+    // The real worker 1 joins, catches up, and the run completes.
+    ASSERT_NO_FATAL_FAILURE(run.StartWorker(1));
+    ASSERT_EQ(run.WaitLearner(180), 0) << run.learner->StderrTail(30);
+    EXPECT_EQ(run.EventLines("done "), 2);
+    for (auto& w : run.workers)
+    {
+        while (!w->Poll())
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        EXPECT_EQ(w->exit_code(), 0) << w->StderrTail(20);
+    }
+    EXPECT_EQ(run.box.LiveProcesses(), 0);
+    run.PrintLog();
+}
+
+TEST(HiloNode, AHeaderAnnouncingTwoGiBCostsTheLearnerUnderOneMiB)
+{
+    KeyedRun run("big-header", kRank32);
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    asio::io_context io;
+    {
+        // The baseline includes what any connection costs (a hello, a session's ciphers).
+        tcp::socket warm(io);
+        ASSERT_TRUE(Authenticate(warm, run.port, 0, run.key));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const Rss rss(run.learner->pid());
+    const uint64_t two_gib = (1ull << 31) - 1; // the transport's ceiling
+    // Before the hello: a hello frame announcing 2 GiB, then 1 MiB of its bytes.
+    tcp::socket stranger(io);
+    stranger.connect({asio::ip::make_address("127.0.0.1"), run.port});
+    boost::system::error_code ec;
+    asio::write(stranger, asio::buffer(Header(FrameHeader::kHelloType, two_gib, "")), ec);
+    asio::write(stranger, asio::buffer(std::string(1 << 20, 'x')), ec);
+    EXPECT_TRUE(ClosedWithin(stranger, 10));
+    // After it: an authenticated member's trajectories announcing 2 GiB, then 1 MiB.
+    tcp::socket member(io);
+    auto sealer = Authenticate(member, run.port, 0, run.key);
+    ASSERT_TRUE(sealer);
+    asio::write(member, asio::buffer(Sealed(*sealer, Header(kTrajectories, two_gib, ""))), ec);
+    std::string body;
+    for (int i = 0; i < 16; ++i)
+        body += Sealed(*sealer, std::string(60000, 'y'));
+    asio::write(member, asio::buffer(body), ec);
+    EXPECT_TRUE(ClosedWithin(member, 10));
+    rss.Print("2 GiB headers before and after the hello");
+    EXPECT_LT(rss.GrowthMiB(), 1.0);
+    ASSERT_NO_FATAL_FAILURE(run.ExpectHonestRunCompletes());
+}
+
+TEST(HiloNode, AThousandIdleConnectionsDoNotKeepKeyedWorkersOut)
+{
+    KeyedRun run("idle-flood", kRank32);
+    ASSERT_NO_FATAL_FAILURE(run.StartLearner());
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const Rss rss(run.learner->pid());
+    // 1,000 sockets here (the learner keeps at most 64 pending from one address).
+    rlimit files{};
+    ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &files), 0);
+    if (files.rlim_cur < 1100 && files.rlim_max >= 1100)
+    {
+        files.rlim_cur = 1100;
+        ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &files), 0);
+    }
+    asio::io_context io;
+    std::vector<std::unique_ptr<tcp::socket>> idle;
+    for (int i = 0; i < 1000; ++i)
+    {
+        auto s = std::make_unique<tcp::socket>(io);
+        boost::system::error_code ec;
+        s->connect({asio::ip::make_address("127.0.0.1"), run.port}, ec);
+        if (!ec)
+            idle.push_back(std::move(s));
+    }
+    EXPECT_EQ(idle.size(), 1000u);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    rss.Print("1,000 idle connections");
+    EXPECT_LT(rss.GrowthMiB(), kBoundMiB);
+    // The workers come while the idle connections are still open.
+    ASSERT_NO_FATAL_FAILURE(run.ExpectHonestRunCompletes());
+}
+
+} // namespace
+} // namespace hilosim
