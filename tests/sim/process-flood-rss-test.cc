@@ -31,10 +31,13 @@
 
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -145,7 +148,8 @@ struct KeyedRun
     void StartWorker(int w)
     {
         auto args = Args("worker", w);
-        args.insert(args.end(), {"--connect", "127.0.0.1:" + std::to_string(port)});
+        args.insert(args.end(), {"--connect", "127.0.0.1:" + std::to_string(port), "--events",
+                                 (box.dir / ("worker-" + std::to_string(w) + ".events")).string()});
         auto c = ChildProcess::Start(
             args, (box.dir / ("worker-" + std::to_string(w) + ".stderr")).string(),
             "worker " + std::to_string(w));
@@ -387,6 +391,10 @@ TEST(HiloNode, AHeaderAnnouncingTwoGiBCostsTheLearnerUnderOneMiB)
     ASSERT_NO_FATAL_FAILURE(run.ExpectHonestRunCompletes());
 }
 
+// 1,000 connections that never say hello, from the workers' own address, and every one the
+// learner drops is opened again at once (a flood that refills itself, as an attacker's would):
+// the workers must still get in, ahead of the flood, well before any idle connection's hello
+// deadline (5 s) could make room by itself.
 TEST(HiloNode, AThousandIdleConnectionsDoNotKeepKeyedWorkersOut)
 {
     KeyedRun run("idle-flood", kRank32);
@@ -401,22 +409,88 @@ TEST(HiloNode, AThousandIdleConnectionsDoNotKeepKeyedWorkersOut)
         files.rlim_cur = 1100;
         ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &files), 0);
     }
-    asio::io_context io;
-    std::vector<std::unique_ptr<tcp::socket>> idle;
+    sockaddr_in learner{};
+    learner.sin_family = AF_INET;
+    learner.sin_port = htons(run.port);
+    learner.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    auto open_one = [&]()
+    {
+        const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0 &&
+            ::connect(fd, reinterpret_cast<const sockaddr*>(&learner), sizeof(learner)) != 0)
+        {
+            ::close(fd);
+            return -1;
+        }
+        return fd;
+    };
+    std::vector<pollfd> idle;
     for (int i = 0; i < 1000; ++i)
     {
-        auto s = std::make_unique<tcp::socket>(io);
-        boost::system::error_code ec;
-        s->connect({asio::ip::make_address("127.0.0.1"), run.port}, ec);
-        if (!ec)
-            idle.push_back(std::move(s));
+        const int fd = open_one();
+        if (fd >= 0)
+            idle.push_back({fd, POLLIN, 0});
     }
     EXPECT_EQ(idle.size(), 1000u);
+    std::atomic<bool> stop{false};
+    std::atomic<int> reopened{0};
+    std::thread refill(
+        [&]()
+        {
+            while (!stop)
+            {
+                if (::poll(idle.data(), idle.size(), 10) <= 0)
+                    continue;
+                for (pollfd& p : idle)
+                {
+                    char byte = 0;
+                    if (p.revents == 0 || ::recv(p.fd, &byte, 1, MSG_DONTWAIT) > 0)
+                        continue;  // still open (a byte from the learner would be odd; ignored)
+                    ::close(p.fd); // the learner dropped it: open another
+                    p.fd = open_one();
+                    p.revents = 0;
+                    reopened += p.fd >= 0 ? 1 : 0;
+                    if (p.fd < 0)
+                        p.fd = -1; // poll ignores it
+                }
+            }
+        });
     std::this_thread::sleep_for(std::chrono::seconds(1));
     rss.Print("1,000 idle connections");
     EXPECT_LT(rss.GrowthMiB(), kBoundMiB);
-    // The workers come while the idle connections are still open.
-    ASSERT_NO_FATAL_FAILURE(run.ExpectHonestRunCompletes());
+    // The workers come while the flood goes on; both are taken in before 3 s have passed, where
+    // a learner that only made room at the hello deadline would keep them out.
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_NO_FATAL_FAILURE(run.StartWorker(0));
+    ASSERT_NO_FATAL_FAILURE(run.StartWorker(1));
+    // A worker's first rollout comes once the learner has taken it in.
+    auto rolled_out = [&](int w)
+    {
+        return test::CountLines(run.box.dir / ("worker-" + std::to_string(w) + ".events"),
+                                "rollout ") > 0;
+    };
+    while (!(rolled_out(0) && rolled_out(1)) &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(3))
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(rolled_out(0) && rolled_out(1)) << "a worker was kept out for 3 s\n"
+                                                << run.learner->StderrTail(10);
+    stop = true;
+    refill.join();
+    std::cout << "[flood] " << reopened
+              << " idle connections opened again after the learner dropped them\n";
+    for (const pollfd& p : idle)
+        if (p.fd >= 0)
+            ::close(p.fd);
+    EXPECT_GT(reopened, 0) << "the flood never had to refill: nothing was tested";
+    ASSERT_EQ(run.WaitLearner(180), 0) << run.learner->StderrTail(30);
+    EXPECT_EQ(run.EventLines("done "), 2);
+    for (auto& w : run.workers)
+    {
+        while (!w->Poll())
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        EXPECT_EQ(w->exit_code(), 0) << w->StderrTail(20);
+    }
+    EXPECT_EQ(run.box.LiveProcesses(), 0);
 }
 
 } // namespace
