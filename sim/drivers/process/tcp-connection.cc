@@ -285,14 +285,23 @@ TcpConnection::WriteNext()
     Write(out.sealed, std::move(buffers),
           [self](const boost::system::error_code& ec, size_t)
           {
-              if (ec)
+              if (self->Wrote(ec))
               {
-                  self->Fail(ec, /*mid_frame=*/false);
-                  return;
+                  self->WritePadding();
               }
-              self->m_lastSent = std::chrono::steady_clock::now();
-              self->WritePadding();
           });
+}
+
+bool
+TcpConnection::Wrote(const boost::system::error_code& ec)
+{
+    if (ec)
+    {
+        Fail(ec, /*mid_frame=*/false);
+        return false;
+    }
+    m_lastSent = std::chrono::steady_clock::now();
+    return true;
 }
 
 void
@@ -317,13 +326,10 @@ TcpConnection::WritePadding()
     Write(out.sealed, {asio::buffer(m_zeros->data(), n)},
           [self](const boost::system::error_code& ec, size_t)
           {
-              if (ec)
+              if (self->Wrote(ec))
               {
-                  self->Fail(ec, /*mid_frame=*/false);
-                  return;
+                  self->WritePadding();
               }
-              self->m_lastSent = std::chrono::steady_clock::now();
-              self->WritePadding();
           });
 }
 

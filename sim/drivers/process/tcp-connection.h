@@ -108,6 +108,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>
     void Read(boost::asio::mutable_buffer buffer, IoHandler handler);
     void WriteNext();
     void WritePadding();
+    /// A write's completion: false (the connection failed) on an error, else notes the time.
+    bool Wrote(const boost::system::error_code& ec);
     void ReadNext();
     void OnRead(size_t n);
     void Deliver();
