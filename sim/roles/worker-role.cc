@@ -270,6 +270,17 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         // old one and may be lost with it, so ask again (a second catch-up only repeats what the
         // first did).
         const bool behind = m_replica->version() < welcome->learner_version;
+        // A learner that restored an older checkpoint than the version this worker holds (its
+        // latest was torn, or not written on a full disk) trains the versions after its own
+        // again, to other states: the worker drops what it holds past the learner's version and
+        // takes the learner's state whole, and the updates it queued from before go with it.
+        if (m_replica->version() > welcome->learner_version)
+        {
+            m_queue.clear();
+            m_needSnapshot = true;
+            m_rollbackTo = welcome->learner_version;
+            m_catchUp.reset(); // a catch-up to the old learner's versions, not yet applied
+        }
         if ((behind || m_needSnapshot) && !m_catchingUp && !m_catchUp)
         {
             RequestResync(m_needSnapshot);
@@ -325,7 +336,8 @@ WorkerRole::DivergeNextReplay()
 void
 WorkerRole::RequestResync(bool with_snapshot)
 {
-    const uint64_t from = m_replica->version();
+    const uint64_t from =
+        m_rollbackTo ? std::min(*m_rollbackTo, m_replica->version()) : m_replica->version();
     m_resyncing = true;
     if (m_hooks.resync)
     {
@@ -473,6 +485,7 @@ WorkerRole::FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s)
         {
             done.snapshot_version = static_cast<int64_t>(m_replica->version());
             m_needSnapshot = false;
+            m_rollbackTo.reset();
             if (m_replica->version() > before)
             {
                 reach(true);

@@ -143,7 +143,10 @@ class WorkerRole
     bool m_catchingUp{false};                // the GPU is restoring a catch-up
     bool m_resyncing{false};                 // asked for a catch-up; updates wait for it
     bool m_needSnapshot{false};              // the next catch-up must start from a snapshot
-    bool m_awaitWelcome{false};              // rejoining: no rollout before the learner's welcome
+    // A learner behind this worker (it restored an older checkpoint): the catch-up asked for
+    // starts at its version, and the snapshot replaces the later versions this worker holds.
+    std::optional<uint64_t> m_rollbackTo;
+    bool m_awaitWelcome{false}; // rejoining: no rollout before the learner's welcome
     std::map<uint32_t, ReconnectBackoff> m_backoff; // by peer
     bool m_doneSent{false};
     hilo::Status m_failure;

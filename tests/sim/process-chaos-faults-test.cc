@@ -2,6 +2,7 @@
 // of the time, a slow reader) and a full disk under the learner's checkpoints (--full-disk, on a
 // small tmpfs only). The schedule and the filling alone, then a run through both that loses
 // nothing.
+#include "sim/drivers/process/child-process.h"
 #include "sim/drivers/process/disk-fill.h"
 #include "sim/drivers/process/node-pause.h"
 
@@ -13,8 +14,10 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace hilosim
 {
@@ -206,6 +209,49 @@ TEST(HiloEmu, ASlowWorkerAndAFullCheckpointDiskLoseNothing)
         EXPECT_EQ(bad.exit_code, 2) << args << "\n" << bad.output;
         EXPECT_NE(bad.output.find(says), std::string::npos) << args << "\n" << bad.output;
     }
+}
+
+// The learner killed at 4 s; while it is down its latest checkpoint is torn (cut to half its
+// bytes, as a crash in the middle of a write without the temp file would leave it). The new learner
+// restores from the previous generation, says so, and the run completes with nothing lost.
+TEST(HiloEmu, ATornLatestCheckpointRestoresFromThePreviousOneAndNothingIsLost)
+{
+    test::ProcessSandbox box("hilo-proc-test-torn",
+                             std::string(HILO_SOURCE_DIR) + "/scripts/chaos-relay.textproto");
+    const std::string ckpt = (box.dir / "ckpt").string(), emu = (box.dir / "emu").string();
+    fs::create_directories(ckpt);
+    const std::string err = (box.dir / "emu.stderr").string();
+    auto started = ChildProcess::Start(
+        {kBin + "hilo-emu", "run", box.scenario, "--network", "direct", "--stall-timeout", "60",
+         "--set",
+         "faults[0]=kind: \"learner_restart\" at: \"4s\" target: \"learner\" restart_after: "
+         "\"3s\"",
+         "--checkpoint-dir", ckpt, "--out", emu},
+        err, "hilo-emu");
+    ASSERT_TRUE(started.ok()) << started.status().message();
+    std::unique_ptr<ChildProcess> run = std::move(*started);
+    const std::string latest = ckpt + "/hilo-spar-learner.ckpt";
+    bool torn = false;
+    while (!run->Poll())
+    {
+        if (!torn &&
+            test::ReadFile(err).find("learner_restart: killed the learner") != std::string::npos)
+        {
+            ASSERT_TRUE(fs::exists(latest)) << test::ReadFile(err);
+            ASSERT_TRUE(fs::exists(latest + ".prev")) << "two generations";
+            fs::resize_file(latest, fs::file_size(latest) / 2);
+            torn = true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_EQ(run->exit_code(), 0) << test::ReadFile(err);
+    ASSERT_TRUE(torn) << "the learner was never killed\n" << test::ReadFile(err);
+    const std::string log = test::ReadFile(emu + "/nodes/hilo-spar/learner.stderr");
+    EXPECT_NE(log.find("restored " + latest + ".prev at version"), std::string::npos) << log;
+    const std::string es = test::ReadFile(emu + "/summary.json");
+    EXPECT_EQ(test::JsonValues(es, "versions_lost"), std::vector<std::string>{"0"}) << es;
+    EXPECT_EQ(test::JsonValues(es, "workers_at_final_hash"), std::vector<std::string>{"4"}) << es;
+    EXPECT_EQ(box.LiveProcesses(), 0);
 }
 
 } // namespace

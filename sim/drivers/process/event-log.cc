@@ -189,13 +189,25 @@ ReadEventLog(const std::string& path, EventRecord* record)
                 while (std::getline(k, item, ','))
                     e.kept_per_matrix.push_back(std::stoll(item));
             }
-            record->publishes.push_back(std::move(e));
+            // A version published again supersedes the first: the learner restored an older
+            // checkpoint (its latest torn, or never written) and trained that version anew.
+            auto same = std::find_if(record->publishes.begin(), record->publishes.end(),
+                                     [&](const PublishEvent& p) { return p.version == e.version; });
+            if (same != record->publishes.end())
+                *same = std::move(e);
+            else
+                record->publishes.push_back(std::move(e));
         }
         else if (kind == "eval")
         {
             EvalEvent e;
             ok = static_cast<bool>(f >> e.version >> e.sim_time_s >> e.quality >> e.cpu_s);
-            record->evals.push_back(e);
+            auto same = std::find_if(record->evals.begin(), record->evals.end(),
+                                     [&](const EvalEvent& v) { return v.version == e.version; });
+            if (same != record->evals.end())
+                *same = e;
+            else
+                record->evals.push_back(e);
         }
         else if (kind == "rollout")
         {
