@@ -11,9 +11,10 @@
 # (with their direction; injected into the emulated links), relays hilo-emu's --kill-relay,
 # pauses and slow nodes its --pause and --slow, the full disk its --full-disk on a 16 MiB tmpfs
 # this script mounts for --checkpoint-dir. The run must end with hilo-emu's exit 0 (no node gave
-# up), every live worker at the learner's final hash and 0 versions lost; prints the kills, pauses,
-# slow nodes, full disks and outages, the recoveries and their p50 / max time, and exits non-zero
-# otherwise.
+# up), every live worker at the learner's final hash, 0 versions lost and every node's peak RSS
+# (the kernel's, per process) at most MAX_RSS_MIB; prints the kills, pauses, slow nodes, full
+# disks and outages, the recoveries and their p50 / max time and the peak RSS per node, and exits
+# non-zero otherwise.
 #
 # Bounded: at most one event per KILL_EVERY_S seconds (default 8) of modelled time, pauses,
 # slow windows, full disks and outages of 0.5-3 s, never two things down at once, nothing in the
@@ -22,8 +23,10 @@
 # run's own network namespaces (needs root). Without root there are no full disks.
 #
 # Environment: SEED (default 1), OUT (results folder; default a temporary one, removed at exit),
-# KILL_EVERY_S, NETWORK. The binaries: --hilo-sim PATH and --hilo-emu PATH (default $HILO_SIM /
-# $HILO_EMU, else build/sim/; hilo-emu's hilo-node is the one next to it).
+# KILL_EVERY_S, NETWORK, MAX_RSS_MIB (default 384: every node of this scenario peaks near 190 MiB
+# on the 2-core reference host). The binaries: --hilo-sim PATH and
+# --hilo-emu PATH (default $HILO_SIM / $HILO_EMU, else build/sim/; hilo-emu's hilo-node is the one
+# next to it).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sim="${HILO_SIM:-$root/build/sim/hilo-sim}"
@@ -44,11 +47,16 @@ done
 seed="${SEED:-1}"
 kill_every="${KILL_EVERY_S:-8}"
 network="${NETWORK:-direct}"
+max_rss_mib="${MAX_RSS_MIB:-384}"
 scenario="$root/scripts/chaos-relay.textproto"
 python=/usr/bin/python3
 
 if ! [[ "$minutes" =~ ^[0-9]+([.][0-9]+)?$ ]] || [ "$($python -c "print(float('$minutes') > 0)")" != True ]; then
   echo "chaos.sh: MINUTES must be a positive number, got \"$minutes\"" >&2
+  exit 2
+fi
+if ! [[ "$max_rss_mib" =~ ^[1-9][0-9]*$ ]]; then
+  echo "chaos.sh: MAX_RSS_MIB must be a positive whole number of MiB, got \"$max_rss_mib\"" >&2
   exit 2
 fi
 if [ "$network" != direct ] && [ "$network" != ns3 ]; then
@@ -179,7 +187,7 @@ if [ "$code" -ne 0 ]; then
   tail -n 30 "$work/emu.stderr" >&2
   exit 1
 fi
-$python - "$out/summary.json" "$work/emu.stderr" <<'PY'
+$python - "$out/summary.json" "$work/emu.stderr" "$max_rss_mib" <<'PY'
 import json, sys
 arm = json.load(open(sys.argv[1]))["arms"][0]
 log = open(sys.argv[2]).read().splitlines()
@@ -198,5 +206,18 @@ print(f"kills: {count('hilo-emu: worker_crash: killed')} workers, "
       f"versions lost {arm['versions_lost']}; "
       f"workers at the final hash {arm['workers_at_final_hash']} of {arm['workers_alive']} alive")
 ok = arm["versions_lost"] == 0 and arm["workers_at_final_hash"] == arm["workers_alive"]
+# Every node's peak resident memory (the largest of its processes', from the kernel when hilo-emu
+# reaped them) within the bound: no peer or fault made a node's memory grow without end.
+bound = float(sys.argv[3])
+peaks = arm.get("node_peak_rss_mib", {})
+print("peak RSS (MiB): " + ", ".join(f"{n} {m:.0f}" for n, m in peaks.items()) +
+      f"; bound {bound:.0f}")
+over = [n for n, m in peaks.items() if m > bound]
+if not peaks:
+    print("chaos.sh: summary.json has no node_peak_rss_mib", file=sys.stderr)
+    ok = False
+if over:
+    print(f"chaos.sh: peak RSS above {bound:.0f} MiB: {', '.join(over)}", file=sys.stderr)
+    ok = False
 sys.exit(0 if ok else 1)
 PY

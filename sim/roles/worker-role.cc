@@ -258,6 +258,8 @@ WorkerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
             return welcome.status();
         }
         m_awaitWelcome = false;
+        ++m_welcomes;
+        m_welcomeLearnerVersion = welcome->learner_version;
         // The learner's view wins: a batch lost with the old connection (or by a restarted
         // learner) is rolled out again; at worst one redundant rollout, which the learner
         // overwrites or drops as stale.
@@ -428,7 +430,7 @@ WorkerRole::HandleCatchUp(std::string_view payload, double received_s)
     {
         return plan.status();
     }
-    m_catchUp = PendingCatchUp{std::move(*plan), received_s};
+    m_catchUp = PendingCatchUp{std::move(*plan), received_s, m_welcomes};
     NextGpuWork();
     return hilo::Status::Ok();
 }
@@ -448,11 +450,11 @@ WorkerRole::StartCatchUp()
     busy_s += ApplySeconds() * static_cast<double>(pending.plan.update_frames.size());
     m_port->After(busy_s, ComputePhase::kCatchUp, 0.0,
                   [this, pending = std::move(pending)]()
-                  { FinishCatchUp(pending.plan, pending.received_s); });
+                  { FinishCatchUp(pending.plan, pending.received_s, pending.welcomes); });
 }
 
 void
-WorkerRole::FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s)
+WorkerRole::FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s, uint64_t welcomes)
 {
     m_catchingUp = false;
     const models::CpuTimer timer;
@@ -536,6 +538,18 @@ WorkerRole::FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s)
         // A catch-up that does not apply leaves the worker where it got to; it asks again, from
         // a snapshot, which rebuilds whatever state it holds.
         m_needSnapshot = true;
+        RequestResync(/*with_snapshot=*/true);
+        NextGpuWork();
+        return;
+    }
+    if (welcomes != m_welcomes && m_replica->version() > m_welcomeLearnerVersion)
+    {
+        // It came on a connection that has since ended, from a learner ahead of the one that
+        // welcomed this worker since (a learner restored from an older checkpoint): as the
+        // welcome would have, drop the versions past that learner's and take its state whole.
+        m_queue.clear();
+        m_needSnapshot = true;
+        m_rollbackTo = m_welcomeLearnerVersion;
         RequestResync(/*with_snapshot=*/true);
         NextGpuWork();
         return;

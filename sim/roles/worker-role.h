@@ -108,7 +108,7 @@ class WorkerRole
     hilo::Status HandleCatchUp(std::string_view payload, double received_s);
     /// REQUIRES: the GPU is free and a catch-up is pending.
     void StartCatchUp();
-    void FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s);
+    void FinishCatchUp(const hilo::CatchUpPlan& plan, double received_s, uint64_t welcomes);
     void VersionReached();
     double ApplySeconds();
     /// models::RolloutSeconds for this worker's GPU node, remembered for the last shape asked
@@ -137,6 +137,7 @@ class WorkerRole
     {
         hilo::CatchUpPlan plan;
         double received_s;
+        uint64_t welcomes; // m_welcomes when it arrived
     };
     std::optional<PendingCatchUp> m_catchUp; // arrived, waiting for the GPU
     bool m_applying{false};                  // the GPU is decoding + replaying an update
@@ -146,7 +147,9 @@ class WorkerRole
     // A learner behind this worker (it restored an older checkpoint): the catch-up asked for
     // starts at its version, and the snapshot replaces the later versions this worker holds.
     std::optional<uint64_t> m_rollbackTo;
-    bool m_awaitWelcome{false}; // rejoining: no rollout before the learner's welcome
+    uint64_t m_welcomes{0};              // welcomes received, the latest one's learner version:
+    uint64_t m_welcomeLearnerVersion{0}; // a catch-up from before it may be from an older learner
+    bool m_awaitWelcome{false};          // rejoining: no rollout before the learner's welcome
     std::map<uint32_t, ReconnectBackoff> m_backoff; // by peer
     bool m_doneSent{false};
     hilo::Status m_failure;

@@ -250,6 +250,19 @@ struct Fields<EmulationHealth>
 };
 
 template<>
+struct Fields<NodePeakRss>
+{
+    static constexpr const char* kName = "node_peak_rss";
+
+    template<typename F, typename E>
+    static void Visit(F& f, E& e)
+    {
+        f("node", e.node);
+        f("kib", e.kib);
+    }
+};
+
+template<>
 struct Fields<hilo::BudgetPurchase>
 {
     static constexpr const char* kName = "purchase";
@@ -312,6 +325,7 @@ struct Fields<ArmResult>
         f("real_time", e.real_time);
         f("worker_pid", e.worker_pid);
         f("emulation", e.emulation);
+        f("node_peak_rss", e.node_peak_rss);
         f("network_model", e.network_model);
         f("connections", e.connections);
         f("window_limited_connections", e.window_limited_connections);

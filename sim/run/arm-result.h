@@ -43,6 +43,13 @@ struct WorkerEnd
     uint64_t state_hash{0};
 };
 
+/// One node process of a real-process run: the most memory it held resident.
+struct NodePeakRss
+{
+    std::string node; // "learner", "worker-3", "relay-0" (a restarted node: one entry a process)
+    uint64_t kib{0};  // the kernel's ru_maxrss when the process was reaped
+};
+
 /// The emulated network's own health during one arm (hilo-emu --network ns3 only): how far the
 /// ns-3 real-time process fell behind the wall clock, sampled periodically, and why its numbers
 /// may not be exact.
@@ -108,6 +115,7 @@ struct ArmResult
     bool real_time{false};           // times are real: steps.csv gets the overrun columns
     std::vector<int64_t> worker_pid; // by worker: the process that ran it last (workers.csv)
     std::optional<EmulationHealth> emulation; // emulated links only (summary.json)
+    std::vector<NodePeakRss> node_peak_rss;   // every node process, in start order
 
     std::string network_model;              // "packet" or "flow"
     uint32_t connections{0};                // transport connections opened

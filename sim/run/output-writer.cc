@@ -2,6 +2,7 @@
 
 #include "sim/run/arm-summary.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -206,6 +207,23 @@ SummaryJson(const RunRecord& run, const std::vector<ArmResult>& arms)
             for (size_t w = 0; w < e.warnings.size(); ++w)
                 warnings += (w ? ", " : "") + JsonString(e.warnings[w]);
             kv("emulation_warnings", warnings + "]");
+        }
+        if (!a.node_peak_rss.empty())
+        {
+            // Per node, the largest of its processes' peaks (a restarted node ran several).
+            std::map<std::string, uint64_t> peak;
+            std::vector<std::string> order;
+            for (const NodePeakRss& n : a.node_peak_rss)
+            {
+                if (peak.count(n.node) == 0)
+                    order.push_back(n.node);
+                peak[n.node] = std::max(peak[n.node], n.kib);
+            }
+            std::string nodes = "{";
+            for (size_t i = 0; i < order.size(); ++i)
+                nodes += (i ? ", " : "") + JsonString(order[i]) + ": " +
+                         FormatNumber(double(peak[order[i]]) / 1024.0);
+            kv("node_peak_rss_mib", nodes + "}");
         }
         const LinkUsage* busiest = BusiestLink(a);
         kv("busiest_link",

@@ -98,6 +98,7 @@ FullResult()
     e.carried_peak_bps = 1e9;
     e.warnings = {"lagged", ""};
     a.emulation = e;
+    a.node_peak_rss = {{"learner", 123456}, {"worker-1", 7}, {"learner", 99}};
     a.network_model = "flow";
     a.connections = 2;
     a.window_limited_connections = 1;
@@ -154,6 +155,9 @@ TEST(ArmResultCodec, EveryFieldSurvivesBitForBit)
     EXPECT_EQ(b->worker_pid, a.worker_pid);
     ASSERT_TRUE(b->emulation.has_value());
     EXPECT_EQ(b->emulation->warnings, a.emulation->warnings);
+    ASSERT_EQ(b->node_peak_rss.size(), 3u);
+    EXPECT_EQ(b->node_peak_rss[1].node, "worker-1");
+    EXPECT_EQ(b->node_peak_rss[2].kib, 99u);
     EXPECT_EQ(b->connections, 2u);
     EXPECT_EQ(b->window_limited_example, a.window_limited_example);
     EXPECT_EQ(b->cpu_s, 2.25);

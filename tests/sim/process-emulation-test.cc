@@ -32,6 +32,8 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -110,6 +112,18 @@ TEST(HiloEmu, TinyScenarioRunsAsProcessesAndLearnsExactlyAsSimulated)
          p = summary.find("\"workers_at_final_hash\": 2", p + 1))
         ++arms;
     EXPECT_EQ(arms, 2u) << summary;
+    // Each node process's peak RSS, from the kernel when hilo-emu reaped it: a LibTorch process
+    // holds tens of MiB at least; 0 would mean nothing was read.
+    const size_t peaks = summary.find("\"node_peak_rss_mib\": {");
+    ASSERT_NE(peaks, std::string::npos) << summary;
+    for (const char* node : {"learner", "worker-0", "worker-1"})
+    {
+        const size_t at = summary.find("\"" + std::string(node) + "\": ", peaks);
+        ASSERT_NE(at, std::string::npos) << node << "\n" << summary;
+        const double mib = std::strtod(summary.c_str() + at + std::strlen(node) + 4, nullptr);
+        EXPECT_GT(mib, 16.0) << node;
+        EXPECT_LT(mib, 4096.0) << node;
+    }
 
     // Every worker applied every version with its hash checked, in its own process.
     auto workers = ReadCsv(emu + "/workers.csv");
@@ -588,6 +602,19 @@ TEST(HiloNode, ListeningBeyondLoopbackNeedsAPrivateKeyOrInsecure)
     EXPECT_NE(r.output.find(short_key + ": the key has 32 hex digits"), std::string::npos)
         << r.output;
     // (--insecure is not tried here: the test binds nothing beyond loopback.)
+}
+
+TEST(HiloNode, AHelloTimeoutThatIsNotPositiveIsBadInput)
+{
+    Sandbox box("hello-timeout", std::string(HILO_SOURCE_DIR) + "/tests/scripts/tiny.textproto");
+    const std::string learner = kBin + "hilo-node learner --scenario " + box.scenario +
+                                " --arm full --listen 127.0.0.1:0 --hello-timeout ";
+    for (const char* bad : {"0", "nan"})
+    {
+        const auto r = test::RunCommand(learner + bad);
+        EXPECT_EQ(r.exit_code, 2) << r.output;
+        EXPECT_NE(r.output.find("--hello-timeout must be positive"), std::string::npos) << r.output;
+    }
 }
 
 // A node that dies after "ready" closes the pipe hilo-emu sends the epoch on: hilo-emu reports it

@@ -18,6 +18,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <deque>
@@ -766,6 +769,80 @@ TEST(Roles, ATornLatestCheckpointRestoresFromThePreviousOne)
     EXPECT_EQ(restored[0].state_hash, c.published[3].state_hash);
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_NE(notes[0].find(".prev at version 4"), std::string::npos) << notes[0];
+    std::filesystem::remove(path);
+    std::filesystem::remove(path + ".prev");
+}
+
+// A worker restoring a catch-up from the learner when that learner dies and a new one restores the
+// previous checkpoint generation (the latest was torn): the catch-up finishes at a version the new
+// learner does not hold. The worker must not keep it: it asks the new learner for its state from
+// the new learner's version, and ends at the new learner's hash with nothing refused on the way.
+TEST(Roles, ACatchUpFromALearnerAheadOfTheOneThatWelcomedTheWorkerSinceIsReplaced)
+{
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("hilo-roles-catchup-" + std::to_string(::getpid()) + ".checkpoint"))
+                                 .string();
+    LearnerRoleOptions options;
+    options.checkpoint_path = path;
+    // Slow kernels: replaying a catch-up's updates takes long enough to change learners in.
+    Cluster c(options, [](ArmContext& context) { context.compute.kernel_launch_s = 0.02; });
+    while (c.published.size() < 3)
+        c.world.Run(c.world.now + 0.001);
+    c.world.down[1] = true; // worker 1's process dies
+    c.world.Run(c.world.now + 1.0);
+    const uint64_t old_version = c.learner->publisher().version();
+    c.world.down[1] = false;
+    std::vector<uint64_t> resync_from;
+    WorkerHooks hooks;
+    hooks.resync = [&](uint32_t, uint64_t from) { resync_from.push_back(from); };
+    WorkerRole* w1 = c.StartWorkerOn(1, std::make_unique<FakePort>(&c.world, 1), hooks);
+    c.learner->HandlePeerConnected(1); // welcome; the new process asks for a catch-up
+    auto catch_ups_sent = [&]()
+    {
+        size_t n = 0;
+        for (const auto& [to, type] : c.world.sent)
+            n += to == 1 && type == kCatchUp;
+        return n;
+    };
+    while (catch_ups_sent() == 0)
+        c.world.Run(c.world.now + 0.001);
+    c.world.Run(c.world.now + 0.01); // it arrived: worker 1's GPU restores it
+    ASSERT_EQ(w1->replica().version(), 0u) << "the restore was not in progress";
+
+    // The learner dies (what it and the workers had in flight to it is lost), its latest
+    // checkpoint torn; a new learner restores the previous one and welcomes both workers.
+    c.learner_port.Kill();
+    c.world.inbox[kLearnerPeerId] = [](uint32_t, const RoleMessage&) {};
+    c.world.Run(c.world.now + 0.01);
+    std::filesystem::resize_file(path, test::ReadFile(path).size() / 2);
+    options.restore = true;
+    FakePort port(&c.world, kLearnerPeerId);
+    LearnerRole learner(c.context, &port, {0, 1}, hilo::PublisherOptions{}, LearnerHooks{},
+                        options);
+    learner.Start();
+    ASSERT_TRUE(learner.failure().ok()) << learner.failure().ToString();
+    const uint64_t restored = learner.publisher().version();
+    ASSERT_LT(restored, old_version);
+    c.world.inbox[kLearnerPeerId] = [&](uint32_t from, const RoleMessage& m)
+    { ASSERT_TRUE(learner.HandleMessage(from, m).ok()) << "refused a message from " << from; };
+    const size_t asked_before = resync_from.size();
+    learner.HandlePeerConnected(0);
+    learner.HandlePeerConnected(1);
+    c.world.Run();
+
+    // The old learner's catch-up took worker 1 past the new learner; it then asked for the new
+    // learner's state from the new learner's version.
+    EXPECT_NE(std::find(resync_from.begin() + asked_before, resync_from.end(), restored),
+              resync_from.end())
+        << "worker 1 never asked the new learner for its state from version " << restored;
+    EXPECT_EQ(learner.publisher().version(), 5u);
+    for (uint32_t w = 0; w < 2; ++w)
+    {
+        EXPECT_EQ(c.workers[w]->replica().version(), 5u) << "worker " << w;
+        EXPECT_EQ(c.workers[w]->replica().state().adapter.Hash(),
+                  learner.publisher().replica_view().adapter.Hash())
+            << "worker " << w;
+    }
     std::filesystem::remove(path);
     std::filesystem::remove(path + ".prev");
 }

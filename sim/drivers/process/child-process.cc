@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -125,10 +126,12 @@ ChildProcess::Poll()
         return true;
     }
     int status = 0;
-    const pid_t r = waitpid(m_pid, &status, WNOHANG);
+    rusage usage{};
+    const pid_t r = wait4(m_pid, &status, WNOHANG, &usage);
     if (r == m_pid)
     {
         m_exited = true;
+        m_peakRssKiB = static_cast<uint64_t>(usage.ru_maxrss);
         if (WIFSIGNALED(status))
         {
             m_signalled = true;
@@ -185,7 +188,9 @@ ChildProcess::Terminate(double grace_s)
     {
         kill(m_pid, SIGKILL);
         int status = 0;
-        waitpid(m_pid, &status, 0);
+        rusage usage{};
+        wait4(m_pid, &status, 0, &usage);
+        m_peakRssKiB = static_cast<uint64_t>(usage.ru_maxrss);
         m_exited = true;
         m_signalled = true;
         m_code = 128 + SIGKILL;

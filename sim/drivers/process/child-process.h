@@ -9,6 +9,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +48,8 @@ class ChildProcess
     int exit_code() const { return m_code; }
     /// "exited with code 1" / "killed by signal 9 (Killed)".
     std::string Describe() const;
+    /// Once exited: the most memory it held resident (the kernel's ru_maxrss, KiB); 0 before.
+    uint64_t peak_rss_kib() const { return m_peakRssKiB; }
 
     /// Sends `signal` (when still running).
     void Signal(int signal);
@@ -66,6 +70,7 @@ class ChildProcess
     bool m_exited{false};
     int m_code{0};
     bool m_signalled{false};
+    uint64_t m_peakRssKiB{0};
 };
 
 } // namespace hilosim

@@ -175,6 +175,14 @@ class ArmEmulation
     }
     /// The scenario's faults as they happened in this arm (times in modelled s from the epoch).
     const std::vector<FaultRecord>& fault_records() const { return m_records; }
+    /// After Run: every node process's peak resident memory, in start order.
+    std::vector<NodePeakRss> node_peak_rss() const
+    {
+        std::vector<NodePeakRss> peaks;
+        for (size_t i = 0; i < m_children.size(); ++i)
+            peaks.push_back({m_childLabels[i], m_children[i]->peak_rss_kib()});
+        return peaks;
+    }
 
   private:
     std::vector<std::string> NodeArgs(const std::string& role, uint32_t index,
@@ -226,6 +234,7 @@ class ArmEmulation
             return nullptr;
         }
         m_children.push_back(std::move(*child));
+        m_childLabels.push_back(file);
         return m_children.back().get();
     }
 
@@ -698,6 +707,7 @@ class ArmEmulation
     SignalWatch* m_signals;
     std::ostream& m_err;
     std::vector<std::unique_ptr<ChildProcess>> m_children;
+    std::vector<std::string> m_childLabels; // by child: "learner", "worker-3", "relay-0"
     double m_wall{0};
     ProcessFaults m_faults;
     std::vector<FaultRecord> m_records;
@@ -854,6 +864,7 @@ RunEmulation(const LoadedScenario& loaded, const EmuOptions& options, NodeNetwor
             }
             result->tcp_trace = std::move(*trace);
         }
+        result->node_peak_rss = arm.node_peak_rss();
         if (result->emulation)
         {
             for (const std::string& w : result->emulation->warnings)

@@ -64,6 +64,8 @@ main(int argc, char** argv)
         "print \"ready PORT\" after set-up and read the run's epoch (ns) from stdin")(
         "stall-timeout", po::value(&o.stall_timeout_s)->default_value(300),
         "seconds without progress before giving up")(
+        "hello-timeout", po::value(&o.hello_timeout_s)->default_value(5),
+        "seconds a connection has to finish its hello (prove the key) before it is closed")(
         "rejoin", po::bool_switch(&o.rejoin),
         "worker: a restarted or late process (waits for the learner's welcome, then catches up "
         "from a snapshot); relay: a restarted one (sends each worker that connects the latest "

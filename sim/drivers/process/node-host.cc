@@ -11,9 +11,11 @@ namespace
 // What every node's transport shares: its id and name, the run's clock, the key, the frame limit,
 // and the one reconnect policy (the roles': the transport does not redial by itself).
 TcpTransportOptions
-BaseTransportOptions(uint32_t id, const std::string& name, NodeLoop& loop, const ArmSetup& setup)
+BaseTransportOptions(uint32_t id, const std::string& name, NodeLoop& loop, const ArmSetup& setup,
+                     double hello_timeout_s)
 {
     TcpTransportOptions topt;
+    topt.hello_timeout_s = hello_timeout_s;
     topt.local_id = id;
     topt.name = name;
     topt.clock_ns = [&loop]() { return loop.NowNs(); };
@@ -34,7 +36,7 @@ BaseTransportOptions(uint32_t id, const std::string& name, NodeLoop& loop, const
 NodeHost::NodeHost(const std::string& label, uint32_t id, const NodeOptions& o,
                    const ArmSetup& setup, std::ostream& err)
   : m_loop(label, err, o.epoch_ns, o.stall_timeout_s)
-  , m_options(BaseTransportOptions(id, label, m_loop, setup))
+  , m_options(BaseTransportOptions(id, label, m_loop, setup, o.hello_timeout_s))
   , m_router([this]() { m_loop.Progress(); },
              [this](uint32_t peer, const std::string& why) { m_transport->Disconnect(peer, why); })
   , m_tracePath(o.trace_tcp)

@@ -48,6 +48,11 @@ RunNode(const NodeOptions& o, const ScenarioCatalog& catalog, std::ostream& err)
         err << "hilo-node: --stall-timeout must be positive, got " << o.stall_timeout_s << "\n";
         return kExitBadInput;
     }
+    if (!(o.hello_timeout_s > 0))
+    {
+        err << "hilo-node: --hello-timeout must be positive, got " << o.hello_timeout_s << "\n";
+        return kExitBadInput;
+    }
     ArmSetup setup;
     const int loaded = LoadArm(o, catalog, err, &setup);
     if (loaded != kExitOk)

@@ -62,6 +62,8 @@ struct NodeOptions
     bool sync_start{false};             // after set-up print "ready PORT" on stdout and read the
                                         // run's epoch (steady-clock ns) from stdin (hilo-emu)
     double stall_timeout_s{300};        // bounded waits: give up after this long without progress
+    double hello_timeout_s{5};          // a connection that has not finished its hello by then is
+                                        // closed (TcpTransportOptions::hello_timeout_s)
     bool rejoin{false};                 // worker: a restarted or late process; waits for the
                                         // learner's welcome and catches up from a snapshot.
                                         // relay: a restarted one; a worker that connects is
