@@ -5,18 +5,24 @@ Usage: scripts/validation_table.py CSV [--meta FILE] [--commits FILE] [--notes F
 
 Per scenario and arm: update latency p50 and p99 and mean step time in both modes with the
 simulator/emulation ratio, the updates' transfer time (network only) ratio, whether the final
-quality is bit-identical, and the emulator's lag. A ratio within the goals (p50 within 10%, p99
-within 20%) is plain; one outside is marked with "!". --meta FILE (key: value lines: command,
-commit, kernel, load) is printed above the table, --notes FILE (Markdown: why rows miss) below
-it. --commits FILE (CSV label,side,commit,date as scripts/validate_emulation.sh writes it) adds
-the commit and date each side of each row was made at; a row without a line for a side is an
-error, since the table would then claim a provenance it does not have (exit code 2). `emu runs`
-gives how many emulation runs a row's reference is the median of (compare_modes.py --emu-runs)
-and the range of their p50s; a row without that column (made before it) had one run. Runs only
-the Python standard library. Rows made since compare_modes.py records the emulation's latency net
-of compute overrun (summary.json's update_latency_net_s) add `net p50 ratio` and `net p99 ratio`:
-the simulator's latency over it, the network's error without the real CPU's overrun; a table of
-older rows has no such columns.
+quality is bit-identical, and the emulator's lag. Rows made with compare_modes.py --flow add the
+flow model's p50 and p99 and their ratios to the same emulation figures (the sim columns are then
+the packet model's). Goals, for each model on its own: a loss-free row's p50 within 10% and p99
+within 20%; a row with random loss (its figures the means over its loss seeds, compare_modes.py
+--seeds) p50 within 25% and p99 within 35%. A ratio outside its row's goals is marked with "!",
+and a line per model below the table counts the rows that meet both (loss-free and lossy apart;
+a row without the flow model's side, made before it, is counted apart). --meta FILE (key: value
+lines: command, commit, kernel, load) is printed above the table, --notes FILE (Markdown: why
+rows miss) below it. --commits FILE (CSV label,side,commit,date, side sim, flow or emu, as
+scripts/validate_emulation.sh writes it) adds the commit and date each side of each row was made
+at; a row without a line for a side it has is an error, since the table would then claim a
+provenance it does not have (exit code 2). `emu runs` gives how many emulation runs a row's
+reference is the median of (compare_modes.py --emu-runs) and the range of their p50s, or for a
+row run over loss seeds the seeds and the range of the emulation's p50s over them; a row without
+that column (made before it) had one run. Runs only the Python standard library. Rows made since
+compare_modes.py records the emulation's latency net of compute overrun (summary.json's
+update_latency_net_s) add `net p50 ratio` and `net p99 ratio`: the simulator's latency over it,
+the network's error without the real CPU's overrun; a table of older rows has no such columns.
 """
 import argparse
 import csv
