@@ -157,7 +157,7 @@ if { [ ${#reuse[@]} -gt 0 ] || [ $keep_lossy = 1 ]; } && [ -f "$earlier_dir/emul
   earlier="$(grep -E '^(date|load before|load after):' "$earlier_dir/emulation-meta.txt" | sed 's/^/earlier run (results reused or rows kept), /')"
 fi
 {
-  echo "command: scripts/validate_emulation.sh --out $out ${reuse[*]} --emu-runs $clean_runs --lossy-seeds $lossy_seeds --lossy-emu-runs $lossy_runs$([ $keep_lossy = 1 ] && echo ' --keep-lossy')$([ -n "$only" ] && echo " --rows $only")$([ "$runs_dir" != results/runs/validation-emu ] && echo " --runs $runs_dir")"
+  echo "command: scripts/validate_emulation.sh --out $out${reuse:+ --reuse} --emu-runs $clean_runs --lossy-seeds $lossy_seeds --lossy-emu-runs $lossy_runs$([ $keep_lossy = 1 ] && echo ' --keep-lossy')$([ -n "$only" ] && echo " --rows $only")$([ "$runs_dir" != results/runs/validation-emu ] && echo " --runs $runs_dir")"
   echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet -- sim scripts scenarios || echo ' (with uncommitted changes)')"
   echo "kernel: $(uname -r)"
   echo "cpus: $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
