@@ -4,7 +4,8 @@
 Usage:
   scripts/compare_modes.py SCENARIO [--set PATH=VALUE ...] [--out DIR] [--label TEXT]
                            [--csv FILE] [--hilo-sim PATH] [--hilo-emu PATH]
-                           [--emu-arg ARG ...] [--emu-runs N] [--reuse]
+                           [--emu-arg ARG ...] [--emu-runs N] [--seeds S,S,...] [--flow]
+                           [--reuse]
 
 Runs `hilo-sim run SCENARIO --set ... --quiet --out DIR/sim` and
 `hilo-emu run SCENARIO --set ... --network ns3 --quiet --out DIR/emu` (real processes in network
@@ -29,6 +30,18 @@ times can turn on a few milliseconds, so one emulated run can land a round trip 
 next. The emulation's figures are then the MEDIAN over the runs of each run's figure (p50, p99,
 step, transfer), its health the WORST run's (lag, carried peak, overrun), its quality "same" only
 when every run's is; the CSV keeps every run's p50 (emu_latency_p50_runs_s) and their range.
+--seeds S,S,... runs every side once per scenario seed (`--set seed=S`; the seed draws the
+links' random losses, in the simulator and in hilo-netem alike), the emulation --emu-runs times
+per seed (DIR/sim-seedS, DIR/flow-seedS, DIR/emu-seedS, DIR/emu-seedS-2, ...): one loss draw is
+not a lossy row's figure. Each seed's figures are formed as above (the emulation's the median of
+its runs), and the row's figures are the MEAN over seeds of each seed's figure (p50, p99, step,
+transfer, quality), the ratios those means' ratio; health is the worst run's over all seeds,
+quality "same" only when every run equals its own seed's simulator run. The CSV keeps each seed's
+p50 and p99 per side (*_seeds_s, in --seeds order) and every emulation run's p50, whose range
+(emu_latency_p50_min_s / _max_s) is then the range over seeds.
+--flow also runs the simulator's flow model (`--set network.model=flow`, DIR/flow) and the
+simulator side (DIR/sim) as `--set network.model=packet`: the CSV's sim_* columns are the packet
+model's, flow_* the flow model's, both against the same emulation figures.
 --reuse skips a mode (or an emulation run) whose summary.json exists. Extra --emu-arg values go to
 hilo-emu.
 
@@ -55,7 +68,10 @@ CSV_FIELDS = [
     "emu_carried_peak_bps", "emu_overrun_max_s", "emu_warnings", "emu_runs",
     "emu_latency_p50_min_s", "emu_latency_p50_max_s", "emu_latency_p50_runs_s",
     "emu_latency_net_p50_s", "latency_net_p50_ratio", "emu_latency_net_p99_s",
-    "latency_net_p99_ratio",
+    "latency_net_p99_ratio", "seeds", "flow_latency_p50_s", "flow_latency_p50_ratio",
+    "flow_latency_p99_s", "flow_latency_p99_ratio", "flow_step_s", "flow_step_ratio",
+    "sim_latency_p50_seeds_s", "sim_latency_p99_seeds_s", "flow_latency_p50_seeds_s",
+    "flow_latency_p99_seeds_s", "emu_latency_p50_seeds_s", "emu_latency_p99_seeds_s",
 ]
 
 
@@ -68,9 +84,39 @@ def median(values):
     return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
 
 
+def mean(values):
+    """The arithmetic mean; nan when empty."""
+    values = list(values)
+    return sum(values) / len(values) if values else float("nan")
+
+
+def mode_dir(side, seed=None, k=1):
+    """One run's folder: side (sim, flow, emu), then -seedS under --seeds, then -K for the
+    emulation's K-th run (1-based): sim, emu, emu-2, flow-seed3, emu-seed3-2, ..."""
+    name = side if seed is None else f"{side}-seed{seed}"
+    return name if k == 1 else f"{name}-{k}"
+
+
 def emu_dir_name(k):
     """The k-th emulation run's folder (1-based): emu, emu-2, emu-3, ..."""
-    return "emu" if k == 1 else f"emu-{k}"
+    return mode_dir("emu", None, k)
+
+
+def parse_seeds(text):
+    """[None] (the scenario's own seed) for no text, else the distinct non-negative integers of
+    "S,S,..." in order; ValueError on anything else."""
+    if text is None:
+        return [None]
+    seeds = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item.isdigit():
+            raise ValueError(f"--seeds {text}: needs non-negative integers, comma-separated")
+        if int(item) not in seeds:
+            seeds.append(int(item))
+    if not seeds:
+        raise ValueError(f"--seeds {text}: no seed given")
+    return seeds
 
 
 def run(cmd, log):
@@ -135,6 +181,110 @@ def append_rows(path, rows):
             writer.writerow({k: r.get(k, "") for k in fields})
 
 
+def seed_figures(out, arm, seed, emu_runs, flow):
+    """One seed's figures for one arm from the summaries under out: the simulator's run (and the
+    flow model's with flow) and the median of the emulation's emu_runs runs. Raises LookupError
+    naming the summary.json that lacks the arm."""
+    def find(mode):
+        path = os.path.join(out, mode, "summary.json")
+        with open(path) as f:
+            found = [a for a in json.load(f)["arms"] if a["name"] == arm]
+        if not found:
+            raise LookupError(f"{path} has no arm '{arm}'")
+        return found[0]
+
+    sim_dir = os.path.join(out, mode_dir("sim", seed))
+    sim = find(mode_dir("sim", seed))
+    runs = [(os.path.join(out, mode_dir("emu", seed, k)), find(mode_dir("emu", seed, k)))
+            for k in range(1, emu_runs + 1)]
+    fig = {
+        "sim_latency_p50_s": sim["update_latency_s"]["p50"],
+        "sim_latency_p99_s": sim["update_latency_s"]["p99"],
+        "sim_step_s": sim["step_time_s_mean"],
+        "sim_transfer_p50_s": percentile(transfers(sim_dir, arm), 50),
+        "sim_wire_bytes": sim["wire_bytes_per_update_mean"],
+        "sim_quality": sim["final_quality"],
+        "emu_latency_p50_s": median(a["update_latency_s"]["p50"] for _, a in runs),
+        "emu_latency_p99_s": median(a["update_latency_s"]["p99"] for _, a in runs),
+        "emu_step_s": median(a["step_time_s_mean"] for _, a in runs),
+        "emu_transfer_p50_s": median(percentile(transfers(d, arm), 50) for d, _ in runs),
+        "emu_wire_bytes": median(a["wire_bytes_per_update_mean"] for _, a in runs),
+        "emu_quality": median(a["final_quality"] for _, a in runs),
+        "emu_latency_net_p50_s": median(net_latency(a, "p50") for _, a in runs),
+        "emu_latency_net_p99_s": median(net_latency(a, "p99") for _, a in runs),
+        # Not averaged: the row takes the worst, or all, of these over seeds.
+        "quality_same": all(a["final_quality"] == sim["final_quality"] for _, a in runs),
+        "emu_run_p50s": [a["update_latency_s"]["p50"] for _, a in runs],
+        "lags": [a.get("emulation_lag_s", {}) for _, a in runs],
+        "traffic": [a.get("emulation_link_traffic_bps", {}) for _, a in runs],
+        "overrun": max(overrun_max(d, arm) for d, _ in runs),
+        "warnings": [w for _, a in runs for w in a.get("emulation_warnings", [])],
+    }
+    if flow:
+        fl = find(mode_dir("flow", seed))
+        fig["flow_latency_p50_s"] = fl["update_latency_s"]["p50"]
+        fig["flow_latency_p99_s"] = fl["update_latency_s"]["p99"]
+        fig["flow_step_s"] = fl["step_time_s_mean"]
+    return fig
+
+
+MEAN_KEYS = (
+    "sim_latency_p50_s", "sim_latency_p99_s", "sim_step_s", "sim_transfer_p50_s", "sim_wire_bytes",
+    "sim_quality", "emu_latency_p50_s", "emu_latency_p99_s", "emu_step_s", "emu_transfer_p50_s",
+    "emu_wire_bytes", "emu_quality", "emu_latency_net_p50_s", "emu_latency_net_p99_s",
+    "flow_latency_p50_s", "flow_latency_p99_s", "flow_step_s",
+)
+SEED_LIST_KEYS = (
+    "sim_latency_p50", "sim_latency_p99", "flow_latency_p50", "flow_latency_p99",
+    "emu_latency_p50", "emu_latency_p99",
+)
+
+
+def aggregate(per_seed, seeds):
+    """One CSV row's figures from {seed: seed_figures(...)}: each figure the MEAN over seeds of the
+    seed's figure (one seed: that seed's), ratios of those means (sim / emu, flow / emu), health
+    the worst run's over all seeds, quality "same" only when every run is. With seeds other than
+    [None] the row also names them and keeps each seed's p50 and p99 per side."""
+    figs = [per_seed[s] for s in seeds]
+    row = {k: mean(f[k] for f in figs) for k in MEAN_KEYS if k in figs[0]}
+    p50s = [v for f in figs for v in f["emu_run_p50s"]]
+    lags = [lag for f in figs for lag in f["lags"]]
+    traffic = [t for f in figs for t in f["traffic"]]
+    warnings = []
+    for f in figs:
+        warnings += [w for w in f["warnings"] if w not in warnings]
+    row.update({
+        "quality_same": int(all(f["quality_same"] for f in figs)),
+        "emu_lag_mean_s": max(lag.get("mean", float("nan")) for lag in lags),
+        "emu_lag_p99_s": max(lag.get("p99", float("nan")) for lag in lags),
+        "emu_lag_max_s": max(lag.get("max", float("nan")) for lag in lags),
+        "emu_link_capacity_bps": traffic[0].get("capacity", float("nan")),
+        "emu_carried_peak_bps": max(t.get("carried_peak", float("nan")) for t in traffic),
+        "emu_overrun_max_s": max(f["overrun"] for f in figs),
+        "emu_warnings": " | ".join(warnings),
+        "emu_runs": len(figs[0]["emu_run_p50s"]),
+        "emu_latency_p50_min_s": min(p50s),
+        "emu_latency_p50_max_s": max(p50s),
+        "emu_latency_p50_runs_s": " ".join(f"{v:.6g}" for v in p50s),
+    })
+    if seeds != [None]:
+        row["seeds"] = " ".join(str(s) for s in seeds)
+        for key in SEED_LIST_KEYS:
+            if key + "_s" in figs[0]:
+                row[key + "_seeds_s"] = " ".join(f"{f[key + '_s']:.6g}" for f in figs)
+    row["latency_p50_ratio"] = ratio(row["sim_latency_p50_s"], row["emu_latency_p50_s"])
+    row["latency_p99_ratio"] = ratio(row["sim_latency_p99_s"], row["emu_latency_p99_s"])
+    row["latency_net_p50_ratio"] = ratio(row["sim_latency_p50_s"], row["emu_latency_net_p50_s"])
+    row["latency_net_p99_ratio"] = ratio(row["sim_latency_p99_s"], row["emu_latency_net_p99_s"])
+    row["step_ratio"] = ratio(row["sim_step_s"], row["emu_step_s"])
+    row["transfer_p50_ratio"] = ratio(row["sim_transfer_p50_s"], row["emu_transfer_p50_s"])
+    if "flow_latency_p50_s" in row:
+        row["flow_latency_p50_ratio"] = ratio(row["flow_latency_p50_s"], row["emu_latency_p50_s"])
+        row["flow_latency_p99_ratio"] = ratio(row["flow_latency_p99_s"], row["emu_latency_p99_s"])
+        row["flow_step_ratio"] = ratio(row["flow_step_s"], row["emu_step_s"])
+    return row
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
@@ -148,12 +298,26 @@ def main():
     engine.add_binary_args(parser, "hilo-sim", "hilo-emu")
     parser.add_argument("--emu-arg", action="append", default=[], help="extra hilo-emu argument")
     parser.add_argument("--emu-runs", type=int, default=1, metavar="N",
-                        help="emulation runs; their median is the reference (default 1)")
+                        help="emulation runs (per seed); their median is the reference (default 1)")
+    parser.add_argument("--seeds", metavar="S,S,...",
+                        help="run every side once per scenario seed (the loss draw); the row's "
+                        "figures are the mean over seeds (default: the scenario's own seed)")
+    parser.add_argument("--flow", action="store_true",
+                        help="also run the simulator's flow model (flow_* columns); the sim side "
+                        "then runs network.model=packet")
     parser.add_argument("--reuse", action="store_true",
                         help="keep a mode's earlier results when its summary.json exists")
     args = parser.parse_args()
     if not 1 <= args.emu_runs <= 20:
         print(f"compare_modes.py: --emu-runs {args.emu_runs}: needs 1..20", file=sys.stderr)
+        return 2
+    try:
+        seeds = parse_seeds(args.seeds)
+    except ValueError as e:
+        print(f"compare_modes.py: {e}", file=sys.stderr)
+        return 2
+    if seeds != [None] and any(o.split("=", 1)[0] == "seed" for o in args.overrides):
+        print("compare_modes.py: --seeds and --set seed=... both set the seed", file=sys.stderr)
         return 2
 
     if not os.path.isfile(args.scenario):
@@ -168,14 +332,21 @@ def main():
     name = os.path.splitext(os.path.basename(args.scenario))[0]
     out = args.out or os.path.join("results", "runs", "compare-" + name)
     sets = [a for o in args.overrides for a in ("--set", o)]
-    commands = {
-        "sim": [args.hilo_sim, "run", args.scenario, *sets, "--quiet",
-                "--out", os.path.join(out, "sim")],
-    }
-    emu_modes = [emu_dir_name(k) for k in range(1, args.emu_runs + 1)]
-    for mode in emu_modes:
-        commands[mode] = [args.hilo_emu, "run", args.scenario, *sets, "--network", "ns3",
-                          "--quiet", *args.emu_arg, "--out", os.path.join(out, mode)]
+    commands = {}
+    for seed in seeds:
+        seed_set = [] if seed is None else ["--set", f"seed={seed}"]
+        models = [("sim", ["--set", "network.model=packet"] if args.flow else [])]
+        if args.flow:
+            models.append(("flow", ["--set", "network.model=flow"]))
+        for side, model_set in models:
+            mode = mode_dir(side, seed)
+            commands[mode] = [args.hilo_sim, "run", args.scenario, *sets, *seed_set, *model_set,
+                              "--quiet", "--out", os.path.join(out, mode)]
+        for k in range(1, args.emu_runs + 1):
+            mode = mode_dir("emu", seed, k)
+            commands[mode] = [args.hilo_emu, "run", args.scenario, *sets, *seed_set,
+                              "--network", "ns3", "--quiet", *args.emu_arg, "--out",
+                              os.path.join(out, mode)]
     summaries = {}
     for mode, cmd in commands.items():
         os.makedirs(os.path.join(out, mode), exist_ok=True)
@@ -194,65 +365,20 @@ def main():
             summaries[mode] = json.load(f)
 
     rows = []
-    for sim_arm in summaries["sim"]["arms"]:
+    for sim_arm in summaries[mode_dir("sim", seeds[0])]["arms"]:
         arm = sim_arm["name"]
-        runs = []  # per emulation run: (its dir, its arm summary)
-        for mode in emu_modes:
-            found = [a for a in summaries[mode]["arms"] if a["name"] == arm]
-            if not found:
-                print(f"compare_modes.py: {os.path.join(out, mode, 'summary.json')} has no arm "
-                      f"'{arm}'", file=sys.stderr)
-                return 1
-            runs.append((os.path.join(out, mode), found[0]))
-        p50s = [a["update_latency_s"]["p50"] for _, a in runs]
-        lags = [a.get("emulation_lag_s", {}) for _, a in runs]
-        traffic = [a.get("emulation_link_traffic_bps", {}) for _, a in runs]
-        warnings = []
-        for _, a in runs:
-            warnings += [w for w in a.get("emulation_warnings", []) if w not in warnings]
-        row = {
-            "label": args.label,
-            "overrides": " ".join(args.overrides),
-            "arm": arm,
-            "sim_latency_p50_s": sim_arm["update_latency_s"]["p50"],
-            "emu_latency_p50_s": median(p50s),
-            "sim_latency_p99_s": sim_arm["update_latency_s"]["p99"],
-            "emu_latency_p99_s": median(a["update_latency_s"]["p99"] for _, a in runs),
-            "sim_step_s": sim_arm["step_time_s_mean"],
-            "emu_step_s": median(a["step_time_s_mean"] for _, a in runs),
-            "sim_transfer_p50_s": percentile(transfers(os.path.join(out, "sim"), arm), 50),
-            "emu_transfer_p50_s": median(percentile(transfers(d, arm), 50) for d, _ in runs),
-            "sim_wire_bytes": sim_arm["wire_bytes_per_update_mean"],
-            "emu_wire_bytes": median(a["wire_bytes_per_update_mean"] for _, a in runs),
-            "sim_quality": sim_arm["final_quality"],
-            "emu_quality": median(a["final_quality"] for _, a in runs),
-            "quality_same": int(all(a["final_quality"] == sim_arm["final_quality"]
-                                    for _, a in runs)),
-            "emu_lag_mean_s": max(lag.get("mean", float("nan")) for lag in lags),
-            "emu_lag_p99_s": max(lag.get("p99", float("nan")) for lag in lags),
-            "emu_lag_max_s": max(lag.get("max", float("nan")) for lag in lags),
-            "emu_link_capacity_bps": traffic[0].get("capacity", float("nan")),
-            "emu_carried_peak_bps": max(t.get("carried_peak", float("nan")) for t in traffic),
-            "emu_overrun_max_s": max(overrun_max(d, arm) for d, _ in runs),
-            "emu_warnings": " | ".join(warnings),
-            "emu_runs": len(runs),
-            "emu_latency_p50_min_s": min(p50s),
-            "emu_latency_p50_max_s": max(p50s),
-            "emu_latency_p50_runs_s": " ".join(f"{v:.6g}" for v in p50s),
-            "emu_latency_net_p50_s": median(net_latency(a, "p50") for _, a in runs),
-            "emu_latency_net_p99_s": median(net_latency(a, "p99") for _, a in runs),
-        }
-        row["latency_p50_ratio"] = ratio(row["sim_latency_p50_s"], row["emu_latency_p50_s"])
-        row["latency_p99_ratio"] = ratio(row["sim_latency_p99_s"], row["emu_latency_p99_s"])
-        row["latency_net_p50_ratio"] = ratio(row["sim_latency_p50_s"],
-                                             row["emu_latency_net_p50_s"])
-        row["latency_net_p99_ratio"] = ratio(row["sim_latency_p99_s"],
-                                             row["emu_latency_net_p99_s"])
-        row["step_ratio"] = ratio(row["sim_step_s"], row["emu_step_s"])
-        row["transfer_p50_ratio"] = ratio(row["sim_transfer_p50_s"], row["emu_transfer_p50_s"])
+        try:
+            per_seed = {s: seed_figures(out, arm, s, args.emu_runs, args.flow) for s in seeds}
+        except LookupError as e:
+            print(f"compare_modes.py: {e}", file=sys.stderr)
+            return 1
+        row = aggregate(per_seed, seeds)
+        row.update({"label": args.label, "overrides": " ".join(args.overrides), "arm": arm})
         rows.append(row)
 
     print(f"{name} {' '.join(args.overrides)}  (sim/emu ratios; results in {out})")
+    if seeds != [None]:
+        print(f"means over seeds {' '.join(str(s) for s in seeds)} of each seed's figures")
     print(f"{'arm':14} {'lat p50 sim':>11} {'emu':>7} {'ratio':>6}  {'lat p99 sim':>11} "
           f"{'emu':>7} {'ratio':>6}  {'step sim':>8} {'emu':>7} {'ratio':>6}  "
           f"{'xfer p50 sim':>12} {'emu':>7} {'ratio':>6}  {'wire B sim':>10} {'emu':>10}  "
@@ -268,12 +394,21 @@ def main():
               f"{r['emu_wire_bytes']:10.0f}  {r['sim_quality']:11.6g} {same:>9}  "
               f"{r['emu_lag_p99_s'] * 1e3:6.2f}ms {r['emu_carried_peak_bps'] / 1e6:5.0f}Mbps "
               f"{r['emu_overrun_max_s']:6.3f}s")
+        if "flow_latency_p50_s" in r:
+            print(f"  flow model: lat p50 {r['flow_latency_p50_s']:.3f} s (flow/emu "
+                  f"{r['flow_latency_p50_ratio']:.3f}), p99 {r['flow_latency_p99_s']:.3f} s "
+                  f"(flow/emu {r['flow_latency_p99_ratio']:.3f}), step {r['flow_step_s']:.3f} s")
         print(f"  net of compute overrun: emu p50 {r['emu_latency_net_p50_s']:.3f} s "
               f"(sim/emu {r['latency_net_p50_ratio']:.3f}), p99 "
               f"{r['emu_latency_net_p99_s']:.3f} s (sim/emu {r['latency_net_p99_ratio']:.3f})")
+        if r.get("seeds"):
+            for key in SEED_LIST_KEYS:
+                if r.get(key + "_seeds_s"):
+                    print(f"  per seed, {key.replace('_latency_', ' ')}: {r[key + '_seeds_s']} s")
         if r["emu_runs"] > 1:
-            print(f"  emulation: median of {r['emu_runs']} runs; their p50s "
-                  f"{r['emu_latency_p50_runs_s']} s")
+            per = " per seed" if r.get("seeds") else ""
+            print(f"  emulation: median of {r['emu_runs']} runs{per}; "
+                  f"their p50s {r['emu_latency_p50_runs_s']} s")
         if r["emu_warnings"]:
             print(f"  warnings: {r['emu_warnings']}")
     if args.csv:

@@ -9,7 +9,8 @@ each network model of `--models` (packet, flow; default packet), and
 writes one CSV row per (row, binary, seed) with the update latency p50 and p99 (`--out`,
 default results/runs/validation-seeds/seeds.csv) and a table to stdout: per row and binary the mean
 p50 and p99 over seeds with their range, and their ratio to the emulation side in the CSV (one
-emulated run per lossy row there). Exit 2 on bad input (a missing binary, an empty seed list).
+emulated run per lossy row in a table made before validate_emulation.sh --lossy-seeds; since, the
+mean over its loss seeds, whose simulator sides the CSV holds too, in both models). Exit 2 on bad input (a missing binary, an empty seed list).
 
   scripts/validation_seeds.py --seeds 1,2,3,4,5 --hilo-sim now=build/sim/hilo-sim \\
       --hilo-sim fix=/path/to/other/hilo-sim

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""scripts/compare_modes.py --emu-runs: the emulation's figures are the median run's (CTest:
+"""scripts/compare_modes.py --emu-runs: the emulation's figures are the median run's; --seeds:
+a lossy row's figures are the mean over loss seeds; --flow: the flow model's side (CTest:
 scripts.compare_modes). Runs no simulation: two stand-in binaries write the files a run writes.
 
 Usage: tests/scripts/test_compare_modes.py   (from the repository root)
@@ -10,7 +11,13 @@ Checks:
      the mean), its lag p99 the worst run's, and every run's p50 is kept;
   2. quality is "same" only when every run's final quality equals the simulator's;
   3. --reuse reruns nothing where every run's summary.json exists;
-  4. --emu-runs 0 is refused with exit code 2 and a message naming the flag.
+  4. --emu-runs 0 is refused with exit code 2 and a message naming the flag;
+  5. with --seeds 1,2,3 --flow, every side runs once per seed with --set seed=S (sim and flow
+     with network.model=packet and flow, the emulation with neither), and the row's p50 and p99
+     per side are the MEAN over the seeds (not the median, not the first seed's: the figures are
+     chosen so that the three differ), the ratios those means' ratios, each seed's p50 kept, the
+     emulation's p50 range the range over seeds;
+  6. --seeds with a --set seed=, and a --seeds that is not a list of integers, are refused (2).
 """
 import csv
 import json
@@ -32,6 +39,8 @@ import json, os, sys
 out = sys.argv[sys.argv.index("--out") + 1]
 with open(os.environ["FAKE_CALLS"], "a") as f:
     f.write(os.path.basename(out) + "\n")
+with open(os.environ["FAKE_CALLS"] + ".argv", "a") as f:
+    f.write(json.dumps(sys.argv[1:]) + "\n")
 fig = json.load(open(os.environ["FAKE_FIGURES"]))[os.path.basename(out)]
 os.makedirs(out, exist_ok=True)
 arm = {"name": "hilo-spar", "update_latency_s": {"p50": fig["p50"], "p99": fig["p99"]},
@@ -53,6 +62,76 @@ FIGURES = {
     "emu-3": {"p50": 0.26, "p99": 0.60, "step": 1.2, "quality": 0.5, "lag": 0.002},
 }
 
+# Per seed: sim, flow and emulation p50s (p99 twice each) whose mean, median and first differ.
+SEED_P50 = {1: (1.0, 1.1, 1.2), 2: (1.3, 1.2, 1.5), 3: (2.3, 2.6, 2.4)}
+
+
+def seed_figures():
+    figs = {}
+    for seed, (sim, flow, emu) in SEED_P50.items():
+        for side, p50 in (("sim", sim), ("flow", flow), ("emu", emu)):
+            figs[f"{side}-seed{seed}"] = {"p50": p50, "p99": 2 * p50, "step": p50 + 1,
+                                          "quality": 0.5, "lag": 0.001 * seed}
+    return figs
+
+
+def check_seeds(compare, figures, calls, tmp, failures):
+    """Checks 5 and 6."""
+    with open(figures, "w") as f:
+        json.dump(seed_figures(), f)
+    for path in (calls, calls + ".argv"):
+        if os.path.exists(path):
+            os.remove(path)
+    out_csv = os.path.join(tmp, "seeds.csv")
+    done = compare(out_csv, "--seeds", "1,2,3", "--flow", "--set", "network.worker_link.loss=0.01",
+                   out=os.path.join(tmp, "seed-runs"))
+    if done.returncode != 0:
+        failures.append(f"--seeds 1,2,3 --flow failed: {done.stderr}")
+        return
+    argv = {}
+    with open(calls + ".argv") as f:
+        for line in f:
+            args = json.loads(line)
+            argv[os.path.basename(args[args.index("--out") + 1])] = args
+    want_runs = sorted(f"{side}-seed{s}" for s in SEED_P50 for side in ("sim", "flow", "emu"))
+    if sorted(argv) != want_runs:
+        failures.append(f"runs made: {sorted(argv)}, want {want_runs}")
+        return
+    for name, args in argv.items():
+        side, seed = name.split("-seed")
+        sets = [args[i + 1] for i, a in enumerate(args) if a == "--set"]
+        model = {"sim": ["network.model=packet"], "flow": ["network.model=flow"], "emu": []}[side]
+        if ([x for x in sets if x.startswith("seed=")] != [f"seed={seed}"] or
+                [x for x in sets if x.startswith("network.model=")] != model or
+                "network.worker_link.loss=0.01" not in sets):
+            failures.append(f"{name} ran with --set {sets}")
+    with open(out_csv, newline="") as f:
+        r = list(csv.DictReader(f))[-1]
+    mean = {side: sum(v[i] for v in SEED_P50.values()) / len(SEED_P50)
+            for i, side in enumerate(("sim", "flow", "emu"))}
+    want = {"sim_latency_p50_s": mean["sim"], "sim_latency_p99_s": 2 * mean["sim"],
+            "flow_latency_p50_s": mean["flow"], "flow_latency_p99_s": 2 * mean["flow"],
+            "emu_latency_p50_s": mean["emu"], "emu_latency_p99_s": 2 * mean["emu"],
+            "latency_p50_ratio": mean["sim"] / mean["emu"],
+            "latency_p99_ratio": mean["sim"] / mean["emu"],
+            "flow_latency_p50_ratio": mean["flow"] / mean["emu"],
+            "flow_latency_p99_ratio": mean["flow"] / mean["emu"],
+            "emu_latency_p50_min_s": 1.2, "emu_latency_p50_max_s": 2.4, "emu_lag_p99_s": 0.003}
+    for key, value in want.items():
+        if not abs(float(r[key] or "nan") - value) <= 1e-9:
+            failures.append(f"--seeds: {key} = {r[key]!r}, want {value} (mean over seeds)")
+    if r["seeds"] != "1 2 3" or r["emu_latency_p50_seeds_s"].split() != ["1.2", "1.5", "2.4"] \
+            or r["flow_latency_p50_seeds_s"].split() != ["1.1", "1.2", "2.6"]:
+        failures.append(f"--seeds: seeds {r['seeds']!r}, per-seed p50s emu "
+                        f"{r['emu_latency_p50_seeds_s']!r}, flow {r['flow_latency_p50_seeds_s']!r}")
+
+    done = compare(out_csv, "--seeds", "1,2", "--set", "seed=4", out=os.path.join(tmp, "x"))
+    if done.returncode != 2 or "--seeds" not in done.stderr:
+        failures.append(f"--seeds with --set seed= not refused (exit {done.returncode})")
+    done = compare(out_csv, "--seeds", "1,x", out=os.path.join(tmp, "x"))
+    if done.returncode != 2 or "--seeds" not in done.stderr:
+        failures.append(f"--seeds 1,x not refused (exit {done.returncode})")
+
 
 def main():
     failures = []
@@ -65,10 +144,10 @@ def main():
         calls = os.path.join(tmp, "calls.txt")
         env = dict(os.environ, FAKE_FIGURES=figures, FAKE_CALLS=calls)
 
-        def compare(csv_path, *extra):
+        def compare(csv_path, *extra, out=os.path.join(tmp, "runs")):
             return subprocess.run(
                 ["/usr/bin/python3", SCRIPT, SCENARIO, "--hilo-sim", fake, "--hilo-emu", fake,
-                 "--out", os.path.join(tmp, "runs"), "--csv", csv_path, *extra],
+                 "--out", out, "--csv", csv_path, *extra],
                 capture_output=True, text=True, env=env)
 
         def row(csv_path):
@@ -116,6 +195,8 @@ def main():
         done = compare(out_csv, "--emu-runs", "0")
         if done.returncode != 2 or "--emu-runs" not in done.stderr:
             failures.append(f"--emu-runs 0 not refused (exit {done.returncode}): {done.stderr}")
+
+        check_seeds(compare, figures, calls, tmp, failures)
     for f in failures:
         print("FAIL: " + f, file=sys.stderr)
     print("all checks passed" if not failures else f"{len(failures)} checks failed")

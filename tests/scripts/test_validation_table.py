@@ -9,7 +9,12 @@ Checks, on two rows of results/validation/emulation.csv:
      date, each from its own line (the two sides of one row may differ);
   2. a row that --commits has no line for is refused with exit code 2 and a message naming the
      row and the side, rather than printed without its provenance;
-  3. without --commits the table is as before (no commit columns).
+  3. without --commits the table is as before (no commit columns);
+  4. the goals, on three synthetic rows with both models' sides: a loss-free row is held to p50
+     within 10% and p99 within 20%, a row with random loss to p50 within 25% and p99 within 35%,
+     each model on its own: the `!` marks follow the row's goals and its model, the summary line
+     of each model counts its own rows, a lossy row's `emu runs` cell names its seeds, and a row
+     with a flow side needs a flow line in --commits.
 """
 import csv
 import os
@@ -23,6 +28,77 @@ SCRIPT = os.path.join(ROOT, "scripts", "validation_table.py")
 
 def run(*args):
     return subprocess.run(["/usr/bin/python3", SCRIPT, *args], capture_output=True, text=True)
+
+# label, loss, packet p50 and p99 ratios, flow p50 and p99 ratios. clean: packet meets both
+# goals, flow misses p50 (1.12 > 1.10). lossy-a: packet p50 1.20 and p99 1.30 meet the lossy
+# goals (they would miss the loss-free ones), flow p50 0.70 misses (< 0.75). lossy-b: packet p99
+# 1.40 misses (> 1.35), flow meets both at 0.66 and 1.34 (inside 0.65-1.35; p50 0.80).
+GOAL_ROWS = [("clean", 0, 1.05, 1.15, 1.12, 0.95), ("lossy-a", 0.01, 1.20, 1.30, 0.70, 1.00),
+             ("lossy-b", 0.001, 0.80, 1.40, 0.80, 1.34)]
+
+
+def goal_table(tmp, fields, template):
+    path = os.path.join(tmp, "goals.csv")
+    commits = os.path.join(tmp, "goal-commits.csv")
+    with open(path, "w", newline="") as f, open(commits, "w") as c:
+        w = csv.DictWriter(f, fieldnames=fields, restval="")
+        w.writeheader()
+        c.write("label,side,commit,date\n")
+        for label, loss, p50, p99, f50, f99 in GOAL_ROWS:
+            r = dict(template, label=label, overrides=f"network.worker_link.loss={loss}",
+                     latency_p50_ratio=p50, latency_p99_ratio=p99, flow_latency_p50_s=f50,
+                     flow_latency_p50_ratio=f50, flow_latency_p99_s=f99,
+                     flow_latency_p99_ratio=f99)
+            if loss:
+                r.update(seeds="1 2 3 4 5", emu_runs=1, emu_latency_p50_min_s=1.5,
+                         emu_latency_p50_max_s=2.25)
+            w.writerow(r)
+            for side in ("sim", "flow", "emu"):
+                c.write(f"{label},{side},{side}0000,2026-01-01T00:00Z\n")
+    return path, commits
+
+
+def check_goals(tmp, fields, template, failures):
+    """Check 4."""
+    fields = fields + [k for k in ("seeds", "flow_latency_p50_s", "flow_latency_p50_ratio",
+                                   "flow_latency_p99_s", "flow_latency_p99_ratio")
+                       if k not in fields]
+    path, commits = goal_table(tmp, fields, template)
+    done = run(path, "--commits", commits)
+    if done.returncode != 0:
+        failures.append(f"goal table failed: {done.stderr}")
+        return
+    cells = {l.split("|")[1].strip(): [c.strip() for c in l.split("|")[1:-1]]
+             for l in done.stdout.splitlines() if l.startswith("| ") and "scenario" not in l}
+    header = next(l for l in done.stdout.splitlines() if l.startswith("| scenario"))
+    names = [c.strip() for c in header.split("|")[1:-1]]
+    # The packet ratios are the 5th and 8th columns, the flow ones the 10th and 12th.
+    want = {"clean": ["1.050", "1.150", "1.120 !", "0.950"],
+            "lossy-a": ["1.200", "1.300", "0.700 !", "1.000"],
+            "lossy-b": ["0.800", "1.400 !", "0.800", "1.340"]}
+    for label, marks in want.items():
+        got = [cells.get(label, [""] * 12)[i] for i in (4, 7, 9, 11)]
+        if got != marks:
+            failures.append(f"{label}: ratios {got}, want {marks} ({names})")
+    if "seeds 1-5 (1.500-2.250)" not in cells.get("lossy-a", []):
+        failures.append(f"lossy-a's emu runs cell does not name its seeds: {cells.get('lossy-a')}")
+    if "flow made at" not in names:
+        failures.append("no flow made-at column")
+    for line in ("Packet model: 2 of 3 rows meet both goals; 1 of 1 loss-free rows (p50 within "
+                 "10%, p99 within 20%); 1 of 2 rows with random loss (means over their seeds: "
+                 "p50 within 25%, p99 within 35%).",
+                 "Flow model: 1 of 3 rows meet both goals; 0 of 1 loss-free rows (p50 within "
+                 "10%, p99 within 20%); 1 of 2 rows with random loss (means over their seeds: "
+                 "p50 within 25%, p99 within 35%)."):
+        if line not in done.stdout.splitlines():
+            failures.append(f"summary line missing: {line}\n{done.stdout}")
+    with open(commits) as f:
+        kept = [l for l in f if not l.startswith("lossy-b,flow,")]
+    with open(commits, "w") as f:
+        f.writelines(kept)
+    done = run(path, "--commits", commits)
+    if done.returncode != 2 or "'lossy-b'" not in done.stderr or "'flow'" not in done.stderr:
+        failures.append(f"a missing flow line was not refused (exit {done.returncode})")
 
 
 def main():
@@ -67,9 +143,11 @@ def main():
         done = run(table)
         if done.returncode != 0 or "made at" in done.stdout:
             failures.append(f"without --commits the table changed: {done.stdout}")
+
+        check_goals(tmp, fields, rows[0], failures)
     for f in failures:
         print("FAIL: " + f, file=sys.stderr)
-    print(f"{3 - min(3, len(failures))} of 3 checks passed" if failures else "all checks passed")
+    print(f"{len(failures)} checks failed" if failures else "all checks passed")
     return 1 if failures else 0
 
 
