@@ -11,6 +11,7 @@
 #include "models/cpu-timer.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace hilosim
 {
@@ -410,9 +411,15 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
             (served->second.with_snapshot || !request->with_snapshot))
         {
             ++m_resyncsRepeated;
+            const uint64_t repeats = ++served->second.repeats;
+            uint64_t power = 1;
+            while (power < repeats && power <= UINT64_MAX / 10)
+                power *= 10;
+            if (power == repeats && m_hooks.resync_repeated)
+                m_hooks.resync_repeated(peer, repeats);
             return hilo::Status::Ok();
         }
-        m_resyncServed[peer] = {m_publisher->version(), request->with_snapshot};
+        m_resyncServed[peer] = {m_publisher->version(), request->with_snapshot, 0};
         auto plan = m_publisher->CatchUpFrom(request->version, request->with_snapshot);
         if (!plan.ok())
         {

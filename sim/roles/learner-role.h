@@ -79,6 +79,10 @@ struct LearnerHooks
     /// version written), or a latest generation that was unusable at restore (the previous one
     /// was restored).
     std::function<void(const std::string& line)> checkpoint_note;
+    /// A worker repeated a resync request that was already answered on its connection at this
+    /// version (dropped unanswered): called at the 1st, 10th, 100th, ... repeat, with the count,
+    /// so that a flood shows in the log without flooding it.
+    std::function<void(uint32_t worker, uint64_t repeats)> resync_repeated;
 };
 
 struct LearnerRoleOptions
@@ -191,6 +195,7 @@ class LearnerRole
     {
         uint64_t version{0}; // the learner's version when it was served
         bool with_snapshot{false};
+        uint64_t repeats{0}; // requests dropped since, on this connection at this version
     };
     std::map<uint32_t, ServedResync> m_resyncServed; // worker -> the last catch-up it was sent
     uint64_t m_resyncsRepeated{0};

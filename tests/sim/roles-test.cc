@@ -260,7 +260,8 @@ struct Cluster
         std::string why;
     };
     std::vector<Dropped> dropped;
-    std::vector<std::string> notes; // the learner's checkpoint notes
+    std::vector<std::string> notes;                     // the learner's checkpoint notes
+    std::vector<std::pair<uint32_t, uint64_t>> repeats; // resync_repeated calls
 
     /// `tune` changes the arm's context before any role sees it.
     explicit Cluster(LearnerRoleOptions options = {},
@@ -275,6 +276,7 @@ struct Cluster
             dropped.push_back({w, round, reason, why});
         };
         hooks.checkpoint_note = [this](const std::string& line) { notes.push_back(line); };
+        hooks.resync_repeated = [this](uint32_t w, uint64_t n) { repeats.emplace_back(w, n); };
         learner = std::make_unique<LearnerRole>(context, &learner_port, std::vector<uint32_t>{0, 1},
                                                 hilo::PublisherOptions{}, hooks, options);
         world.inbox[kLearnerPeerId] = [this](uint32_t from, const RoleMessage& m)
@@ -539,6 +541,9 @@ TEST(Roles, RepeatedResyncRequestsAreServedOncePerConnectionAndVersion)
         ASSERT_TRUE(request(0, false).ok());
     EXPECT_EQ(catchups(), before + 1) << "2,000 requests, one catch-up";
     EXPECT_EQ(c.learner->resyncs_repeated(), 1999u);
+    // Said at the 1st, 10th, 100th and 1,000th repeat: the flood shows, the log stays short.
+    const std::vector<std::pair<uint32_t, uint64_t>> said{{0, 1}, {0, 10}, {0, 100}, {0, 1000}};
+    EXPECT_EQ(c.repeats, said);
     ASSERT_TRUE(request(0, true).ok()); // the escalation to a snapshot
     ASSERT_TRUE(request(0, true).ok());
     ASSERT_TRUE(request(0, false).ok());

@@ -46,6 +46,13 @@ LearnerWiring::Hooks()
             m_actions.disconnect(WorkerPeerId(worker), why);
     };
     hooks.checkpoint_note = [this](const std::string& line) { m_actions.log(line); };
+    hooks.resync_repeated = [this](uint32_t worker, uint64_t repeats)
+    {
+        m_actions.log("dropped " + std::to_string(repeats) +
+                      " repeated resync request(s) from worker " + std::to_string(worker) +
+                      " (one catch-up per connection and version; logged again at " +
+                      std::to_string(repeats * 10) + ")");
+    };
     hooks.published = [this](const PublishEvent& e)
     {
         m_actions.progress();
