@@ -1,11 +1,9 @@
 #include "tests/fuzz/transport-input.h"
 
 #include "tests/fuzz/fuzz-fixture.h"
+#include "tests/sim/frame-bytes.h"
 
 #include "sim/net/frame-header.h"
-
-#include "hilo/core/coding.h"
-#include "hilo/core/crc32c.h"
 
 #include <fstream>
 #include <vector>
@@ -17,27 +15,8 @@ namespace
 {
 
 namespace fs = std::filesystem;
-
-std::string
-Framed(uint32_t type, const std::string& payload, uint64_t padding = 0)
-{
-    hilosim::FrameHeader h;
-    h.type = type;
-    h.payload_bytes = payload.size();
-    h.wire_bytes = payload.size() + padding;
-    h.payload_crc = hilo::Crc32c(payload.data(), payload.size());
-    std::string out;
-    h.AppendTo(&out);
-    return out + payload + std::string(padding, '\0');
-}
-
-std::string
-Id(uint32_t id)
-{
-    std::string out;
-    hilo::ByteWriter(&out).PutU32(id);
-    return out;
-}
+using hilosim::test::Framed;
+using hilosim::test::PeerIdBytes;
 
 void
 Put(const fs::path& dir, const std::string& name, uint8_t mode,
@@ -75,20 +54,16 @@ void
 WriteTransportSeeds(const fs::path& dir)
 {
     const uint8_t frames = static_cast<uint8_t>(TransportMode::kFrames);
-    const std::string stream = Framed(hilosim::FrameHeader::kHelloType, Id(7)) + Framed(1, "abc") +
-                               Framed(2, "padded", 20) + Framed(3, "") +
+    const std::string stream = Framed(hilosim::FrameHeader::kHelloType, PeerIdBytes(7)) +
+                               Framed(1, "abc") + Framed(2, "padded", 20) + Framed(3, "") +
                                Framed(4, std::string(100, 'x'));
     Put(dir, "frames-whole", frames | (3 << 4), {stream});
     Put(dir, "frames-bytewise", frames | (7 << 4), Bytewise(stream.substr(0, 200)));
     Put(dir, "frames-limits", frames | kTransportHelloDone | kTransportTypeLimits,
         {Framed(1, "123456789") + Framed(2, std::string(18, 'y')) +
          Framed(2, std::string(19, 'z'))});
-    hilosim::FrameHeader big;
-    big.type = 1;
-    big.payload_bytes = (2ull << 30) - 1;
-    big.wire_bytes = big.payload_bytes;
-    std::string announced;
-    big.AppendTo(&announced);
+    const std::string announced =
+        hilosim::test::FrameHeaderBytes(1, (2ull << 30) - 1, (2ull << 30) - 1);
     Put(dir, "frames-2GiB", frames | kTransportHelloDone | (15 << 4),
         {announced, std::string(300, 'q')});
     std::string bad = Framed(1, "crc");
@@ -104,7 +79,7 @@ WriteTransportSeeds(const fs::path& dir)
         {std::string(1, '\0'), std::string(1, '\1'), std::string("\x0c\x05", 2),
          std::string(1, '\1')});
     Put(dir, "hello-injected", hello | kTransportKeyed,
-        {std::string(1, '\2') + Id(5) + std::string(16, 'n'), std::string(1, '\1'),
+        {std::string(1, '\2') + PeerIdBytes(5) + std::string(16, 'n'), std::string(1, '\1'),
          std::string(1, '\0')});
 
     const uint8_t records = static_cast<uint8_t>(TransportMode::kRecords);

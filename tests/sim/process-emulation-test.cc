@@ -12,10 +12,9 @@
 #include "sim/run/arm-context-builder.h"
 #include "sim/scenario/scenario-loader.h"
 
-#include "hilo/core/coding.h"
-#include "hilo/core/crc32c.h"
 #include "models/trajectory-batch.h"
 
+#include "tests/sim/process-keyed-run-util.h"
 #include "tests/sim/process-test-util.h"
 #include "tests/sim/scenario-test-util.h"
 #include "tests/sim/tcp-proxy.h"
@@ -29,6 +28,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
@@ -54,15 +54,22 @@ const std::string kBin = std::string(HILO_BINARY_DIR) + "/sim/";
 struct Sandbox : test::ProcessSandbox
 {
     Sandbox(const std::string& name, const std::string& source)
-      : ProcessSandbox("hilo-proc-test-" + name, source)
+      : ProcessSandbox("hilo-proc-test-" + name + "-" + std::to_string(getpid()), source)
     {
     }
 };
 
+using test::Authenticate;
 using test::Column;
 using test::CountLines;
+using test::Framed;
+using test::FrameHeaderBytes;
 using test::JsonValues;
+using test::kRunKeyHex;
 using test::ReadCsv;
+using test::ReadUntilClosed;
+using test::Sealed;
+using test::WriteKeyFile;
 
 // steps.csv's update_latency_net_s: in the simulator the latency itself; in the processes, whose
 // real encode and replay outlast the modelled H100 time, the worst worker's latency less the
@@ -159,55 +166,9 @@ TEST(HiloEmu, TinyScenarioRunsAsProcessesAndLearnsExactlyAsSimulated)
 }
 
 // The learner and two workers by hand (hilo-node), as across machines.
-struct ManualRun
+struct ManualRun : test::NodeRun
 {
-    Sandbox& box;
-    std::unique_ptr<ChildProcess> learner;
-    std::vector<std::unique_ptr<ChildProcess>> workers;
-    uint16_t port{0};
-
-    explicit ManualRun(Sandbox& b)
-      : box(b)
-    {
-    }
-
-    std::vector<std::string> extra; // appended to every node's arguments (--key-file F)
-    std::string stall_timeout{"60"};
-
-    std::vector<std::string> Args(const std::string& role, int index)
-    {
-        std::vector<std::string> a{
-            kBin + "hilo-node", role,         "--scenario",          box.scenario, "--arm",
-            "hilo-spar",        "--index",    std::to_string(index), "--out",      box.dir.string(),
-            "--stall-timeout",  stall_timeout};
-        a.insert(a.end(), extra.begin(), extra.end());
-        return a;
-    }
-
-    void StartLearner()
-    {
-        auto args = Args("learner", 0);
-        const std::string port_file = (box.dir / "learner.port").string();
-        args.insert(args.end(), {"--listen", "127.0.0.1:0", "--port-file", port_file});
-        auto c = ChildProcess::Start(args, (box.dir / "learner.stderr").string(), "learner");
-        ASSERT_TRUE(c.ok());
-        learner = std::move(*c);
-        for (int i = 0; i < 600 && !fs::exists(port_file); ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        ASSERT_TRUE(fs::exists(port_file)) << learner->StderrTail(20);
-        port = static_cast<uint16_t>(std::stoi(test::ReadFile(port_file)));
-    }
-
-    std::unique_ptr<ChildProcess> StartWorker(int w)
-    {
-        auto args = Args("worker", w);
-        args.insert(args.end(), {"--connect", "127.0.0.1:" + std::to_string(port)});
-        auto c = ChildProcess::Start(
-            args, (box.dir / ("worker-" + std::to_string(w) + ".stderr")).string(),
-            "worker " + std::to_string(w));
-        EXPECT_TRUE(c.ok());
-        return std::move(*c);
-    }
+    using NodeRun::NodeRun;
 
     /// The learner and workers 0 and 1; worker `w` is SIGKILLed (and reaped) once it applied
     /// `applies` versions.
@@ -224,15 +185,6 @@ struct ManualRun
         while (!workers[w]->Poll())
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         EXPECT_EQ(workers[w]->exit_code(), 128 + SIGKILL);
-    }
-
-    int WaitLearner(double timeout_s)
-    {
-        const auto deadline =
-            std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-        while (!learner->Poll() && std::chrono::steady_clock::now() < deadline)
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        return learner->exited() ? learner->exit_code() : -1;
     }
 
     /// "done W V HASH MATCH" lines of the learner's event log, by worker.
@@ -351,20 +303,6 @@ CountOf(const std::string& text, const std::string& what)
     return n;
 }
 
-/// A frame header; `payload` is what the CRC covers (its size need not match `payload_bytes`).
-std::string
-GarbageHeader(uint32_t type, uint64_t payload_bytes, uint64_t wire, const std::string& payload)
-{
-    FrameHeader h;
-    h.type = type;
-    h.payload_bytes = payload_bytes;
-    h.wire_bytes = wire;
-    h.payload_crc = hilo::Crc32c(payload.data(), payload.size());
-    std::string out;
-    h.AppendTo(&out);
-    return out;
-}
-
 TEST(HiloNode, GarbageAndTruncatedFramesOnTheLearnersPortAreDroppedAndTheRunCompletes)
 {
     Sandbox box("garbage", test::DataPath("emu-slow.textproto"));
@@ -381,11 +319,11 @@ TEST(HiloNode, GarbageAndTruncatedFramesOnTheLearnersPortAreDroppedAndTheRunComp
     auto hello = [](char id)
     {
         const std::string payload = std::string(1, id) + std::string(3, '\0');
-        return GarbageHeader(FrameHeader::kHelloType, 4, 4, payload) + payload;
+        return FrameHeaderBytes(FrameHeader::kHelloType, 4, 4, payload) + payload;
     };
-    send(hello(0) + GarbageHeader(1, 100, 100, "") + "cut short"); // truncated
-    send(hello(1) + GarbageHeader(1, 3, 3, "abc") + "abc");        // unusable trajectories
-    send(hello(42) + GarbageHeader(1, 3, 3, "abc") + "abc");       // not a worker of the arm
+    send(hello(0) + FrameHeaderBytes(1, 100, 100, "") + "cut short"); // truncated
+    send(hello(1) + FrameHeaderBytes(1, 3, 3, "abc") + "abc");        // unusable trajectories
+    send(hello(42) + FrameHeaderBytes(1, 3, 3, "abc") + "abc");       // not a worker of the arm
     run.workers.push_back(run.StartWorker(0));
     run.workers.push_back(run.StartWorker(1));
     send(std::string(40, '\xff')); // and mid-run
@@ -405,27 +343,13 @@ TEST(HiloNode, GarbageAndTruncatedFramesOnTheLearnersPortAreDroppedAndTheRunComp
 }
 
 // Key files as `openssl rand -hex 32` writes them (64 hex digits: 32 bytes).
-const std::string kRunKeyHex = "5f1c0a9e3b7d42681e0f6a2c9d8b7e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d";
 const std::string kOtherKeyHex = "0e1d2c3b4a5968778695a4b3c2d1e0f0123456789abcdef0fedcba9876543210";
-
-/// Writes a key file of mode 0600 holding `key`.
-std::string
-KeyFile(const Sandbox& box, const std::string& name, const std::string& key)
-{
-    const std::string path = (box.dir / name).string();
-    {
-        std::ofstream f(path);
-        f << key << "\n";
-    }
-    fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
-    return path;
-}
 
 TEST(HiloNode, AWorkerWithTheWrongKeyIsRefusedAndTheRunWithTheRightWorkersCompletes)
 {
     Sandbox box("wrong-key", test::DataPath("emu-slow.textproto"));
-    const std::string right = KeyFile(box, "run.key", kRunKeyHex);
-    const std::string wrong = KeyFile(box, "other.key", kOtherKeyHex);
+    const std::string right = WriteKeyFile(box.dir, "run.key", kRunKeyHex);
+    const std::string wrong = WriteKeyFile(box.dir, "other.key", kOtherKeyHex);
     ManualRun run(box);
     run.extra = {"--key-file", right};
     ASSERT_NO_FATAL_FAILURE(run.StartLearner());
@@ -458,81 +382,6 @@ TEST(HiloNode, AWorkerWithTheWrongKeyIsRefusedAndTheRunWithTheRightWorkersComple
     EXPECT_EQ(box.LiveProcesses(), 0);
 }
 
-/// Reads from `s` until the peer closes it (true) or `timeout_s` passes (false).
-bool
-ReadUntilClosed(boost::asio::ip::tcp::socket& s, double timeout_s)
-{
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    char buf[4096];
-    while (std::chrono::steady_clock::now() < deadline)
-    {
-        pollfd p{s.native_handle(), POLLIN, 0};
-        if (poll(&p, 1, 100) <= 0)
-            continue;
-        const ssize_t n = recv(s.native_handle(), buf, sizeof(buf), 0);
-        if (n <= 0)
-            return true;
-    }
-    return false;
-}
-
-/// A whole frame of `type` carrying `payload`.
-std::string
-Framed(uint32_t type, const std::string& payload)
-{
-    return GarbageHeader(type, payload.size(), payload.size(), payload) + payload;
-}
-
-/// Reads one whole hello-type frame's payload from `s`.
-std::string
-ReadHelloFrame(boost::asio::ip::tcp::socket& s)
-{
-    std::string head(FrameHeader::kBytes, '\0');
-    boost::asio::read(s, boost::asio::buffer(&head[0], head.size()));
-    auto h = FrameHeader::Parse(head, 1024);
-    EXPECT_TRUE(h.ok());
-    if (!h.ok())
-        return "";
-    std::string payload(h->payload_bytes, '\0');
-    boost::asio::read(s, boost::asio::buffer(&payload[0], payload.size()));
-    return payload;
-}
-
-/// Connects to the learner and completes the hello exchange (peer-auth.h) as worker `id` with
-/// `key` (bytes); `*sealer` then seals what this side sends (record-cipher.h).
-void
-Authenticate(boost::asio::ip::tcp::socket& s, uint16_t port, uint32_t id, const std::string& key,
-             std::unique_ptr<RecordSealer>* sealer)
-{
-    s.connect({boost::asio::ip::make_address("127.0.0.1"), port});
-    const std::string nonce(PeerAuth::kNonceBytes, 'r');
-    std::string hello;
-    hilo::ByteWriter(&hello).PutU32(id);
-    boost::asio::write(s, boost::asio::buffer(Framed(FrameHeader::kHelloType, hello + nonce)));
-    const std::string challenge = ReadHelloFrame(s);
-    ASSERT_EQ(challenge.size(), PeerAuth::kChallengeBytes);
-    const std::string learner_nonce = challenge.substr(4, PeerAuth::kNonceBytes);
-    const PeerAuth auth(key);
-    const std::string proof =
-        auth.Mac(PeerAuth::Side::kDialler, id, kLearnerPeerId, nonce, learner_nonce);
-    boost::asio::write(s, boost::asio::buffer(Framed(FrameHeader::kHelloType, proof)));
-    ASSERT_TRUE(auth.Check(ReadHelloFrame(s), PeerAuth::Side::kListener, id, kLearnerPeerId, nonce,
-                           learner_nonce));
-    auto keys = DeriveSessionKeys(key, id, kLearnerPeerId, nonce, learner_nonce);
-    ASSERT_TRUE(keys.ok());
-    *sealer = std::make_unique<RecordSealer>(keys->dialler_to_listener);
-}
-
-/// `bytes` sealed in one record.
-std::string
-Sealed(RecordSealer& sealer, const std::string& bytes)
-{
-    std::string record;
-    EXPECT_TRUE(sealer.Seal(bytes, &record).ok());
-    return record;
-}
-
 // What a hostile client was tried with against a real learner with a key: a connection that never
 // says hello, an authenticated worker asking for a future version, and one announcing a frame far
 // past the arm's limit. Each costs only its own connection; the real workers then complete.
@@ -542,7 +391,7 @@ TEST(HiloNode, HostileClientsCostOnlyTheirConnection)
     auto key = PeerAuth::ParseKey(kRunKeyHex, "run.key");
     ASSERT_TRUE(key.ok());
     ManualRun run(box);
-    run.extra = {"--key-file", KeyFile(box, "run.key", kRunKeyHex)};
+    run.extra = {"--key-file", WriteKeyFile(box.dir, "run.key", kRunKeyHex)};
     ASSERT_NO_FATAL_FAILURE(run.StartLearner());
     boost::asio::io_context io;
 
@@ -561,8 +410,8 @@ TEST(HiloNode, HostileClientsCostOnlyTheirConnection)
     boost::asio::ip::tcp::socket big(io);
     ASSERT_NO_FATAL_FAILURE(Authenticate(big, run.port, 0, *key, &sealer));
     boost::asio::write(
-        big, boost::asio::buffer(Sealed(
-                 *sealer, GarbageHeader(kTrajectories, (1ull << 31) - 1, (1ull << 31) - 1, ""))));
+        big, boost::asio::buffer(Sealed(*sealer, FrameHeaderBytes(kTrajectories, (1ull << 31) - 1,
+                                                                  (1ull << 31) - 1, ""))));
     EXPECT_TRUE(ReadUntilClosed(big, 60));
 
     run.workers.push_back(run.StartWorker(0));
@@ -590,13 +439,13 @@ TEST(HiloNode, ListeningBeyondLoopbackNeedsAPrivateKeyOrInsecure)
     auto r = test::RunCommand(learner + " --listen 0.0.0.0:0");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("without --key-file"), std::string::npos) << r.output;
-    const std::string key = KeyFile(box, "run.key", kRunKeyHex);
+    const std::string key = WriteKeyFile(box.dir, "run.key", kRunKeyHex);
     fs::permissions(key, fs::perms::group_read | fs::perms::others_read, fs::perm_options::add);
     r = test::RunCommand(learner + " --listen 127.0.0.1:0 --key-file " + key);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("chmod 600"), std::string::npos) << r.output;
     // 16 bytes as hex: too short (a key is at least 32 bytes: 64 hex digits or 32 raw bytes).
-    const std::string short_key = KeyFile(box, "short.key", kRunKeyHex.substr(0, 32));
+    const std::string short_key = WriteKeyFile(box.dir, "short.key", kRunKeyHex.substr(0, 32));
     r = test::RunCommand(learner + " --listen 127.0.0.1:0 --key-file " + short_key);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find(short_key + ": the key has 32 hex digits"), std::string::npos)
@@ -936,9 +785,7 @@ RawPeer(boost::asio::io_context& io, uint16_t port, uint32_t id)
 {
     auto s = std::make_unique<boost::asio::ip::tcp::socket>(io);
     s->connect({boost::asio::ip::make_address("127.0.0.1"), port});
-    std::string hello;
-    hilo::ByteWriter(&hello).PutU32(id);
-    boost::asio::write(*s, boost::asio::buffer(Framed(FrameHeader::kHelloType, hello)));
+    boost::asio::write(*s, boost::asio::buffer(test::HelloFrame(id)));
     return s;
 }
 
@@ -978,7 +825,7 @@ TEST(HiloNode, AProxyThatFlipsAByteOfAWorkersFrameCostsOnlyThatConnection)
 {
     Sandbox box("proxy-flip", test::DataPath("emu-slow.textproto"));
     ManualRun run(box);
-    run.extra = {"--key-file", KeyFile(box, "run.key", kRunKeyHex)};
+    run.extra = {"--key-file", WriteKeyFile(box.dir, "run.key", kRunKeyHex)};
     ASSERT_NO_FATAL_FAILURE(run.StartLearner());
     // The worker's hello and proof, then its first record's length, then the first frame.
     const uint64_t first_frame = (FrameHeader::kBytes + PeerAuth::kHelloBytes) +

@@ -18,9 +18,7 @@
 #include "sim/roles/peer-ids.h"
 #include "sim/roles/role-messages.h"
 
-#include "hilo/core/coding.h"
-#include "hilo/core/crc32c.h"
-
+#include "tests/sim/process-keyed-run-util.h"
 #include "tests/sim/process-test-util.h"
 #include "tests/sim/scenario-test-util.h"
 
@@ -51,12 +49,13 @@ namespace hilosim
 namespace
 {
 
-namespace fs = std::filesystem;
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-const std::string kBin = std::string(HILO_BINARY_DIR) + "/sim/";
-const std::string kKeyHex = "5f1c0a9e3b7d42681e0f6a2c9d8b7e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d";
+using test::Authenticate;
+using test::Framed;
+using test::Sealed;
+
 constexpr double kBoundMiB = 64;
 
 /// A field of /proc/PID/status in kB ("VmHWM", "VmRSS"); -1 when the process is gone.
@@ -73,104 +72,45 @@ StatusKb(pid_t pid, const std::string& field)
     return -1;
 }
 
-/// A frame of `type` announcing `payload_bytes`, carrying `payload` (its CRC's input).
-std::string
-Header(uint32_t type, uint64_t payload_bytes, const std::string& payload)
+/// The parts of a KeyedRun built before its nodes: a sandbox of emu-slow.textproto (its name
+/// this process's own) and the run's key file.
+struct KeyedSandbox
 {
-    FrameHeader h;
-    h.type = type;
-    h.payload_bytes = payload_bytes;
-    h.wire_bytes = payload_bytes;
-    h.payload_crc = hilo::Crc32c(payload.data(), payload.size());
-    std::string out;
-    h.AppendTo(&out);
-    return out;
-}
-
-std::string
-Framed(uint32_t type, const std::string& payload)
-{
-    return Header(type, payload.size(), payload) + payload;
-}
-
-// The learner (with the run's key) and its honest workers, started by hand as across machines.
-struct KeyedRun
-{
-    test::ProcessSandbox box;
+    test::ProcessSandbox sandbox;
     std::string key_file;
     std::string key; // bytes
-    std::vector<std::string> sets;
-    std::unique_ptr<ChildProcess> learner;
-    std::vector<std::unique_ptr<ChildProcess>> workers;
-    uint16_t port{0};
 
-    KeyedRun(const std::string& name, std::vector<std::string> overrides)
-      : box("hilo-node-rss-" + name, test::DataPath("emu-slow.textproto"))
-      , sets(std::move(overrides))
+    explicit KeyedSandbox(const std::string& name)
+      : sandbox("hilo-node-rss-" + name + "-" + std::to_string(getpid()),
+                test::DataPath("emu-slow.textproto"))
+      , key_file(test::WriteKeyFile(sandbox.dir, "run.key", test::kRunKeyHex))
     {
-        key_file = (box.dir / "run.key").string();
-        {
-            std::ofstream f(key_file);
-            f << kKeyHex << "\n";
-        }
-        fs::permissions(key_file, fs::perms::owner_read | fs::perms::owner_write);
-        auto parsed = PeerAuth::ParseKey(kKeyHex, "run.key");
+        auto parsed = PeerAuth::ParseKey(test::kRunKeyHex, "run.key");
         EXPECT_TRUE(parsed.ok());
         key = parsed.ok() ? *parsed : "";
     }
+};
 
-    std::vector<std::string> Args(const std::string& role, int index)
+// The learner (with the run's key) and its honest workers, started by hand as across machines,
+// every node with the scenario `overrides` (--set).
+struct KeyedRun
+  : KeyedSandbox
+  , test::NodeRun
+{
+    KeyedRun(const std::string& name, const std::vector<std::string>& overrides)
+      : KeyedSandbox(name)
+      , NodeRun(sandbox)
     {
-        std::vector<std::string> a{
-            kBin + "hilo-node", role,      "--scenario",          box.scenario, "--arm",
-            "hilo-spar",        "--index", std::to_string(index), "--key-file", key_file,
-            "--stall-timeout",  "60"};
-        for (const std::string& s : sets)
-            a.insert(a.end(), {"--set", s});
-        return a;
-    }
-
-    void StartLearner()
-    {
-        auto args = Args("learner", 0);
-        const std::string port_file = (box.dir / "learner.port").string();
-        args.insert(args.end(), {"--listen", "127.0.0.1:0", "--port-file", port_file, "--events",
-                                 (box.dir / "learner.events").string()});
-        auto c = ChildProcess::Start(args, (box.dir / "learner.stderr").string(), "learner");
-        ASSERT_TRUE(c.ok());
-        learner = std::move(*c);
-        for (int i = 0; i < 600 && !fs::exists(port_file); ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        ASSERT_TRUE(fs::exists(port_file)) << learner->StderrTail(20);
-        port = static_cast<uint16_t>(std::stoi(test::ReadFile(port_file)));
+        extra = {"--key-file", key_file};
+        for (const std::string& s : overrides)
+            extra.insert(extra.end(), {"--set", s});
     }
 
     void StartWorker(int w)
     {
-        auto args = Args("worker", w);
-        args.insert(args.end(), {"--connect", "127.0.0.1:" + std::to_string(port), "--events",
-                                 (box.dir / ("worker-" + std::to_string(w) + ".events")).string()});
-        auto c = ChildProcess::Start(
-            args, (box.dir / ("worker-" + std::to_string(w) + ".stderr")).string(),
-            "worker " + std::to_string(w));
-        ASSERT_TRUE(c.ok());
-        workers.push_back(std::move(*c));
-    }
-
-    /// The learner's exit code once it ends (-1 after `timeout_s`).
-    int WaitLearner(double timeout_s)
-    {
-        const auto deadline =
-            std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-        while (!learner->Poll() && std::chrono::steady_clock::now() < deadline)
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        return learner->exited() ? learner->exit_code() : -1;
-    }
-
-    /// Lines of the learner's event log starting with `prefix`.
-    int EventLines(const std::string& prefix) const
-    {
-        return test::CountLines(box.dir / "learner.events", prefix);
+        auto c = NodeRun::StartWorker(w);
+        ASSERT_TRUE(c);
+        workers.push_back(std::move(c));
     }
 
     /// Both honest workers run to the end: the learner exits 0 and so does every worker, each
@@ -229,66 +169,6 @@ struct Rss
                   << " kB, growth " << GrowthMiB() << " MiB" << std::endl;
     }
 };
-
-/// Authenticates `s` with the learner on `port` as worker `id` (peer-auth.h) and returns the
-/// sealer of what this side sends (record-cipher.h).
-std::unique_ptr<RecordSealer>
-Authenticate(tcp::socket& s, uint16_t port, uint32_t id, const std::string& key)
-{
-    s.connect({asio::ip::make_address("127.0.0.1"), port});
-    const std::string nonce(PeerAuth::kNonceBytes, 'r');
-    std::string hello;
-    hilo::ByteWriter(&hello).PutU32(id);
-    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, hello + nonce)));
-    auto read_hello = [&s]()
-    {
-        std::string head(FrameHeader::kBytes, '\0');
-        asio::read(s, asio::buffer(&head[0], head.size()));
-        auto h = FrameHeader::Parse(head, 1024);
-        EXPECT_TRUE(h.ok());
-        std::string payload(h.ok() ? h->payload_bytes : 0, '\0');
-        asio::read(s, asio::buffer(&payload[0], payload.size()));
-        return payload;
-    };
-    const std::string challenge = read_hello();
-    EXPECT_EQ(challenge.size(), PeerAuth::kChallengeBytes);
-    const std::string learner_nonce = challenge.substr(4, PeerAuth::kNonceBytes);
-    const PeerAuth auth(key);
-    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType,
-                                       auth.Mac(PeerAuth::Side::kDialler, id, kLearnerPeerId, nonce,
-                                                learner_nonce))));
-    EXPECT_TRUE(auth.Check(read_hello(), PeerAuth::Side::kListener, id, kLearnerPeerId, nonce,
-                           learner_nonce));
-    auto keys = DeriveSessionKeys(key, id, kLearnerPeerId, nonce, learner_nonce);
-    EXPECT_TRUE(keys.ok());
-    return keys.ok() ? std::make_unique<RecordSealer>(keys->dialler_to_listener) : nullptr;
-}
-
-std::string
-Sealed(RecordSealer& sealer, const std::string& bytes)
-{
-    std::string record;
-    EXPECT_TRUE(sealer.Seal(bytes, &record).ok());
-    return record;
-}
-
-/// Whether the learner closed `s` (reads what arrives until then, for at most `timeout_s`).
-bool
-ClosedWithin(tcp::socket& s, double timeout_s)
-{
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    char buf[65536];
-    while (std::chrono::steady_clock::now() < deadline)
-    {
-        pollfd p{s.native_handle(), POLLIN, 0};
-        if (poll(&p, 1, 100) <= 0)
-            continue;
-        if (recv(s.native_handle(), buf, sizeof(buf), 0) <= 0)
-            return true;
-    }
-    return false;
-}
 
 const std::vector<std::string> kRank32{"workload.lora.rank=32"};
 
@@ -372,19 +252,23 @@ TEST(HiloNode, AHeaderAnnouncingTwoGiBCostsTheLearnerUnderOneMiB)
     tcp::socket stranger(io);
     stranger.connect({asio::ip::make_address("127.0.0.1"), run.port});
     boost::system::error_code ec;
-    asio::write(stranger, asio::buffer(Header(FrameHeader::kHelloType, two_gib, "")), ec);
+    asio::write(stranger,
+                asio::buffer(test::FrameHeaderBytes(FrameHeader::kHelloType, two_gib, two_gib)),
+                ec);
     asio::write(stranger, asio::buffer(std::string(1 << 20, 'x')), ec);
-    EXPECT_TRUE(ClosedWithin(stranger, 10));
+    EXPECT_TRUE(test::ReadUntilClosed(stranger, 10));
     // After it: an authenticated member's trajectories announcing 2 GiB, then 1 MiB.
     tcp::socket member(io);
     auto sealer = Authenticate(member, run.port, 0, run.key);
     ASSERT_TRUE(sealer);
-    asio::write(member, asio::buffer(Sealed(*sealer, Header(kTrajectories, two_gib, ""))), ec);
+    asio::write(
+        member,
+        asio::buffer(Sealed(*sealer, test::FrameHeaderBytes(kTrajectories, two_gib, two_gib))), ec);
     std::string body;
     for (int i = 0; i < 16; ++i)
         body += Sealed(*sealer, std::string(60000, 'y'));
     asio::write(member, asio::buffer(body), ec);
-    EXPECT_TRUE(ClosedWithin(member, 10));
+    EXPECT_TRUE(test::ReadUntilClosed(member, 10));
     rss.Print("2 GiB headers before and after the hello");
     EXPECT_LT(rss.GrowthMiB(), 1.0);
     ASSERT_NO_FATAL_FAILURE(run.ExpectHonestRunCompletes());

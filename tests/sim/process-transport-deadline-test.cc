@@ -8,8 +8,7 @@
 #include "sim/drivers/process/tcp-transport.h"
 #include "sim/net/frame-header.h"
 
-#include "hilo/core/coding.h"
-#include "hilo/core/crc32c.h"
+#include "tests/sim/process-transport-util.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -20,7 +19,6 @@
 
 #include <chrono>
 #include <functional>
-#include <thread>
 
 namespace hilosim
 {
@@ -29,94 +27,19 @@ namespace
 
 namespace asio = boost::asio;
 
-const char* const kKey = "0123456789abcdef-the-run-key-of-32+";
-
-struct Peer
-{
-    std::vector<std::pair<uint32_t, std::string>> received;
-    std::vector<uint32_t> connected;
-    std::vector<std::pair<uint32_t, bool>> closed;
-    std::vector<std::string> log;
-    std::unique_ptr<TcpTransport> transport;
-
-    Peer(asio::io_context& io, uint32_t id, const std::function<void(TcpTransportOptions&)>& tune)
-    {
-        TcpTransportOptions o;
-        o.local_id = id;
-        o.name = "node " + std::to_string(id);
-        o.backoff_initial_s = 0.01;
-        tune(o);
-        TcpTransportCallbacks cb;
-        cb.message = [this](uint32_t peer, const RoleMessage& m)
-        { received.emplace_back(peer, std::string(m.payload)); };
-        cb.connected = [this](uint32_t peer) { connected.push_back(peer); };
-        cb.closed = [this](uint32_t peer, bool error, const std::string&)
-        { closed.emplace_back(peer, error); };
-        cb.log = [this](const std::string& line) { log.push_back(line); };
-        transport = std::make_unique<TcpTransport>(io, o, cb);
-    }
-
-    std::string Log() const
-    {
-        std::string all;
-        for (const std::string& l : log)
-            all += l + "\n";
-        return all;
-    }
-};
-
-void
-RunFor(asio::io_context& io, double seconds)
-{
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (std::chrono::steady_clock::now() < until)
-    {
-        io.run_for(std::chrono::milliseconds(5));
-        io.restart();
-    }
-}
-
-void
-RunUntil(asio::io_context& io, const std::function<bool()>& done, double timeout_s = 10)
-{
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    while (!done() && std::chrono::steady_clock::now() < deadline)
-    {
-        io.run_for(std::chrono::milliseconds(5));
-        io.restart();
-    }
-    ASSERT_TRUE(done()) << "timed out";
-}
-
-std::string
-Framed(uint32_t type, const std::string& payload, uint64_t wire_bytes = 0)
-{
-    FrameHeader h;
-    h.type = type;
-    h.payload_bytes = payload.size();
-    h.wire_bytes = std::max<uint64_t>(wire_bytes, payload.size());
-    h.payload_crc = hilo::Crc32c(payload.data(), payload.size());
-    std::string out;
-    h.AppendTo(&out);
-    return out + payload;
-}
-
-std::string
-Id(uint32_t id)
-{
-    std::string out;
-    hilo::ByteWriter(&out).PutU32(id);
-    return out;
-}
+const char* const kKey = test::kTransportKey;
+using test::Framed;
+using test::PeerIdBytes;
+using test::RunFor;
+using test::RunUntil;
+using Node = test::TransportNode;
 
 /// A raw peer that said its plain hello as `id`.
 std::unique_ptr<asio::ip::tcp::socket>
 PlainPeer(asio::io_context& io, uint16_t port, uint32_t id)
 {
     auto s = std::make_unique<asio::ip::tcp::socket>(io);
-    s->connect({asio::ip::make_address("127.0.0.1"), port});
-    asio::write(*s, asio::buffer(Framed(FrameHeader::kHelloType, Id(id))));
+    test::SayHello(*s, port, id);
     return s;
 }
 
@@ -125,18 +48,12 @@ std::string
 ReadWhileLooping(asio::io_context& io, asio::ip::tcp::socket& s, size_t n)
 {
     std::string out(n, '\0');
-    std::atomic<bool> done{false};
-    std::thread reader(
-        [&]()
-        {
-            boost::system::error_code ec;
-            asio::read(s, asio::buffer(&out[0], n), ec);
-            done = true;
-        });
-    RunUntil(io, [&]() { return done.load(); });
-    if (!done)
-        ::shutdown(s.native_handle(), SHUT_RDWR);
-    reader.join();
+    test::WhileLooping(io, s,
+                       [&]()
+                       {
+                           boost::system::error_code ec;
+                           asio::read(s, asio::buffer(&out[0], n), ec);
+                       });
     return out;
 }
 
@@ -147,7 +64,7 @@ KeyedPeer(asio::io_context& io, uint16_t port, uint32_t id, uint32_t listener, S
     auto s = std::make_unique<asio::ip::tcp::socket>(io);
     s->connect({asio::ip::make_address("127.0.0.1"), port});
     const std::string nonce(PeerAuth::kNonceBytes, 'n');
-    asio::write(*s, asio::buffer(Framed(FrameHeader::kHelloType, Id(id) + nonce)));
+    asio::write(*s, asio::buffer(Framed(FrameHeader::kHelloType, PeerIdBytes(id) + nonce)));
     const std::string challenge =
         ReadWhileLooping(io, *s, FrameHeader::kBytes + PeerAuth::kChallengeBytes)
             .substr(FrameHeader::kBytes + 4);
@@ -161,7 +78,7 @@ KeyedPeer(asio::io_context& io, uint16_t port, uint32_t id, uint32_t listener, S
 }
 
 bool
-Closed(const Peer& p, uint32_t peer)
+Closed(const Node& p, uint32_t peer)
 {
     for (const auto& [id, error] : p.closed)
         if (id == peer)
@@ -181,8 +98,8 @@ TEST(ProcessTransport, AFrameThatStallsIsClosedAndOtherPeersAreNot)
         o.heartbeat_interval_s = 0; // no heartbeats: the frame's own deadline alone
         o.heartbeat_timeout_s = 0;
     };
-    Peer server(io, 100, tune);
-    Peer good(io, 1, tune);
+    Node server(io, 100, tune);
+    Node good(io, 1, tune);
     auto port = server.transport->Listen("127.0.0.1", 0);
     ASSERT_TRUE(port.ok());
     good.transport->Connect(100, "127.0.0.1", *port);
@@ -212,7 +129,7 @@ TEST(ProcessTransport, AFrameThatStallsIsClosedAndOtherPeersAreNot)
     EXPECT_TRUE(Closed(server, 5) && Closed(server, 6) && Closed(server, 7)) << server.Log();
     EXPECT_FALSE(Closed(server, 8));
     ASSERT_EQ(server.received.size(), 1u);
-    EXPECT_EQ(server.received[0].first, 8u);
+    EXPECT_EQ(server.received[0].peer, 8u);
     const std::string log = server.Log();
     EXPECT_NE(log.find("a frame stalled: 40 bytes of it arrived (type 1, 1040 bytes on the wire)"),
               std::string::npos)
@@ -221,7 +138,7 @@ TEST(ProcessTransport, AFrameThatStallsIsClosedAndOtherPeersAreNot)
     EXPECT_NE(log.find("a frame stalled: 500 bytes of it arrived"), std::string::npos) << log;
     ASSERT_TRUE(good.transport->Send(100, 2, std::make_shared<const std::string>("still"), 5).ok());
     RunUntil(io, [&]() { return server.received.size() == 2; });
-    EXPECT_EQ(server.received[1].first, 1u);
+    EXPECT_EQ(server.received[1].peer, 1u);
     EXPECT_TRUE(server.transport->IsConnected(1));
 }
 
@@ -231,7 +148,7 @@ TEST(ProcessTransport, AFrameThatStallsIsClosedAndOtherPeersAreNot)
 TEST(ProcessTransport, ASilentAuthenticatedPeerIsClosedAfterTheHeartbeatTimeout)
 {
     asio::io_context io;
-    Peer server(io, 100,
+    Node server(io, 100,
                 [](TcpTransportOptions& o)
                 {
                     o.key = kKey;
@@ -277,8 +194,8 @@ TEST(ProcessTransport, IdlePeersStayConnectedAcrossHeartbeatIntervals)
             o.heartbeat_interval_s = 0.1;
             o.heartbeat_timeout_s = 0.4;
         };
-        Peer server(io, 100, tune);
-        Peer client(io, 7, tune);
+        Node server(io, 100, tune);
+        Node client(io, 7, tune);
         auto port = server.transport->Listen("127.0.0.1", 0);
         ASSERT_TRUE(port.ok());
         client.transport->Connect(100, "127.0.0.1", *port);
@@ -292,7 +209,7 @@ TEST(ProcessTransport, IdlePeersStayConnectedAcrossHeartbeatIntervals)
         ASSERT_TRUE(
             client.transport->Send(100, 3, std::make_shared<const std::string>("late"), 4).ok());
         RunUntil(io, [&]() { return server.received.size() == 1; });
-        EXPECT_EQ(server.received[0].second, "late");
+        EXPECT_EQ(server.received[0].payload, "late");
         EXPECT_EQ(server.connected.size(), 1u) << "reconnected in between";
     }
 }
@@ -300,7 +217,7 @@ TEST(ProcessTransport, IdlePeersStayConnectedAcrossHeartbeatIntervals)
 TEST(ProcessTransport, TheHeartbeatTypeIsTheTransportsOwn)
 {
     asio::io_context io;
-    Peer server(io, 100, [](TcpTransportOptions&) {});
+    Node server(io, 100, [](TcpTransportOptions&) {});
     EXPECT_EQ(server.transport
                   ->Send(5, FrameHeader::kHeartbeatType, std::make_shared<const std::string>(""), 0)
                   .code(),

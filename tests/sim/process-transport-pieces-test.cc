@@ -6,7 +6,7 @@
 #include "sim/drivers/process/hello-exchange.h"
 #include "sim/net/frame-header.h"
 
-#include "hilo/core/crc32c.h"
+#include "tests/sim/frame-bytes.h"
 
 #include <gtest/gtest.h>
 
@@ -17,18 +17,7 @@ namespace hilosim
 namespace
 {
 
-std::string
-Framed(uint32_t type, const std::string& payload, uint64_t padding = 0)
-{
-    FrameHeader h;
-    h.type = type;
-    h.payload_bytes = payload.size();
-    h.wire_bytes = payload.size() + padding;
-    h.payload_crc = hilo::Crc32c(payload.data(), payload.size());
-    std::string out;
-    h.AppendTo(&out);
-    return out + payload + std::string(padding, '\0');
-}
+using test::Framed;
 
 /// Feeds `bytes` in reads of at most `read` bytes; returns the last event.
 FrameReader::Event
@@ -54,12 +43,7 @@ TEST(ProcessFrameReader, AnAnnouncedPayloadCostsTheBytesThatArrivedPlusOneStep)
 {
     FrameReader r({});
     r.set_hello_done(true);
-    FrameHeader h;
-    h.type = 1;
-    h.payload_bytes = (2ull << 30) - 1;
-    h.wire_bytes = h.payload_bytes;
-    std::string header;
-    h.AppendTo(&header);
+    const std::string header = test::FrameHeaderBytes(1, (2ull << 30) - 1, (2ull << 30) - 1);
     std::vector<std::string> frames;
     EXPECT_EQ(Feed(r, header, 1 << 20, &frames), FrameReader::Event::kNeedMore);
     EXPECT_EQ(r.payload_allocated_bytes(), 256u << 10);

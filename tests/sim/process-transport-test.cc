@@ -12,9 +12,7 @@
 #include "sim/run/arm-summary.h"
 #include "sim/scenario/scenario-loader.h"
 
-#include "hilo/core/coding.h"
-#include "hilo/core/crc32c.h"
-
+#include "tests/sim/process-transport-util.h"
 #include "tests/sim/tcp-proxy.h"
 
 #include <boost/asio/connect.hpp>
@@ -29,14 +27,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
-#include <thread>
 
 namespace hilosim
 {
@@ -45,85 +41,17 @@ namespace
 
 namespace asio = boost::asio;
 
-struct Received
-{
-    uint32_t peer;
-    uint32_t type;
-    std::string payload;
-    uint64_t wire_bytes;
-    uint64_t sequence;
-};
-
-struct Node
-{
-    std::vector<Received> received;
-    std::vector<uint32_t> connected;
-    std::vector<std::pair<uint32_t, bool>> closed;
-    std::vector<std::string> log;
-    std::unique_ptr<TcpTransport> transport;
-
-    std::vector<std::string> auth_failures;
-
-    Node(asio::io_context& io, uint32_t id, uint64_t max_payload = (1ull << 31) - 1)
-      : Node(io, id, [max_payload](TcpTransportOptions& o) { o.max_payload_bytes = max_payload; })
-    {
-    }
-
-    Node(asio::io_context& io, uint32_t id, const std::function<void(TcpTransportOptions&)>& tune)
-    {
-        TcpTransportOptions o;
-        o.local_id = id;
-        o.name = "node " + std::to_string(id);
-        o.backoff_initial_s = 0.01;
-        tune(o);
-        TcpTransportCallbacks cb;
-        cb.authentication_failed = [this](uint32_t, const std::string& why)
-        { auth_failures.push_back(why); };
-        cb.message = [this](uint32_t peer, const RoleMessage& m) {
-            received.push_back({peer, m.type, std::string(m.payload), m.wire_bytes, m.sequence});
-        };
-        cb.connected = [this](uint32_t peer) { connected.push_back(peer); };
-        cb.closed = [this](uint32_t peer, bool error, const std::string&)
-        { closed.emplace_back(peer, error); };
-        cb.log = [this](const std::string& line) { log.push_back(line); };
-        transport = std::make_unique<TcpTransport>(io, o, cb);
-    }
-};
-
-// Runs the loop until `done` or a time-out (then the test fails).
-void
-RunUntil(asio::io_context& io, const std::function<bool()>& done, double timeout_s = 10)
-{
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    while (!done() && std::chrono::steady_clock::now() < deadline)
-    {
-        io.run_for(std::chrono::milliseconds(5));
-        io.restart();
-    }
-    ASSERT_TRUE(done()) << "timed out";
-}
-
-/// Runs the loop for `seconds`.
-void
-RunFor(asio::io_context& io, double seconds)
-{
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (std::chrono::steady_clock::now() < until)
-    {
-        io.run_for(std::chrono::milliseconds(5));
-        io.restart();
-    }
-}
-
-std::shared_ptr<const std::string>
-Bytes(const std::string& s)
-{
-    return std::make_shared<const std::string>(s);
-}
-
-// A shared key of 32 bytes (as a key file holds it, decoded).
-const char* const kKey = "0123456789abcdef-the-run-key-of-32+";
+using test::Bytes;
+using test::Framed;
+using test::FrameHeaderBytes;
+using test::HelloFrame;
+using test::Joined;
+using test::RunFor;
+using test::RunUntil;
+using test::SayHello;
+using test::WhileLooping;
+using Node = test::TransportNode;
+const char* const kKey = test::kTransportKey;
 
 void
 KeyedOptions(TcpTransportOptions& o)
@@ -225,40 +153,6 @@ RawSend(asio::io_context& io, uint16_t port, const std::string& bytes)
     s.close();
 }
 
-std::string
-Header(uint32_t type, uint64_t payload, uint64_t wire)
-{
-    FrameHeader h;
-    h.type = type;
-    h.payload_bytes = payload;
-    h.wire_bytes = wire;
-    std::string out;
-    h.AppendTo(&out);
-    return out;
-}
-
-/// A whole frame: header with the payload's CRC-32C, then the payload (no padding).
-std::string
-Framed(uint32_t type, const std::string& payload)
-{
-    FrameHeader h;
-    h.type = type;
-    h.payload_bytes = payload.size();
-    h.wire_bytes = payload.size();
-    h.payload_crc = hilo::Crc32c(payload.data(), payload.size());
-    std::string out;
-    h.AppendTo(&out);
-    return out + payload;
-}
-
-std::string
-Hello(uint32_t id)
-{
-    std::string payload;
-    hilo::ByteWriter(&payload).PutU32(id);
-    return Framed(FrameHeader::kHelloType, payload);
-}
-
 TEST(ProcessTransport, CorruptStreamsCloseOnlyTheirConnection)
 {
     asio::io_context io;
@@ -269,14 +163,16 @@ TEST(ProcessTransport, CorruptStreamsCloseOnlyTheirConnection)
     good.transport->Connect(100, "127.0.0.1", *port);
     RunUntil(io, [&]() { return server.connected.size() == 1; });
 
-    RawSend(io, *port, std::string(64, '\x5a'));                         // garbage: bad magic
-    RawSend(io, *port, Header(5, 10, 10) + "0123456789");                // no hello first
-    RawSend(io, *port, Hello(9) + Header(5, 1000, 1000) + "truncated");  // ends mid-frame
-    RawSend(io, *port, Hello(10) + Header(5, 2 << 20, 2 << 20) + "big"); // over the limit
-    RawSend(io, *port, Hello(11) + Header(5, 10, 4));                    // wire < payload
+    RawSend(io, *port, std::string(64, '\x5a'));                    // garbage: bad magic
+    RawSend(io, *port, FrameHeaderBytes(5, 10, 10) + "0123456789"); // no hello first
+    RawSend(io, *port,
+            HelloFrame(9) + FrameHeaderBytes(5, 1000, 1000) + "truncated"); // ends mid-frame
+    RawSend(io, *port,
+            HelloFrame(10) + FrameHeaderBytes(5, 2 << 20, 2 << 20) + "big"); // over the limit
+    RawSend(io, *port, HelloFrame(11) + FrameHeaderBytes(5, 10, 4));         // wire < payload
     std::string flipped = Framed(5, "0123456789");
     flipped.back() ^= 0x01;
-    RawSend(io, *port, Hello(12) + flipped); // payload bit flip
+    RawSend(io, *port, HelloFrame(12) + flipped); // payload bit flip
     RunUntil(io, [&]() { return server.log.size() >= 6; });
     std::string all;
     for (const std::string& l : server.log)
@@ -292,15 +188,6 @@ TEST(ProcessTransport, CorruptStreamsCloseOnlyTheirConnection)
     RunUntil(io, [&]() { return !server.received.empty(); });
     EXPECT_EQ(server.received.back().payload, "still here");
     EXPECT_TRUE(server.transport->IsConnected(1));
-}
-
-std::string
-Joined(const std::vector<std::string>& lines)
-{
-    std::string all;
-    for (const std::string& l : lines)
-        all += l + "\n";
-    return all;
 }
 
 TEST(ProcessTransport, PeersWithTheSameKeyAuthenticateAndExchangeMessages)
@@ -380,24 +267,6 @@ ReadFrame(asio::ip::tcp::socket& s)
     return {*h, payload};
 }
 
-/// Runs `read` (blocking reads of the raw socket `s`) on a thread while the loop runs; a read
-/// that does not return in time is ended by shutting the socket down (and the test fails).
-void
-WhileLooping(asio::io_context& io, asio::ip::tcp::socket& s, const std::function<void()>& read)
-{
-    std::atomic<bool> done{false};
-    std::thread reader(
-        [&]()
-        {
-            read();
-            done = true;
-        });
-    RunUntil(io, [&]() { return done.load(); });
-    if (!done)
-        ::shutdown(s.native_handle(), SHUT_RDWR);
-    reader.join();
-}
-
 /// Bytes read from `s` until the peer closes it.
 size_t
 BytesUntilClosed(asio::ip::tcp::socket& s)
@@ -417,9 +286,7 @@ HelloAndChallenge(asio::io_context& io, asio::ip::tcp::socket& s, uint16_t port,
                   const std::string& nonce)
 {
     s.connect({asio::ip::make_address("127.0.0.1"), port});
-    std::string hello;
-    hilo::ByteWriter(&hello).PutU32(id);
-    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, hello + nonce)));
+    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, test::PeerIdBytes(id) + nonce)));
     std::pair<FrameHeader, std::string> challenge;
     WhileLooping(io, s, [&]() { challenge = ReadFrame(s); });
     EXPECT_EQ(challenge.first.type, FrameHeader::kHelloType);
@@ -653,7 +520,7 @@ TEST(ProcessTransport, SilentOversizeAndExcessConnectionsAreDropped)
     silent.connect(at);
     // A hello-type frame claiming a megabyte: refused on its header, before any byte of it.
     big.connect(at);
-    asio::write(big, asio::buffer(Header(FrameHeader::kHelloType, 1 << 20, 1 << 20)));
+    asio::write(big, asio::buffer(FrameHeaderBytes(FrameHeader::kHelloType, 1 << 20, 1 << 20)));
     RunUntil(io,
              [&]() { return Joined(server.log).find("exceeds the limit") != std::string::npos; });
     silent.non_blocking(true);
@@ -973,16 +840,6 @@ RssBytes()
     return 0;
 }
 
-/// A socket connected to `port` that said hello as `id` (a keyless listener: no proof).
-void
-SayHello(asio::ip::tcp::socket& s, uint16_t port, uint32_t id)
-{
-    s.connect({asio::ip::make_address("127.0.0.1"), port});
-    std::string hello;
-    hilo::ByteWriter(&hello).PutU32(id);
-    asio::write(s, asio::buffer(Framed(FrameHeader::kHelloType, hello)));
-}
-
 // A header announcing a large message costs the receiver only the bytes that arrived: the
 // payload's buffer grows with them (here 256 MiB announced and 1 KiB sent: under 1 MiB of RSS,
 // where a buffer of the announced size would be 256 MiB of zeros).
@@ -996,7 +853,8 @@ TEST(ProcessTransport, AnAnnouncedMessageCostsOnlyTheBytesThatArrived)
     SayHello(s, *port, 5);
     RunUntil(io, [&]() { return server.connected.size() == 1; });
     const uint64_t before = RssBytes();
-    asio::write(s, asio::buffer(Header(1, 256u << 20, 256u << 20) + std::string(1024, 'x')));
+    asio::write(s,
+                asio::buffer(FrameHeaderBytes(1, 256u << 20, 256u << 20) + std::string(1024, 'x')));
     RunFor(io, 0.3);
     const uint64_t after = RssBytes();
     EXPECT_LT(after > before ? after - before : 0, 1u << 20) << before << " -> " << after;
@@ -1016,8 +874,8 @@ TEST(ProcessTransport, EachMessageTypeHasItsOwnInboundLimit)
     ASSERT_TRUE(port.ok());
     asio::ip::tcp::socket s(io);
     SayHello(s, *port, 5);
-    asio::write(
-        s, asio::buffer(Framed(1, std::string(100, 'a')) + Framed(3, "") + Header(2, 1, 1) + "b"));
+    asio::write(s, asio::buffer(Framed(1, std::string(100, 'a')) + Framed(3, "") +
+                                FrameHeaderBytes(2, 1, 1) + "b"));
     RunUntil(io, [&]() { return !server.closed.empty(); });
     ASSERT_EQ(server.received.size(), 2u); // the 100 bytes of type 1, and type 3 with none
     EXPECT_EQ(server.received[0].payload.size(), 100u);
