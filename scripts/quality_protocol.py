@@ -14,7 +14,10 @@ seed), one process at a time under `nice`, and writes under OUT:
   protocol-table.csv    one row per (workload, scheme, budget): means and bootstrap 95% intervals
   protocol-table.md     the same as Markdown tables, one per workload
   protocol-cost.csv     measured CPU seconds per run by workload and the full protocol's estimate
-each CSV with a NAME.csv.meta.json sidecar naming the command, commit and date.
+each CSV with a NAME.csv.meta.json sidecar naming the command, commit and date. The spar-options
+grids, which run into the same folder as the full grid, write instead spar-options-table.{csv,md}
+alone (the full grid's files untouched), with one more column: each option's paired difference
+against the default (hilo-spar at the same budget, from the same runs/ folder).
 
 Metrics, for an arm run of T steps with progress curve q(t) - q(0) (quality oriented so that
 higher is better below; the distillation KL is negated) against the reference R(t) = the mean
@@ -30,6 +33,9 @@ required; progress, not quality, because each seed has its own held-out prompts 
   final_share  the arm's final progress over R's final progress: the "share of full sync's
              progress" of the planted grid (below), except that R is the mean of the
              references, not the full-sync run of the same seed.
+  paired_vs_default  (spar-options grids) per seed, an option's stt_full less the default
+             hilo-spar's stt_full on the same seed, workload and budget; over the seeds both
+             have (the count is reported).
 Intervals: percentile bootstrap of the mean over seeds (scipy.stats.bootstrap, 10000 resamples,
 fixed random state).
 
@@ -147,14 +153,19 @@ GRIDS = {
     "spar-options": {"workloads": ["text-distill", "randomwalks", "residue-chain"],
                      "schemes": ["hilo-spar"] + list(SPAR_OPTIONS), "budgets": ["1.6%"],
                      "headline": ["1.6%"], "seeds": 3, "headline_seeds": 3, "ref_seeds": 5,
-                     "parity": False,
+                     "parity": False, "paired_default": "hilo-spar",
+                     "table_prefix": "spar-options",
                      "steps": {"text-distill": 30, "randomwalks": 30, "residue-chain": 50}},
     # The same options at the full protocol's length and seeds, headline budget only: run into
     # the full grid's folder, they share its full-sync references and its hilo-spar runs.
+    # "paired_default": the scheme each option is paired with seed by seed (its curves read from
+    # the same runs/ folder, run or not by this grid); "table_prefix": the grid writes
+    # PREFIX-table.{csv,md} and nothing else, so the full grid's tables in that folder stay.
     "spar-options-full": {"workloads": ["text-distill", "randomwalks", "residue-chain"],
                           "schemes": list(SPAR_OPTIONS), "budgets": ["1.6%"],
                           "headline": ["1.6%"], "seeds": 10, "headline_seeds": 10,
-                          "ref_seeds": 10, "parity": False},
+                          "ref_seeds": 10, "parity": False, "paired_default": "hilo-spar",
+                          "table_prefix": "spar-options"},
     # Does the 1.6% share hold as the model grows? 0.47M, 1.88M and 5.65M parameters.
     "size": {"workloads": ["text-distill", "text-distill-m", "text-distill-l"],
              "schemes": ["hilo-spar"], "budgets": ["1.6%"], "headline": ["1.6%"], "seeds": 10,
@@ -319,6 +330,14 @@ def arm_metrics(t, q, ref_t, ref_q, last=1):
     return {"stt_full": stt_full, "stt_arm": stt_arm, "auc_share": auc,
             "final_share": float(share), "solved": int(t_arm is not None),
             "steps_to_target": t_arm}
+
+
+def paired_vs_default(option, default):
+    """(mean, lo, hi, n) of option[s] - default[s] over the seeds s both dicts (seed -> score)
+    have, with the protocol's bootstrap interval; n = 0 gives nan."""
+    diffs = [option[s] - default[s] for s in sorted(set(option) & set(default))]
+    mean, lo, hi = bootstrap(diffs) if diffs else (float("nan"),) * 3
+    return mean, lo, hi, len(diffs)
 
 
 def commit():
@@ -594,12 +613,30 @@ def main():
                      "gradient_at_replicas": footer["gradient_at_replicas"],
                      "cpu_s": footer.get("cpu_s", float("nan"))})
     os.makedirs(args.out, exist_ok=True)
-    write_csv(os.path.join(args.out, "protocol-runs.csv"),
-              ["workload", "scheme", "budget", "seed", "metric", "initial_quality",
-               "final_quality", "endpoint_quality", "ref_final_progress", "ref_runs",
-               "stt_full", "paired_stt_diff", "paired_progress_ratio", "stt_arm", "auc_share",
-               "final_share", "solved", "steps_to_target", "fraction_pct", "buys_modelled",
-               "buys_learner", "hash_mismatches", "gradient_at_replicas", "cpu_s"], rows)
+    g = GRIDS[args.grid]
+    prefix = g.get("table_prefix")  # a grid that writes only PREFIX-table.{csv,md}
+    table_md = os.path.join(args.out, f"{prefix or 'protocol'}-table.md")
+    if not prefix:
+        write_csv(os.path.join(args.out, "protocol-runs.csv"),
+                  ["workload", "scheme", "budget", "seed", "metric", "initial_quality",
+                   "final_quality", "endpoint_quality", "ref_final_progress", "ref_runs",
+                   "stt_full", "paired_stt_diff", "paired_progress_ratio", "stt_arm",
+                   "auc_share", "final_share", "solved", "steps_to_target", "fraction_pct",
+                   "buys_modelled", "buys_learner", "hash_mismatches", "gradient_at_replicas",
+                   "cpu_s"], rows)
+
+    def default_scores(w, b):
+        """seed -> stt_full of the grid's default scheme's runs at (w, b) present in runs/,
+        scored as every row is (against the mean reference, the same endpoint)."""
+        ref_t, ref_q, sign = refs[w][0], refs[w][1], refs[w][2]
+        out = {}
+        for s in range(g["headline_seeds"] if b in g["headline"] else g["seeds"]):
+            p = curve_path(args.out, w, g["paired_default"], b, SEED0 + s)
+            if os.path.exists(p):
+                t, q, _, _ = read_curve(p)
+                out[SEED0 + s] = arm_metrics(t, sign * (q - q[0]), ref_t, ref_q,
+                                             args.endpoint_evals)["stt_full"]
+        return out
 
     groups = {}
     for r in rows:
@@ -618,6 +655,14 @@ def main():
             vals = [r[k] for r in rs if r[k] == r[k]]  # paired values need the seed's full run
             mean, lo, hi = bootstrap(vals) if vals else (float("nan"),) * 3
             row[k], row[k + "_lo"], row[k + "_hi"] = mean, lo, hi
+        if g.get("paired_default"):
+            # Each option against the default on the same seed: the ranking of options, which
+            # their intervals against full sync (shared between options) cannot give.
+            paired = ((float("nan"),) * 3 + (0,) if scheme in ("full", g["paired_default"])
+                      else paired_vs_default({r["seed"]: r["stt_full"] for r in rs},
+                                             default_scores(w, b)))
+            for k, v in zip(("", "_lo", "_hi", "_n"), paired):
+                row["paired_vs_default" + k] = v
         table.append(row)
     fields = ["workload", "scheme", "budget", "n", "fraction_pct", "buys_modelled",
               "buys_learner", "stt_full", "stt_full_lo", "stt_full_hi", "paired_stt_diff",
@@ -626,9 +671,30 @@ def main():
               "stt_arm_hi", "auc_share", "auc_share_lo", "auc_share_hi", "final_share",
               "final_share_lo", "final_share_hi", "endpoint_quality", "endpoint_quality_lo",
               "endpoint_quality_hi", "solved", "hash_mismatches", "bit_identical"]
-    write_csv(os.path.join(args.out, "protocol-table.csv"), fields, table)
+    if g.get("paired_default"):
+        fields += ["paired_vs_default", "paired_vs_default_lo", "paired_vs_default_hi",
+                   "paired_vs_default_n"]
+    write_csv(table_md[:-len(".md")] + ".csv", fields, table)
 
-    with open(os.path.join(args.out, "protocol-table.md"), "w") as f:
+    vs_default_note = vs_default_head = vs_default_rule = ""
+    if g.get("paired_default"):
+        vs_default_note = (f"; paired vs default: each option's stt_full less "
+                           f"{g['paired_default']}'s at the same budget on the same seed, over "
+                           "the seeds both have (n)")
+        vs_default_head, vs_default_rule = "paired vs default | ", "---:|"
+
+    def vs_default_cell(r):
+        if not g.get("paired_default"):
+            return ""
+        if r["scheme"] == g["paired_default"]:
+            return "(the default) | "
+        if r["scheme"] == "full":
+            return " | "
+        return (f"{r['paired_vs_default']:+.3f} [{r['paired_vs_default_lo']:+.3f}, "
+                f"{r['paired_vs_default_hi']:+.3f}] (n {r['paired_vs_default_n']}) | "
+                if r["paired_vs_default_n"] else "(n 0) | ")
+
+    with open(table_md, "w") as f:
         for w in GRIDS[args.grid]["workloads"]:
             if w not in refs:
                 continue
@@ -641,10 +707,11 @@ def main():
                     f"{refs[w][4][0][3]} from each run's start; endpoints: the mean of the last "
                     f"{args.endpoint_evals} evaluations; regime {args.regime}; mean [bootstrap "
                     f"95% interval] over seeds; full sync's row: each run against the others, "
-                    f"the parity level; paired: each arm against its own seed's full-sync run)"
-                    f"\n\n| scheme | budget | n | learner's bytes % | directions (modelled / learner) | "
-                    f"stt_full | paired stt diff | paired progress ratio | stt_arm | solved | "
-                    f"bit-identical |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+                    f"the parity level; paired: each arm against its own seed's full-sync run"
+                    f"{vs_default_note})\n\n| scheme | budget | n | learner's bytes % | "
+                    f"directions (modelled / learner) | stt_full | paired stt diff | paired "
+                    f"progress ratio | {vs_default_head}stt_arm | solved | bit-identical |\n"
+                    f"|---|---:|---:|---:|---:|---:|---:|---:|{vs_default_rule}---:|---:|---:|\n")
             cell = lambda r, k: (f"{r[k]:.3f} [{r[k + '_lo']:.3f}, {r[k + '_hi']:.3f}]"
                                  if r[k] == r[k] else "")
             for r in sorted((r for r in table if r["workload"] == w),
@@ -656,7 +723,8 @@ def main():
                 name = "full (leave-one-out)" if r["scheme"] == "full" else r["scheme"]
                 f.write(f"| {name} | {r['budget']} | {r['n']} | {bytes_pct} | {buys} "
                         f"| {cell(r, 'stt_full')} | {cell(r, 'paired_stt_diff')} | "
-                        f"{cell(r, 'paired_progress_ratio')} | {cell(r, 'stt_arm')} | "
+                        f"{cell(r, 'paired_progress_ratio')} | {vs_default_cell(r)}"
+                        f"{cell(r, 'stt_arm')} | "
                         f"{r['solved']} | "
                         f"{'-' if r['scheme'] == 'full' else 'yes' if r['bit_identical'] else 'no'}"
                         f" |\n")
@@ -687,10 +755,11 @@ def main():
                            "best_of_all": best,
                            "reaches_90pct": int(float(np.max(x)) >= TARGET * best),
                            "stalls": int(float(x[-1]) < 0.5 * best)})
-    write_csv(os.path.join(args.out, "full-sync-seeds.csv"),
-              ["workload", "metric", "basis", "best", "final", "best_of_all", "reaches_90pct",
-               "stalls"], smooth)
-    with open(os.path.join(args.out, "protocol-table.md"), "a") as f:
+    if not prefix:
+        write_csv(os.path.join(args.out, "full-sync-seeds.csv"),
+                  ["workload", "metric", "basis", "best", "final", "best_of_all",
+                   "reaches_90pct", "stalls"], smooth)
+    with open(table_md, "a") as f:
         f.write("**Full sync's own runs** (a seed reaches when its best reward - for distillation "
                 "its best progress KL_0 - KL - is >= 90% of the best of any seed, and stalls when "
                 "it ends below 50% of that best)\n\n| workload | basis | seeds | reach 90% of "
@@ -713,10 +782,11 @@ def main():
         cost_rows.append({"workload": w, "steps": GRIDS[args.grid].get("steps", STEPS).get(
                               w, STEPS[w]), "runs_measured": len(per), "cpu_s_per_run": mean,
                           "grid_runs": n_plan, "grid_cpu_h": mean * n_plan / 3600})
-    write_csv(os.path.join(args.out, "protocol-cost.csv"),
-              ["workload", "steps", "runs_measured", "cpu_s_per_run", "grid_runs", "grid_cpu_h"],
-              cost_rows)
-    print(open(os.path.join(args.out, "protocol-table.md")).read())
+    if not prefix:
+        write_csv(os.path.join(args.out, "protocol-cost.csv"),
+                  ["workload", "steps", "runs_measured", "cpu_s_per_run", "grid_runs",
+                   "grid_cpu_h"], cost_rows)
+    print(open(table_md).read())
 
 
 if __name__ == "__main__":

@@ -467,8 +467,12 @@ STUDIES.update({
               f" {PY} scripts/quality_protocol.py --grid full --regime modelled"
               f" --workloads randomwalks --budgets 1.6% --out {QUAL}/protocol-modelled;"
               f" {PY} scripts/quality_protocol.py --grid full --regime modelled"
-              f" --workloads text-distill,randomwalks --out {QUAL}/protocol-modelled --no-run",
-              "command", ("sync-curves",), note="about 90 minutes at --jobs 1, resumable"),
+              f" --workloads text-distill,randomwalks --out {QUAL}/protocol-modelled --no-run;"
+              f" {PY} scripts/quality_protocol.py --grid spar-options-full --regime modelled"
+              f" --workloads text-distill,randomwalks --out {QUAL}/protocol-modelled",
+              "command", ("sync-curves",),
+              note="about 90 minutes at --jobs 1, resumable; the spar-options grid's 80 runs "
+              "write spar-options-table.* only"),
         Study("spar-options", ("spar-options/",),
               f"results/quality/spar-options/run.sh 101 102; {PY}"
               " results/quality/spar-options/summarize.py > results/quality/spar-options/table.csv;"

@@ -16,7 +16,12 @@ Usage: tests/scripts/test_quality_protocol.py [BUILD_DIR]   (from the repository
      only for budgeted schemes and no regime flags, writes "lossless" curves for the others, and
      the same-seed share comes out as computed by hand; the committed results/quality/table.csv
      and runs.csv are what the driver makes from the committed curves, byte for byte.
-  4. With BUILD_DIR (pretrain-text and sync-curves built): a tiny text base of another shape is
+  4. The spar-options grids: each option's "paired vs default" (per seed, its stt_full less
+     hilo-spar's on the same seed; mean and the protocol's bootstrap interval over the seeds both
+     have) on hand-made scores and, end to end, on a stand-in binary's seed-dependent curves with
+     one default seed missing (left out, n shown); the grid writes spar-options-table.* and none
+     of the full grid's files.
+  5. With BUILD_DIR (pretrain-text and sync-curves built): a tiny text base of another shape is
      made, sync-curves trains on it through --text-checkpoint, and bad shapes or a missing
      checkpoint exit 2 naming the flag.
 """
@@ -313,11 +318,97 @@ def planted():
               f"the committed curves (no binary needed) ({r.stderr[-300:]})")
 
 
+def paired_vs_default():
+    """The pairing by seed on hand-made scores: seed 103 has no default run and seed 104 no
+    option run, so only 101 and 102 count."""
+    from stats_helper import mean_bootstrap
+    option = {101: 0.50, 102: 0.70, 103: 0.60}
+    default = {101: 0.40, 102: 0.45, 104: 0.90}
+    mean, lo, hi, n = qp.paired_vs_default(option, default)
+    check(n == 2 and abs(mean - 0.175) < 1e-12,
+          f"paired vs default: seeds 101 and 102 only, mean (0.10 + 0.25) / 2 = 0.175 "
+          f"(got {mean:.4f}, n {n})")
+    check((lo, hi) == mean_bootstrap([0.50 - 0.40, 0.70 - 0.45])[1:] and
+          0.10 - 1e-12 <= lo <= mean <= hi <= 0.25 + 1e-12,
+          f"its interval is the protocol's bootstrap of the two differences ([{lo:.3f}, "
+          f"{hi:.3f}])")
+    mean, lo, hi, n = qp.paired_vs_default({101: 0.5}, {102: 0.5})
+    check(n == 0 and mean != mean and lo != lo and hi != hi, "no common seed: n 0, nan")
+
+
+# Arms learn at a pace of their seed's own (tau 20, 25, 30 for seeds 101-103), preconditioned
+# allocation 1/0.8 as fast on every seed: the option beats the default on each seed by a
+# different amount, so pairing with the wrong seed gives another mean.
+OPTIONS_FAKE = r'''#!/usr/bin/python3
+import math, sys
+a = sys.argv[1:]
+v = lambda k: a[a.index(k) + 1]
+steps, seed, strategy, out = int(v("--steps")), int(v("--seed")), v("--strategy"), v("--out")
+tau = 10.0 if strategy == "full" else (20.0 + 5 * (seed - 101)) * (
+    0.8 if "allocation=preconditioned" in v("--options") else 1.0)
+with open(out, "w") as f:
+    f.write("version,metric,quality,gradient_at_replica_view\n")
+    for s in range(steps + 1):
+        q = 0.1 + 0.8 * (1 - math.exp(-s / tau)) if s % 5 == 0 else ""
+        f.write(f"{s},mean_reward,{q},1\n")
+    f.write("# mean_payload_bytes=10 mean_fraction_pct=1.5 hash_mismatches=0\n")
+'''
+
+
+def spar_options():
+    with tempfile.TemporaryDirectory() as d:
+        fake, out, cmd = stand_in(d, OPTIONS_FAKE)
+        cmd = [x if x != "small" else "spar-options" for x in cmd]
+        cmd = cmd[:cmd.index("--endpoint-evals")] + ["--schemes", "hilo-spar,hilo-spar-precond"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        check(r.returncode == 0, f"the spar-options grid with a stand-in binary exits 0 "
+              f"({r.stderr[-300:] if r.returncode else 'stderr not shown'})")
+        if r.returncode != 0:
+            return
+        check(sorted(os.listdir(out)) == ["logs", "regime.txt", "runs", "spar-options-table.csv",
+                                          "spar-options-table.csv.meta.json",
+                                          "spar-options-table.md"],
+              f"it writes spar-options-table.* and none of the full grid's files "
+              f"({sorted(os.listdir(out))})")
+        runs = os.path.join(out, "runs", "randomwalks")
+        os.remove(os.path.join(runs, "hilo-spar-1p6pct-s101.csv"))  # a default seed missing
+        r = subprocess.run(cmd + ["--no-run"], capture_output=True, text=True)
+        rows = {x["scheme"]: x for x in
+                csv.DictReader(open(os.path.join(out, "spar-options-table.csv")))}
+        # By hand, with the protocol's scores (stt_full against the mean of the five full-sync
+        # runs, endpoint the mean of the last three evaluations): each curve of seeds 102 and 103.
+        full = [qp.read_curve(os.path.join(runs, f"full-unlimited-s{s}.csv"))
+                for s in range(101, 106)]
+        ref_t, ref = full[0][0], np.mean([c[1] - c[1][0] for c in full], axis=0)
+
+        def score(scheme, seed):
+            t, q, _, _ = qp.read_curve(os.path.join(runs, f"{scheme}-1p6pct-s{seed}.csv"))
+            return qp.arm_metrics(t, q - q[0], ref_t, ref, qp.ENDPOINT_EVALS)["stt_full"]
+        diffs = [score("hilo-spar-precond", s) - score("hilo-spar", s) for s in (102, 103)]
+        wrong = [score("hilo-spar-precond", s) - score("hilo-spar", s + 1) for s in (102,)]
+        precond = rows.get("hilo-spar-precond", {})
+        got = float(precond.get("paired_vs_default", "nan"))
+        check(r.returncode == 0 and precond.get("paired_vs_default_n") == "2" and
+              precond.get("n") == "3" and abs(got - np.mean(diffs)) < 1e-5 and
+              abs(np.mean(diffs) - np.mean(wrong)) > 1e-2,
+              f"paired vs default over seeds 102 and 103 only (n 2 of 3): {np.mean(diffs):.5f} "
+              f"(got {got:.5f})")
+        lo, hi = (float(precond.get("paired_vs_default_" + k, "nan")) for k in ("lo", "hi"))
+        check(min(diffs) - 1e-5 <= lo <= got <= hi <= max(diffs) + 1e-5,
+              f"its interval lies within the two seeds' differences ([{lo:.4f}, {hi:.4f}])")
+        md = open(os.path.join(out, "spar-options-table.md")).read()
+        check(f"| {got:+.3f} [{lo:+.3f}, {hi:+.3f}] (n 2) |" in md and "| (the default) |" in md
+              and "| paired vs default |" in md,
+              "the Markdown shows the column with its seed count, the default marked as such")
+
+
 if __name__ == "__main__":
     metrics()
     end_to_end()
     infeasible()
     planted()
+    paired_vs_default()
+    spar_options()
     if len(sys.argv) > 1:
         tools(sys.argv[1])
     sys.exit(1 if FAILS else 0)
