@@ -27,3 +27,23 @@ class Checks:
             return 1
         print("all checks passed", flush=True)
         return 0
+
+
+def report(failures):
+    """For a test that gathers its failures as messages: prints them and the count; exit status."""
+    import sys
+    for f in failures:
+        print("FAIL: " + f, file=sys.stderr)
+    print(f"{len(failures)} checks failed" if failures else "all checks passed")
+    return 1 if failures else 0
+
+
+def fake_binary(folder, text, name="fake-bin"):
+    """Writes `text` (a script with its #! line) to folder/name, executable; returns the path."""
+    import os
+    import stat
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+    return path

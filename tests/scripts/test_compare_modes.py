@@ -22,10 +22,11 @@ Checks:
 import csv
 import json
 import os
-import stat
 import subprocess
 import sys
 import tempfile
+
+from checks import fake_binary, report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "compare_modes.py")
@@ -136,10 +137,7 @@ def check_seeds(compare, figures, calls, tmp, failures):
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        fake = os.path.join(tmp, "fake-bin")
-        with open(fake, "w") as f:
-            f.write(FAKE)
-        os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
+        fake = fake_binary(tmp, FAKE)
         figures = os.path.join(tmp, "figures.json")
         calls = os.path.join(tmp, "calls.txt")
         env = dict(os.environ, FAKE_FIGURES=figures, FAKE_CALLS=calls)
@@ -197,10 +195,7 @@ def main():
             failures.append(f"--emu-runs 0 not refused (exit {done.returncode}): {done.stderr}")
 
         check_seeds(compare, figures, calls, tmp, failures)
-    for f in failures:
-        print("FAIL: " + f, file=sys.stderr)
-    print("all checks passed" if not failures else f"{len(failures)} checks failed")
-    return 1 if failures else 0
+    return report(failures)
 
 
 if __name__ == "__main__":

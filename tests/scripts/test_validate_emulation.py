@@ -22,10 +22,11 @@ Checks, with --rows link-10Mbps-10ms-loss0.01,star-uplink --lossy-seeds 3 --emu-
 import csv
 import json
 import os
-import stat
 import subprocess
 import sys
 import tempfile
+
+from checks import fake_binary, report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "validate_emulation.sh")
@@ -59,10 +60,7 @@ with open(os.path.join(out, "workers.csv"), "w") as f:
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        fake = os.path.join(tmp, "fake-bin")
-        with open(fake, "w") as f:
-            f.write(FAKE)
-        os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
+        fake = fake_binary(tmp, FAKE)
         calls = os.path.join(tmp, "calls.txt")
         out, runs = os.path.join(tmp, "tables"), os.path.join(tmp, "runs")
 
@@ -150,13 +148,6 @@ def main():
                 failures.append(f"{' '.join(bad)}: exit {done.returncode}, ran {made}: "
                                 f"{done.stderr[-300:]}")
     return report(failures)
-
-
-def report(failures):
-    for f in failures:
-        print("FAIL: " + f, file=sys.stderr)
-    print(f"{len(failures)} checks failed" if failures else "all checks passed")
-    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from checks import report
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "validation_table.py")
 
@@ -145,10 +147,7 @@ def main():
             failures.append(f"without --commits the table changed: {done.stdout}")
 
         check_goals(tmp, fields, rows[0], failures)
-    for f in failures:
-        print("FAIL: " + f, file=sys.stderr)
-    print(f"{len(failures)} checks failed" if failures else "all checks passed")
-    return 1 if failures else 0
+    return report(failures)
 
 
 if __name__ == "__main__":
