@@ -463,15 +463,13 @@ STUDIES.update({
               "command", ("sync-curves",), note="about 2.6 CPU hours, resumable"),
         Study("protocol-modelled", ("protocol-modelled/",),
               f"{PY} scripts/quality_protocol.py --grid full --regime modelled"
-              f" --workloads text-distill --out {QUAL}/protocol-modelled;"
-              f" {PY} scripts/quality_protocol.py --grid full --regime modelled"
-              f" --workloads randomwalks --budgets 1.6% --out {QUAL}/protocol-modelled;"
-              f" {PY} scripts/quality_protocol.py --grid full --regime modelled"
-              f" --workloads text-distill,randomwalks --out {QUAL}/protocol-modelled --no-run;"
+              f" --workloads text-distill,randomwalks,residue-chain"
+              f" --out {QUAL}/protocol-modelled;"
               f" {PY} scripts/quality_protocol.py --grid spar-options-full --regime modelled"
               f" --workloads text-distill,randomwalks --out {QUAL}/protocol-modelled",
               "command", ("sync-curves",),
-              note="about 90 minutes at --jobs 1, resumable; the spar-options grid's 80 runs "
+              note="about 4.3 CPU hours (protocol-cost.csv) at --jobs 1, resumable; the "
+              "spar-options grid's 80 runs "
               "write spar-options-table.* only"),
         Study("spar-options", ("spar-options/",),
               f"results/quality/spar-options/run.sh 101 102; {PY}"
