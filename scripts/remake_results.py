@@ -466,10 +466,11 @@ STUDIES.update({
               f" --workloads text-distill,randomwalks,residue-chain"
               f" --out {QUAL}/protocol-modelled;"
               f" {PY} scripts/quality_protocol.py --grid spar-options-full --regime modelled"
-              f" --workloads text-distill,randomwalks --out {QUAL}/protocol-modelled",
+              f" --workloads text-distill,randomwalks,residue-chain"
+              f" --out {QUAL}/protocol-modelled",
               "command", ("sync-curves",),
               note="about 4.3 CPU hours (protocol-cost.csv) at --jobs 1, resumable; the "
-              "spar-options grid's 80 runs "
+              "spar-options grid's 120 runs "
               "write spar-options-table.* only"),
         Study("spar-options", ("spar-options/",),
               f"results/quality/spar-options/run.sh 101 102; {PY}"
