@@ -787,6 +787,15 @@ TEST(Roles, ACatchUpFromALearnerAheadOfTheOneThatWelcomedTheWorkerSinceIsReplace
     const std::string path = (std::filesystem::temp_directory_path() /
                               ("hilo-roles-catchup-" + std::to_string(::getpid()) + ".checkpoint"))
                                  .string();
+    struct RemovedAtEnd // also when an assertion returns early
+    {
+        std::string path;
+        ~RemovedAtEnd()
+        {
+            std::filesystem::remove(path);
+            std::filesystem::remove(path + ".prev");
+        }
+    } removed{path};
     LearnerRoleOptions options;
     options.checkpoint_path = path;
     // Slow kernels: replaying a catch-up's updates takes long enough to change learners in.
@@ -848,8 +857,6 @@ TEST(Roles, ACatchUpFromALearnerAheadOfTheOneThatWelcomedTheWorkerSinceIsReplace
                   learner.publisher().replica_view().adapter.Hash())
             << "worker " << w;
     }
-    std::filesystem::remove(path);
-    std::filesystem::remove(path + ".prev");
 }
 
 // A relay started again mid-run (its process was killed) has seen none of its workers connect, yet
