@@ -11,7 +11,6 @@
 #include "models/cpu-timer.h"
 
 #include <algorithm>
-#include <cstdint>
 
 namespace hilosim
 {
@@ -412,10 +411,10 @@ LearnerRole::HandleMessage(uint32_t peer, const RoleMessage& message)
         {
             ++m_resyncsRepeated;
             const uint64_t repeats = ++served->second.repeats;
-            uint64_t power = 1;
-            while (power < repeats && power <= UINT64_MAX / 10)
-                power *= 10;
-            if (power == repeats && m_hooks.resync_repeated)
+            uint64_t digits = repeats; // said at 1, 10, 100, ...
+            while (digits % 10 == 0)
+                digits /= 10;
+            if (digits == 1 && m_hooks.resync_repeated)
                 m_hooks.resync_repeated(peer, repeats);
             return hilo::Status::Ok();
         }
