@@ -134,11 +134,12 @@ STUDIES = {
     VAL: (
         Study("emulation",
               ("emulation.md", "emulation.csv", "emulation-meta.txt", "emulation-commits.csv",
-               "emulation-notes.md", "emulation-new-rows.md", "emulation-new-rows.csv",
-               "emulation-new-rows-commits.csv"),
+               "emulation-notes.md", "emulation-history.md", "emulation-new-rows.md",
+               "emulation-new-rows.csv", "emulation-new-rows-commits.csv"),
               "flock /tmp/hilo-emu.lock scripts/validate_emulation.sh --out results/validation", "command",
               ("hilo-sim", "hilo-emu", "hilo-node", "hilo-netem"), root=True,
               note="emulation-notes.md (why rows miss) is written by hand from emulation.md; "
+              "emulation-history.md keeps the notes of the earlier tables; "
               "the emulation-new-rows files hold rows a full run puts into emulation.csv"),
         Study("emulation-ceiling",
               ("emulation-ceiling.md", "emulation-ceiling.csv", "emulation-ceiling-meta.txt"),

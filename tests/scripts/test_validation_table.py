@@ -121,6 +121,8 @@ def main():
             f.write("label,side,commit,date\n")
             f.write(f"{a},sim,aaaaaaa,2026-01-01T00:00Z\n{a},emu,bbbbbbb,2026-01-02T00:00Z\n")
             f.write(f"{b},sim,ccccccc,2026-01-03T00:00Z\n{b},emu,ddddddd,2026-01-04T00:00Z\n")
+            # Rows made with the flow model's side need its line too.
+            f.write(f"{a},flow,eeeeeee,2026-01-05T00:00Z\n{b},flow,fffffff,2026-01-06T00:00Z\n")
         done = run(table, "--commits", commits)
         lines = {l.split("|")[1].strip(): l for l in done.stdout.splitlines()
                  if l.startswith("| ") and not l.startswith("| scenario")}
@@ -136,7 +138,7 @@ def main():
         with open(commits, "w") as f:
             f.write("label,side,commit,date\n")
             f.write(f"{a},sim,aaaaaaa,2026-01-01T00:00Z\n{a},emu,bbbbbbb,2026-01-02T00:00Z\n")
-            f.write(f"{b},sim,ccccccc,2026-01-03T00:00Z\n")
+            f.write(f"{a},flow,eeeeeee,2026-01-05T00:00Z\n{b},sim,ccccccc,2026-01-03T00:00Z\n")
         done = run(table, "--commits", commits)
         if done.returncode != 2 or f"'{b}'" not in done.stderr or "'emu'" not in done.stderr:
             failures.append(f"a missing side was not refused (exit {done.returncode}): "
