@@ -132,6 +132,9 @@ def main():
                   and "| ccccccc, 2026-01-03T00:00Z | ddddddd, 2026-01-04T00:00Z |"
                   in lines.get(b, "")):
             failures.append(f"rows do not carry their own sides' commits:\n{done.stdout}")
+        elif not ("| eeeeeee, 2026-01-05T00:00Z |" in lines.get(a, "")
+                  and "| fffffff, 2026-01-06T00:00Z |" in lines.get(b, "")):
+            failures.append(f"rows do not carry their flow sides' commits:\n{done.stdout}")
         if "sim made at | emu made at" not in done.stdout:
             failures.append("no commit columns in the header")
 
