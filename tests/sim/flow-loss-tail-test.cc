@@ -149,5 +149,60 @@ TEST(FlowLossTail, LostSegmentsAreCountedAndTheirRepairsHoldBackDelivery)
     net->Dispose();
 }
 
+// Linux cuts at a loss event when it finds it (entering recovery, the repair leaving), from the
+// window it has then; in slow start that window has doubled since the lost segment left. The
+// flow model's drawn loss cuts at the same moment, from the same grown window (cutting at the
+// departure gave half of Linux's ssthresh at 0.1% loss: results/validation/emulation-notes.md).
+TEST(FlowLossTail, ADrawnLossCutsWhenFoundFromTheWindowGrownSince)
+{
+    TcpFlowParams p;
+    p.mss_bytes = 1000;
+    p.rtt_s = 0.1;
+    p.tail_s = 0.05;
+    p.window_bytes = 1e9;
+    p.initial_cwnd_bytes = 10000;
+    p.loss = 0.001; // the first loss after about 1,000 segments: in slow start, far below the BDP
+
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e8}, 42);
+    const uint32_t s = net->AddStream({0}, p, 0);
+    net->Open(s);
+    FlowNetwork::Frame f;
+    f.stream_bytes = 20e6;
+    net->Enqueue(s, f);
+    struct Sample
+    {
+        double t, cwnd, ssthresh;
+        uint64_t lost;
+    };
+    std::vector<Sample> samples;
+    for (int i = 0; i < 3000; ++i)
+    {
+        ns3::Simulator::Schedule(ns3::MilliSeconds(i),
+                                 [&samples, &net, s, i]()
+                                 {
+                                     samples.push_back({i * 1e-3, net->GetCwnd(s),
+                                                        net->GetSsthresh(s),
+                                                        net->GetLossCounts(s).lost});
+                                 });
+    }
+    testing::RunAndDestroy(ns3::Seconds(3));
+    auto lostAt =
+        std::find_if(samples.begin(), samples.end(), [](const Sample& x) { return x.lost > 0; });
+    auto cutAt = std::find_if(samples.begin(), samples.end(),
+                              [](const Sample& x) { return std::isfinite(x.ssthresh); });
+    ASSERT_NE(lostAt, samples.end()) << "a loss in 3 s";
+    ASSERT_NE(cutAt, samples.end()) << "a cut in 3 s";
+    ASSERT_GT(cutAt, samples.begin());
+    const Sample& before = *(cutAt - 1);
+    // Found a round trip (and three segments) after it left, not at once.
+    EXPECT_NEAR(cutAt->t - lostAt->t, p.rtt_s, 0.003);
+    // Slow start went on meanwhile: the window grew by more than half...
+    EXPECT_GT(before.cwnd, 1.5 * lostAt->cwnd);
+    // ...and the cut is CUBIC's beta of the window at detection.
+    EXPECT_NEAR(cutAt->ssthresh / before.cwnd, p.beta, 0.03)
+        << "ssthresh " << cutAt->ssthresh << ", cwnd before " << before.cwnd;
+    net->Dispose();
+}
+
 } // namespace
 } // namespace hilosim

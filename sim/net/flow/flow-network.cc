@@ -506,6 +506,15 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     {
         s.sentBytes = s.queuedEnd;
     }
+    if (s.cutPending && now >= s.cutAt)
+    {
+        if (!s.roundOn)
+        {
+            Acknowledge(s, false, now, now);
+        }
+        FoundLoss(s);
+        m_dirty = true;
+    }
     if (s.rtoPending && now >= s.rtoAt)
     {
         ApplyTimeout(s, now);
@@ -552,8 +561,13 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
     if (s.queue.empty())
     {
         // Idle. The last round's ACKs still grow the window and give their RTT samples;
-        // RestartAfterIdle applies when bytes come again.
+        // RestartAfterIdle applies when bytes come again. A loss event not yet found is found
+        // by them: its cut comes now, before any restart (the stream is not visited while idle).
         Acknowledge(s, s.roundOn, s.roundSpent ? s.roundSpentAt : now, now);
+        if (s.cutPending)
+        {
+            FoundLoss(s);
+        }
         s.prevRoundBytes = 0;
         s.followsDoubling = false;
         s.sendEnd = now;
@@ -685,6 +699,10 @@ FlowNetwork::ScheduleNext(ns3::Time now)
         {
             best = std::min(best, std::max(0.0, (s.rtoAt - now).GetSeconds()));
         }
+        if (s.cutPending)
+        {
+            best = std::min(best, std::max(0.0, (s.cutAt - now).GetSeconds()));
+        }
     }
     m_next.Cancel();
     if (std::isfinite(best))
@@ -751,13 +769,22 @@ FlowNetwork::DrawnLoss(Stream& s, ns3::Time now)
         rto *= 2; // Linux's backoff
     }
     s.holes.emplace_back(lost, repair + ns3::Seconds(s.tcp.tail_s));
-    if (lost >= s.recoveryEnd)
+    if (lost >= s.recoveryEnd && !s.cutPending)
     {
-        // A new loss event: the cut (as an expected loss's), recovery up to the data in flight.
-        s.recoveryEnd = lost + std::min(s.cwnd, s.tcp.window_bytes);
-        CutWindow(s);
+        // A new loss event: its cut (as an expected loss's) when the sender finds it, as its
+        // repair leaves (FoundLoss).
+        s.cutPending = true;
+        s.cutAt = now + ns3::Seconds(delay);
     }
     s.nextLossAt = lost + SegmentsToNextLoss(s.rng, s.tcp.loss) * mss;
+}
+
+void
+FlowNetwork::FoundLoss(Stream& s)
+{
+    s.cutPending = false;
+    s.recoveryEnd = s.sentBytes; // Linux's high_seq: snd_nxt on entering recovery
+    CutWindow(s);
 }
 
 void

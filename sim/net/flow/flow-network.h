@@ -57,7 +57,8 @@
 // moment); with one, every segment is lost with probability p, drawn, and each lost segment's
 // repair (RepairDelaySeconds, retransmission timeouts when a repair is lost too) holds back the
 // delivery of the frames from it on. A loss event cuts cwnd by beta
-// (WindowAfterLoss) and ends slow start with ssthresh = cwnd. After it (congestion avoidance) the
+// (WindowAfterLoss) and ends slow start with ssthresh = cwnd; a drawn one when it is found (the
+// repair leaves), from the window then. After it (congestion avoidance) the
 // window grows at the end of each round that filled it and had no loss event (no growth in
 // recovery) by WindowAfterLossFreeRound: CUBIC's curve from the cut's W_max, t the sending time
 // since the cut.
@@ -202,6 +203,8 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         uint64_t rng{0};        // the stream's generator (splitmix64 state)
         double recoveryEnd{-1}; // stream offset in flight at the last cut: losses before it
                                 // belong to its recovery and do not cut again
+        bool cutPending{false}; // a loss event left, not yet found: its cut comes at cutAt
+        ns3::Time cutAt;        // when the sender finds it (the repair leaves)
         std::deque<std::pair<double, ns3::Time>> holes; // lost segment's offset, its repair's
                                                         // arrival
         bool rtoPending{false};
@@ -224,8 +227,13 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     /// in this round (recovery).
     static void CutWindow(Stream& s);
     /// Drawn losses: the lost segment at s.nextLossAt just left (`now`): its repair, its cut
-    /// unless in recovery, and the next lost segment drawn.
+    /// (at its detection, FoundLoss) unless in recovery or a cut is pending, and the next lost
+    /// segment drawn.
     static void DrawnLoss(Stream& s, ns3::Time now);
+    /// A drawn loss event is found (s.cutAt, or the stream goes idle first): the cut, from the
+    /// window grown since the segment left, and recovery up to the bytes sent by now (Linux's
+    /// high_seq = snd_nxt on entering recovery).
+    static void FoundLoss(Stream& s);
     /// A retransmission timeout due by `now`: cwnd one segment, slow start to ssthresh.
     void ApplyTimeout(Stream& s, ns3::Time now);
     /// The frame ending at stream offset `end`, its last byte out at `now`: when it arrives, in

@@ -37,8 +37,12 @@
 //     instead: each segment is lost with probability p, independently (the gap to the next lost
 //     segment is geometric, drawn from the stream's own seeded generator), so an update sees
 //     as many losses as chance gives it, one expected every 1/p segments. A loss after the
-//     recovery point of the last cut (the data in flight when it came) cuts the window as
-//     above; one before it is part of that recovery. Each lost segment holds back the
+//     recovery point of the last cut (the bytes sent when it came) cuts the window as above,
+//     when the sender finds it, as Linux enters recovery: RepairDelaySeconds after the segment
+//     left, from the window slow start or the variant's curve has grown since (a cut at the
+//     segment's departure took up to half of Linux's window in slow start, where most losses
+//     fall at 0.1%: results/validation/emulation-notes.md); one before that point, or while a
+//     cut is pending, is part of that recovery. Each lost segment holds back the
 //     in-order delivery of everything after it until its repair arrives: the repair leaves
 //     RepairDelaySeconds after the segment (fast retransmit, RACK, or the tail loss probe's
 //     round), and is itself lost with probability p: RACK finds a lost repair a round trip and
