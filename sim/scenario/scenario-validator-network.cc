@@ -228,7 +228,8 @@ Checker::WarnFlowQueue(const Node& n, const Link& link)
     {
         Warn(n, "queue_packets",
              "network.model \"flow\" has no queues: it only bounds the automatic TCP window "
-             "(BDP + half the queue), never delays or drops packets");
+             "(BDP + half the queue) and how far a window may wait past its fair share, "
+             "never drops packets");
     }
 }
 

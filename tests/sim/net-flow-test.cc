@@ -540,6 +540,44 @@ TEST(FlowNetwork, CongestionAvoidanceFollowsCubicsCurve)
     EXPECT_NEAR(CwndAfterOneMessage(p, 1e7, 400000), 24000, 1e-6);
 }
 
+// A stream whose fair share binds after slow start (HyStart's exit on the queue's delay) is
+// still cwnd-limited in Linux: the window beyond rate x RTT stands in the bottleneck's queue.
+// Congestion avoidance keeps growing it, up to what the path and the full queue hold (rate x
+// (RTT + queue)), and no further; a window held at the exit instead left a restart after idle
+// a quarter of Linux's (the shared-uplink row of results/validation/emulation.md).
+TEST(FlowNetwork, CongestionAvoidanceGrowsTheWindowWhileTheShareBindsUpToTheQueue)
+{
+    TcpFlowParams p = HandParams(1e9);
+    p.queue_s = 0.2; // 1 MB/s x (0.1 + 0.2) s: the window can reach 300 kB
+    auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e6});
+    const uint32_t s = net->AddStream({0}, p, 0);
+    net->Open(s);
+    net->Enqueue(s, FrameOf(30000000));
+    double exitCwnd = 0, maxCwnd = 0, last = 0;
+    bool shrank = false;
+    for (int i = 1; i < 300; ++i)
+    {
+        ns3::Simulator::Schedule(ns3::Seconds(0.1 * i),
+                                 [&]()
+                                 {
+                                     const double cwnd = net->GetCwnd(s);
+                                     if (std::isfinite(net->GetSsthresh(s)))
+                                     {
+                                         exitCwnd = exitCwnd > 0 ? exitCwnd : cwnd;
+                                         shrank |= cwnd < last;
+                                         maxCwnd = std::max(maxCwnd, cwnd);
+                                     }
+                                     last = cwnd;
+                                 });
+    }
+    testing::RunAndDestroy(ns3::Seconds(30));
+    ASSERT_GT(exitCwnd, 0) << "slow start ended (HyStart)";
+    EXPECT_LT(exitCwnd, 200000) << "the exit is below the ceiling, so growth is visible";
+    EXPECT_FALSE(shrank) << "no loss: the window never shrinks";
+    EXPECT_NEAR(maxCwnd, 300000, 1) << "grown to rate x (RTT + queue), exit at " << exitCwnd;
+    net->Dispose();
+}
+
 TEST(FlowNetwork, ALossCutIsBetaTimesTheWindowAndNeverRaisesIt)
 {
     TcpFlowParams p = HandParams(1e7); // 1000-byte segments

@@ -232,6 +232,7 @@ FlowNetwork::StartRound(Stream& s, ns3::Time now)
     s.roundWindow = std::min(s.cwnd, s.tcp.window_bytes);
     s.roundSpent = false;
     s.roundLoss = false;
+    s.sharedAcked = 0; // rounds time the growth again
     // A round right after a slow-start round leaves as fast as that round's ACKs come in, two
     // segments per segment acknowledged, though cwnd reached ssthresh on the way: its bytes
     // build a queue as a slow-start round's do (Acknowledge).
@@ -377,7 +378,52 @@ FlowNetwork::Acknowledge(Stream& s, bool burstOver, ns3::Time burstEnd, ns3::Tim
         }
     }
     s.srtt = SmoothedRttAfter(s.srtt, from, last, samples);
+    const double markBefore = s.ackedMark;
     CreditAcked(s, growth);
+    if (!burstOver && s.rate > 0)
+    {
+        GrowWhileShared(s, s.sentBytes - std::max(markBefore, s.recoveryEnd));
+    }
+}
+
+double
+FlowNetwork::SharedGrowthDue(const Stream& s)
+{
+    if (s.slowStart || !(s.tcp.loss > 0 || s.hystart.Found()) ||
+        s.cwnd >= s.tcp.window_bytes * (1 - 1e-9) ||
+        s.cwnd >= s.rate * (s.tcp.rtt_s + s.tcp.queue_s) * (1 - 1e-9))
+    {
+        return std::numeric_limits<double>::infinity();
+    }
+    return std::max(0.0,
+                    s.cwnd - s.sharedAcked - (s.sentBytes - std::max(s.ackedMark, s.recoveryEnd)));
+}
+
+void
+FlowNetwork::GrowWhileShared(Stream& s, double bytes)
+{
+    if (s.slowStart || !(s.tcp.loss > 0 || s.hystart.Found()) ||
+        s.cwnd >= s.tcp.window_bytes * (1 - 1e-9))
+    {
+        s.sharedAcked = 0; // slow start grows by CreditAcked; a full send buffer is the limit
+        return;
+    }
+    // What the path and its full queue hold at this share; beyond it the queue would overflow
+    // (a loss event the model does not draw), so the window stops there.
+    const double ceiling = s.rate * (s.tcp.rtt_s + s.tcp.queue_s);
+    s.sharedAcked += std::max(0.0, bytes);
+    while (s.sharedAcked >= s.cwnd && s.cwnd < ceiling)
+    {
+        // One window acknowledged: a round trip, as long as the queue makes it.
+        s.sharedAcked -= s.cwnd;
+        s.epochS += s.cwnd / s.rate;
+        double next = WindowAfterLossFreeRound(s.tcp, s.cwnd, s.lastCut, s.epochS);
+        if (s.tcp.cubic && !s.lossSeen)
+        {
+            next = std::max(next, 1.05 * s.cwnd); // no W_max yet: cnt <= 20
+        }
+        s.cwnd = std::min(next, ceiling);
+    }
 }
 
 void
@@ -513,6 +559,11 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
             Acknowledge(s, false, now, now);
         }
         FoundLoss(s);
+        m_dirty = true;
+    }
+    if (!s.roundOn && SharedGrowthDue(s) <= eps)
+    {
+        Acknowledge(s, false, now, now); // a window acknowledged while the share binds
         m_dirty = true;
     }
     if (s.rtoPending && now >= s.rtoAt)
@@ -690,6 +741,10 @@ FlowNetwork::ScheduleNext(ns3::Time now)
                 const double left = s.roundWindow - (s.sentBytes - s.roundStartSent);
                 best = std::min(best, left / s.rate);
             }
+            if (!s.roundOn)
+            {
+                best = std::min(best, SharedGrowthDue(s) / s.rate);
+            }
         }
         if (s.roundOn)
         {
@@ -723,6 +778,7 @@ FlowNetwork::CutWindow(Stream& s)
     s.epochS = 0;
     s.ssthresh = s.cwnd;
     s.roundLoss = true;
+    s.sharedAcked = 0;
     if (s.roundOn)
     {
         s.roundWindow = std::min(s.roundWindow, std::min(s.cwnd, s.tcp.window_bytes));

@@ -61,7 +61,9 @@
 // repair leaves), from the window then. After it (congestion avoidance) the
 // window grows at the end of each round that filled it and had no loss event (no growth in
 // recovery) by WindowAfterLossFreeRound: CUBIC's curve from the cut's W_max, t the sending time
-// since the cut.
+// since the cut; while the fair share binds (no rounds are timed; the window beyond it waits in
+// the bottleneck's queue), once per window acknowledged, up to rate x (RTT + that queue)
+// (GrowWhileShared).
 #ifndef HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 #define HILO_SIM_NET_FLOW_FLOW_NETWORK_H
 
@@ -194,6 +196,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         bool lossSeen{false};        // a loss event has cut cwnd (Linux's last_max_cwnd > 0)
         double epochS{0};            // sending time since that cut (CUBIC's t), seconds
         HyStart hystart;             // CUBIC's slow-start exit (Acknowledge)
+        double sharedAcked{0};       // acknowledged while the share bound, since the last growth
 
         std::deque<Frame> inFlight; // left, not yet arrived
         ns3::Time lastArrival;
@@ -249,6 +252,14 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     /// Slow start's growth by the bytes acknowledged since the last call, at most `growth` of
     /// them (fewer: HyStart's exit point came first; ssthresh = cwnd there).
     static void CreditAcked(Stream& s, double growth);
+    /// Congestion avoidance while the fair share binds (no rounds are timed): the window beyond
+    /// rate x RTT stands in the bottleneck's queue and each segment out is one in, so cwnd is
+    /// the limit (Linux's tcp_is_cwnd_limited) and grows as after a round that filled it, once
+    /// per window of the `bytes` acknowledged (outside recovery), a round trip the queue
+    /// lengthens; at most what the path and its full queue hold at this share.
+    static void GrowWhileShared(Stream& s, double bytes);
+    /// Bytes still to send before GrowWhileShared's next growth (infinity: none due).
+    static double SharedGrowthDue(const Stream& s);
 
     std::vector<double> m_capacity;
     std::optional<uint64_t> m_lossSeed;

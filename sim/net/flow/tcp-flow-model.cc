@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace hilosim
 {
@@ -236,6 +237,16 @@ TcpFlowParamsFor(const std::vector<const LinkSpec*>& route, const SocketOptions&
     // The fluid sender releases the last segment one bottleneck serialization before its last
     // byte; store and forward then costs one serialization per hop.
     t.tail_s = propagation + segmentHops - slowest;
+    // The bottleneck's queue (the smallest of the slowest links'), as PathInfo counts it.
+    double queueS = std::numeric_limits<double>::infinity();
+    for (const LinkSpec* link : route)
+    {
+        if (SerializationSeconds(segmentWire, *link) >= slowest * (1 - 1e-12))
+        {
+            queueS = std::min(queueS, link->queue_packets * slowest);
+        }
+    }
+    t.queue_s = queueS;
     t.window_bytes = options.send_buffer_bytes;
     t.initial_cwnd_bytes = kInitialCwndSegments * t.mss_bytes;
     t.loss = 1.0 - delivered;

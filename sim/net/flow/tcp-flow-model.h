@@ -92,6 +92,7 @@ struct TcpFlowParams
     double tail_s{0};          // last byte: leaves the sender -> arrives (propagation + hops)
     double window_bytes{0};    // send buffer: most bytes in flight
     double initial_cwnd_bytes{0};
+    double queue_s{0};             // the bottleneck's queue, full, in seconds of its rate
     double loss{0};                // probability that a segment is lost on the path, [0, 1)
     double beta{0.7};              // window kept at a loss event
     bool cubic{true};              // CUBIC's loss response (else AIMD(1, beta))
