@@ -417,13 +417,29 @@ FlowNetwork::GrowWhileShared(Stream& s, double bytes)
         // One window acknowledged: a round trip, as long as the queue makes it.
         s.sharedAcked -= s.cwnd;
         s.epochS += s.cwnd / s.rate;
-        double next = WindowAfterLossFreeRound(s.tcp, s.cwnd, s.lastCut, s.epochS);
-        if (s.tcp.cubic && !s.lossSeen)
+        s.cwnd = std::min(CongestionAvoidanceNext(s), ceiling);
+    }
+}
+
+double
+FlowNetwork::CongestionAvoidanceNext(Stream& s)
+{
+    double next = WindowAfterLossFreeRound(s.tcp, s.cwnd, s.lastCut, s.epochS);
+    if (s.tcp.cubic)
+    {
+        // CUBIC's Reno-friendly estimate (Linux's ca->tcp_cwnd, RFC 9438's W_est): from the
+        // window at the epoch's first round, alpha segments per round that grew, kept over
+        // restarts after idle as the epoch is. A window that slow start left below it (a
+        // restart) climbs back to it within a round, at most by half (Linux's cnt >= 2).
+        const double alpha = LossResponseAlpha(s.tcp.beta, true) * s.tcp.mss_bytes;
+        s.renoEst = (s.renoEst > 0 ? s.renoEst : s.cwnd) + alpha;
+        next = std::max(next, std::min(s.renoEst, 1.5 * s.cwnd));
+        if (!s.lossSeen)
         {
             next = std::max(next, 1.05 * s.cwnd); // no W_max yet: cnt <= 20
         }
-        s.cwnd = std::min(next, ceiling);
     }
+    return next;
 }
 
 void
@@ -460,6 +476,7 @@ FlowNetwork::CreditAcked(Stream& s, double growth)
                 // CUBIC's first epoch starts here, its curve from this window (K = 0).
                 s.lastCut = LossCut{s.cwnd, s.cwnd, 0};
                 s.epochS = 0;
+                s.renoEst = 0;
             }
         }
         if (s.cwnd >= s.ssthresh)
@@ -652,12 +669,7 @@ FlowNetwork::Process(uint32_t id, ns3::Time now)
             s.epochS += s.tcp.rtt_s;
             if (cwndLimited)
             {
-                double next = WindowAfterLossFreeRound(s.tcp, s.cwnd, s.lastCut, s.epochS);
-                if (s.tcp.cubic && !s.lossSeen)
-                {
-                    next = std::max(next, 1.05 * s.cwnd); // no W_max yet: cnt <= 20
-                }
-                s.cwnd = next;
+                s.cwnd = CongestionAvoidanceNext(s);
             }
         }
         if (windowBound)
@@ -773,6 +785,7 @@ FlowNetwork::CutWindow(Stream& s)
 {
     s.slowStart = false;
     s.lastCut = WindowAfterLoss(s.tcp, s.cwnd, s.lastCut.w_max_bytes);
+    s.renoEst = 0; // a new epoch
     s.cwnd = s.lastCut.cwnd_bytes;
     s.lossSeen = true;
     s.epochS = 0;
@@ -859,6 +872,7 @@ FlowNetwork::ApplyTimeout(Stream& s, ns3::Time now)
     s.slowStart = s.cwnd < s.ssthresh;
     s.lastCut = LossCut{s.ssthresh, s.ssthresh, 0};
     s.epochS = 0;
+    s.renoEst = 0;
     s.recoveryEnd = s.sentBytes; // losses sent before the timeout belong to it
     if (s.active)
     {

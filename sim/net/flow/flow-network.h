@@ -195,6 +195,7 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
         LossCut lastCut;             // the last loss cut (CUBIC's W_max and K)
         bool lossSeen{false};        // a loss event has cut cwnd (Linux's last_max_cwnd > 0)
         double epochS{0};            // sending time since that cut (CUBIC's t), seconds
+        double renoEst{0};           // CUBIC's Reno-friendly window this epoch (0: not begun)
         HyStart hystart;             // CUBIC's slow-start exit (Acknowledge)
         double sharedAcked{0};       // acknowledged while the share bound, since the last growth
 
@@ -258,6 +259,10 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     /// per window of the `bytes` acknowledged (outside recovery), a round trip the queue
     /// lengthens; at most what the path and its full queue hold at this share.
     static void GrowWhileShared(Stream& s, double bytes);
+    /// The window after a round of congestion avoidance that filled it: the variant's rule
+    /// (WindowAfterLossFreeRound), for CUBIC at least its Reno-friendly estimate s.renoEst,
+    /// which this round advances.
+    static double CongestionAvoidanceNext(Stream& s);
     /// Bytes still to send before GrowWhileShared's next growth (infinity: none due).
     static double SharedGrowthDue(const Stream& s);
 

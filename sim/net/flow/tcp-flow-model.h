@@ -25,7 +25,9 @@
 //         (WindowAfterLossFreeRound): Reno's one segment (AIMD(1, beta) for the others), and for
 //         CUBIC the larger of its Reno-friendly region (alpha = 3 (1 - beta) / (1 + beta), RFC
 //         9438 section 4.3) and its cubic curve from the last cut's W_max (section 4.2, with
-//         Linux's fast convergence), its time t counted in rounds that sent, not in idle time.
+//         Linux's fast convergence), its time t counted in rounds that sent, not in idle time;
+//         FlowNetwork keeps the Reno-friendly window for the whole epoch (Linux's tcp_cwnd), so
+//         a window a restart after idle took down climbs back to it;
 //         Linux grows the window per segment acknowledged, not per ACK, so delayed ACKs do not
 //         slow it. (A window held at the long flow's mean window, the closed form below, froze
 //         the growth above it, where Linux's curve keeps growing between an update's loss
