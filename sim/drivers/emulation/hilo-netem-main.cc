@@ -5,6 +5,8 @@
 //   stdout  "ready TAPS" once every tap exists; at the end "lag MEAN P99 MAX SAMPLES PEAK_BPS
 //           CORRUPTED" (seconds; link traffic in bits per second; TCP segments the corrupt
 //           faults damaged) and "done";
+//   stderr  errors, and at the end the lag spikes (FormatLagSpikes: samples 4 ms or more late,
+//           in run time from the epoch);
 //   stdin   "start": forget the lag samples so far (the set-up's); "epoch NS": the run's epoch
 //           (steady clock, ns), from which the scenario's link faults are timed
 //           (emulated-link-faults.h); "stop" or end of file: stop.
@@ -24,6 +26,7 @@
 
 #include <sched.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -132,8 +135,9 @@ main(int argc, char** argv)
 
     hilosim::EmulatedLinkFaults faults(loaded->resolved, (*links)->topology());
 
+    std::atomic<int64_t> run_epoch_ns{0};
     std::thread commands(
-        [&monitor, &faults]()
+        [&monitor, &faults, &run_epoch_ns]()
         {
             std::string line;
             bool epoch_seen = false;
@@ -150,6 +154,7 @@ main(int argc, char** argv)
                 {
                     epoch_seen = true;
                     const int64_t epoch_ns = std::stoll(line.substr(6));
+                    run_epoch_ns = epoch_ns;
                     ns3::Simulator::ScheduleWithContext(
                         ns3::Simulator::NO_CONTEXT, ns3::Seconds(0),
                         [&faults, epoch_ns]()
@@ -169,6 +174,10 @@ main(int argc, char** argv)
     ns3::Simulator::Run();
     commands.join();
     const hilosim::LagStats stats = monitor.Stats();
+    // To the log (kept under the run's nodes/ folder): when the emulator ran late enough to
+    // disturb TCP's RTT samples, to set beside a --trace-tcp trace.
+    std::cerr << "hilo-netem: " << hilosim::FormatLagSpikes(monitor.Spikes(), run_epoch_ns)
+              << std::endl;
     std::cout << "lag " << stats.mean_s << " " << stats.p99_s << " " << stats.max_s << " "
               << stats.samples << " " << stats.peak_traffic_bps << " " << faults.CorruptedSegments()
               << std::endl;

@@ -11,6 +11,7 @@
 #include "ns3/packet.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace hilosim
@@ -25,6 +26,21 @@ struct LagStats
     double peak_traffic_bps{0}; // link traffic (all links summed) in the busiest whole second
 };
 
+/// A lag sample at or above LagMonitor::kSpikeS: when (steady clock, ns) and how late (s).
+struct LagSpike
+{
+    int64_t steady_ns{0};
+    double lag_s{0};
+};
+
+/// One line for the emulator's log: the spikes' times from the run's epoch (`epoch_ns`, steady
+/// clock; 0: none given, times from the first spike) and their lags, at most `limit` of them
+/// (the largest), in time order. A lag spike above Linux's HyStart delay threshold
+/// (clamp(min RTT / 8, 4 ms, 16 ms)) during a slow-start round can end slow start on a link
+/// that queues nothing (results/validation/emulation-notes.md).
+std::string FormatLagSpikes(const std::vector<LagSpike>& spikes, int64_t epoch_ns,
+                            size_t limit = 100);
+
 class LagMonitor
 {
   public:
@@ -36,6 +52,9 @@ class LagMonitor
     /// Forgets the samples so far (call from a simulation event).
     void Reset();
     LagStats Stats() const;
+    /// Samples whose lag was kSpikeS or more since the last Reset, with their wall-clock times.
+    const std::vector<LagSpike>& Spikes() const { return m_spikes; }
+    static constexpr double kSpikeS = 0.004; // HyStart's smallest delay threshold
 
   private:
     void Sample();
@@ -43,7 +62,8 @@ class LagMonitor
 
     ns3::Time m_interval;
     std::vector<double> m_lags; // seconds
-    uint64_t m_bytes{0};        // transmitted in the current second
+    std::vector<LagSpike> m_spikes;
+    uint64_t m_bytes{0}; // transmitted in the current second
     ns3::Time m_secondStart;
     double m_peakBps{0};
 };
