@@ -107,10 +107,9 @@ TEST(FlowLossTail, DrawsAreTheSameForTheSameSeedAndDifferForAnother)
     EXPECT_NE(a, c);
 }
 
-// One stream alone: losses come about one per 1/p segments, delivered in order;
-// RepairDelaySeconds' three cases (a lost last segment found by the tail loss probe after
-// rtt + min(2 srtt + 200 ms, RTO)).
-TEST(FlowLossTail, LostSegmentsAreCountedAndTheirRepairsHoldBackDelivery)
+// A stream of 1,000-byte segments over a 100 ms round trip, its send buffer no limit.
+TcpFlowParams
+OneStream(double loss)
 {
     TcpFlowParams p;
     p.mss_bytes = 1000;
@@ -118,7 +117,16 @@ TEST(FlowLossTail, LostSegmentsAreCountedAndTheirRepairsHoldBackDelivery)
     p.tail_s = 0.05;
     p.window_bytes = 1e9;
     p.initial_cwnd_bytes = 10000;
-    p.loss = 0.01;
+    p.loss = loss;
+    return p;
+}
+
+// One stream alone: losses come about one per 1/p segments, delivered in order;
+// RepairDelaySeconds' three cases (a lost last segment found by the tail loss probe after
+// rtt + min(2 srtt + 200 ms, RTO)).
+TEST(FlowLossTail, LostSegmentsAreCountedAndTheirRepairsHoldBackDelivery)
+{
+    TcpFlowParams p = OneStream(0.01);
     EXPECT_NEAR(RepairDelaySeconds(p, 0.1, 5, 0.001), 0.1 + 0.003, 1e-12);
     EXPECT_NEAR(RepairDelaySeconds(p, 0.1, 2, 0.001), 0.1 + 0.002 + 0.025, 1e-12);
     EXPECT_NEAR(RepairDelaySeconds(p, 0.1, 0, 0.001), 0.1 + 0.3, 1e-12);   // the RTO: 0.1 + 0.2
@@ -155,13 +163,8 @@ TEST(FlowLossTail, LostSegmentsAreCountedAndTheirRepairsHoldBackDelivery)
 // departure gave half of Linux's ssthresh at 0.1% loss: results/validation/emulation-notes.md).
 TEST(FlowLossTail, ADrawnLossCutsWhenFoundFromTheWindowGrownSince)
 {
-    TcpFlowParams p;
-    p.mss_bytes = 1000;
-    p.rtt_s = 0.1;
-    p.tail_s = 0.05;
-    p.window_bytes = 1e9;
-    p.initial_cwnd_bytes = 10000;
-    p.loss = 0.001; // the first loss after about 1,000 segments: in slow start, far below the BDP
+    // The first loss after about 1,000 segments: in slow start, far below the BDP.
+    TcpFlowParams p = OneStream(0.001);
 
     auto net = ns3::Create<FlowNetwork>(std::vector<double>{1e8}, 42);
     const uint32_t s = net->AddStream({0}, p, 0);
