@@ -29,7 +29,9 @@ is not deterministic, and whether an idle connection's window restarts halve it 
 times can turn on a few milliseconds, so one emulated run can land a round trip away from the
 next. The emulation's figures are then the MEDIAN over the runs of each run's figure (p50, p99,
 step, transfer), its health the WORST run's (lag, carried peak, overrun), its quality "same" only
-when every run's is; the CSV keeps every run's p50 (emu_latency_p50_runs_s) and their range.
+when every run's is; the CSV keeps every run's p50 (emu_latency_p50_runs_s) and their range,
+and, for runs made with `--emu-arg=--trace-tcp`, how often each run's kernel left slow start by
+HyStart's delay test (emu_hystart_delay_exits_runs, "-" for an untraced run).
 --seeds S,S,... runs every side once per scenario seed (`--set seed=S`; the seed draws the
 links' random losses, in the simulator and in hilo-netem alike), the emulation --emu-runs times
 per seed (DIR/sim-seedS, DIR/flow-seedS, DIR/emu-seedS, DIR/emu-seedS-2, ...): one loss draw is
@@ -72,6 +74,7 @@ CSV_FIELDS = [
     "flow_latency_p99_s", "flow_latency_p99_ratio", "flow_step_s", "flow_step_ratio",
     "sim_latency_p50_seeds_s", "sim_latency_p99_seeds_s", "flow_latency_p50_seeds_s",
     "flow_latency_p99_seeds_s", "emu_latency_p50_seeds_s", "emu_latency_p99_seeds_s",
+    "emu_hystart_delay_exits_runs",
 ]
 
 
@@ -152,6 +155,21 @@ def overrun_max(run_dir, arm):
     return worst
 
 
+def hystart_delay_exits(run_dir, arm):
+    """How often the learner's kernel left slow start by HyStart's delay test in an emulation run
+    (TCPHystartDelayDetect over the run, from the counters hilo-emu --trace-tcp writes beside the
+    learner's trace); None when the run was not traced. An RTT excursion the modelled link does
+    not have (the emulator, the host) can end slow start early and slow a whole run
+    (results/validation/emulation-notes.md), so the table shows each run's count."""
+    path = os.path.join(run_dir, "nodes", arm, "learner.tcp-trace.csv.hystart.csv")
+    if not os.path.exists(path):
+        return None
+    for row in read_csv(path):
+        if row.get("counter") == "TCPHystartDelayDetect":
+            return int(row["at_end"]) - int(row["at_start"])
+    return None
+
+
 def net_latency(arm, key):
     """The arm's update_latency_net_s[key]; nan for a summary written before it existed."""
     if "update_latency_net_s" in arm:
@@ -219,6 +237,7 @@ def seed_figures(out, arm, seed, emu_runs, flow):
         "traffic": [a.get("emulation_link_traffic_bps", {}) for _, a in runs],
         "overrun": max(overrun_max(d, arm) for d, _ in runs),
         "warnings": [w for _, a in runs for w in a.get("emulation_warnings", [])],
+        "hystart_delay_exits": [hystart_delay_exits(d, arm) for d, _ in runs],
     }
     if flow:
         fl = find(mode_dir("flow", seed))
@@ -266,6 +285,9 @@ def aggregate(per_seed, seeds):
         "emu_latency_p50_min_s": min(p50s),
         "emu_latency_p50_max_s": max(p50s),
         "emu_latency_p50_runs_s": " ".join(f"{v:.6g}" for v in p50s),
+        # Every emulation run's count, in the order of emu_latency_p50_runs_s ("-": not traced).
+        "emu_hystart_delay_exits_runs": " ".join(
+            "-" if v is None else str(v) for f in figs for v in f["hystart_delay_exits"]),
     })
     if seeds != [None]:
         row["seeds"] = " ".join(str(s) for s in seeds)

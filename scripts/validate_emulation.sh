@@ -19,7 +19,10 @@
 # emulation -- once per seed with --set seed=S (the scenario's seed draws the links' losses, in
 # hilo-sim and in hilo-netem alike), and each side's figure is the mean over the seeds of each
 # seed's p50 and p99 (compare_modes.py --seeds): one loss draw is not a lossy row's figure
-# (results/validation/seeds.md). Needs root (hilo-emu --network ns3) and a build
+# (results/validation/seeds.md). Every emulation run is traced (hilo-emu --trace-tcp), so the
+# table shows how often each run's kernel left slow start by HyStart's delay test (an RTT
+# excursion the link does not have can slow a whole run: results/validation/emulation-notes.md).
+# Needs root (hilo-emu --network ns3) and a build
 # (scripts/build.sh --target hilo-sim hilo-emu hilo-node hilo-netem). About 2 hours: 50 lossy
 # emulation runs at about 1.9 minutes, 39 loss-free ones at about 37 s, and the simulator's runs.
 usage() {
@@ -226,7 +229,8 @@ compare() { # emulation-runs seeds label scenario [override ...]: seeds "" or "1
     done
   fi
   /usr/bin/python3 scripts/compare_modes.py "$scenario" "${sets[@]}" --label "$label" --csv "$csv" \
-    --out "$runs_dir/$label" --flow --emu-runs "$runs" "${seed_args[@]}" "${reuse[@]}" "${bins[@]}"
+    --out "$runs_dir/$label" --flow --emu-runs "$runs" "${seed_args[@]}" "${reuse[@]}" "${bins[@]}" \
+    --emu-arg=--trace-tcp
   for side in sim flow emu; do
     if [[ " ${kept[*]} " == *" $side "* ]]; then
       line="$(awk -F, -v l="$label" -v s="$side" '$1 == l && $2 == s' "$old_commits")"

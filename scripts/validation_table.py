@@ -98,7 +98,18 @@ def goal_summary(rows, model):
 def runs_cell(row):
     """"1", "3 (0.239-0.273)" (the emulation runs and the range of their p50s), or for a row run
     over loss seeds "seeds 1-5 (1.70-1.95)": the seeds and the range of the emulation's p50s over
-    them (of every run: "seeds 1-5 x 3" when each seed had several)."""
+    them (of every run: "seeds 1-5 x 3" when each seed had several); then, when the runs were
+    traced, each run's HyStart delay exits ("3 (0.227-0.461); HyStart delay exits 1 1 0")."""
+    exits = (row.get("emu_hystart_delay_exits_runs") or "").split()
+    traced = any(e != "-" for e in exits)
+    # Each emulation run's HyStart delay exits (runs made with --trace-tcp): an exit the models do
+    # not take marks a run the host, not the link, may have slowed (emulation-notes.md).
+    tail = f"; HyStart delay exits {' '.join(exits)}" if traced else ""
+    return runs_cell_base(row) + tail
+
+
+def runs_cell_base(row):
+    """runs_cell without the HyStart exits."""
     runs = int(row.get("emu_runs") or 1)
     seeds = (row.get("seeds") or "").split()
     span = (f"({float(row.get('emu_latency_p50_min_s') or 'nan'):.3f}-"

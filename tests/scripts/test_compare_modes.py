@@ -8,7 +8,8 @@ Usage: tests/scripts/test_compare_modes.py   (from the repository root)
 Checks:
   1. with --emu-runs 3, three emulation runs are made (emu, emu-2, emu-3) and the CSV row's
      emulation p50, p99 and step are the medians of the three runs' (not the first run's, not
-     the mean), its lag p99 the worst run's, and every run's p50 is kept;
+     the mean), its lag p99 the worst run's, and every run's p50 is kept, with each run's
+     HyStart delay exits from its traced counters ("-" for a run without them);
   2. quality is "same" only when every run's final quality equals the simulator's;
   3. --reuse reruns nothing where every run's summary.json exists;
   4. --emu-runs 0 is refused with exit code 2 and a message naming the flag;
@@ -54,12 +55,19 @@ with open(os.path.join(out, "steps.csv"), "w") as f:
     f.write("arm,version,sim_time_s\nhilo-spar,1,1.0\n")
 with open(os.path.join(out, "workers.csv"), "w") as f:
     f.write("arm,version,received_s\nhilo-spar,1,%r\n" % (1.0 + fig["p50"]))
+if "delay_exits" in fig:  # as hilo-emu --trace-tcp leaves the learner's HyStart counters
+    os.makedirs(os.path.join(out, "nodes", "hilo-spar"), exist_ok=True)
+    with open(os.path.join(out, "nodes", "hilo-spar", "learner.tcp-trace.csv.hystart.csv"), "w") as f:
+        f.write("counter,at_start,at_end\nTCPHystartDelayDetect,2,%d\nTCPHystartTrainDetect,0,5\n"
+                % (2 + fig["delay_exits"]))
 '''
 
 FIGURES = {
     "sim": {"p50": 0.25, "p99": 0.50, "step": 1.0, "quality": 0.5, "lag": 0.0},
-    "emu": {"p50": 0.30, "p99": 0.70, "step": 1.3, "quality": 0.5, "lag": 0.001},
-    "emu-2": {"p50": 0.24, "p99": 0.55, "step": 1.1, "quality": 0.5, "lag": 0.004},
+    "emu": {"p50": 0.30, "p99": 0.70, "step": 1.3, "quality": 0.5, "lag": 0.001,
+            "delay_exits": 1},
+    "emu-2": {"p50": 0.24, "p99": 0.55, "step": 1.1, "quality": 0.5, "lag": 0.004,
+              "delay_exits": 0},
     "emu-3": {"p50": 0.26, "p99": 0.60, "step": 1.2, "quality": 0.5, "lag": 0.002},
 }
 
@@ -169,6 +177,10 @@ def main():
                     failures.append(f"{key} = {r[key]}, want {value}")
             if r["emu_latency_p50_runs_s"].split() != ["0.3", "0.24", "0.26"]:
                 failures.append(f"runs' p50s not kept in order: {r['emu_latency_p50_runs_s']}")
+            # Each run's HyStart delay exits over the run, "-" for the untraced third.
+            if r["emu_hystart_delay_exits_runs"].split() != ["1", "0", "-"]:
+                failures.append("HyStart delay exits per run: "
+                                f"{r['emu_hystart_delay_exits_runs']!r}, want '1 0 -'")
             if abs(float(r["latency_p50_ratio"]) - 0.25 / 0.26) > 1e-9:
                 failures.append(f"p50 ratio {r['latency_p50_ratio']} is not sim / median run")
             if r["quality_same"] != "1":

@@ -13,7 +13,8 @@ Checks, with --rows link-10Mbps-10ms-loss0.01,star-uplink --lossy-seeds 3 --emu-
   2. emulation.csv has the two rows, the lossy one naming seeds 1 2 3 with its p50s the means over
      them, both with flow-model figures; emulation-commits.csv has a sim, a flow and an emu line
      per row at this commit; emulation.md has a summary line per model; the meta file's command
-     names --lossy-seeds 3 and --rows;
+     names --lossy-seeds 3 and --rows; every emulation run was traced (--trace-tcp), each one's
+     HyStart delay exits in the row;
   3. --reuse reruns nothing and keeps every commits line as it was;
   4. --keep-lossy keeps the lossy row's CSV line and its three commits lines and runs only the
      loss-free row;
@@ -54,6 +55,10 @@ with open(os.path.join(out, "steps.csv"), "w") as f:
     f.write("arm,version,sim_time_s\nhilo-spar,1,1.0\n")
 with open(os.path.join(out, "workers.csv"), "w") as f:
     f.write("arm,version,received_s\nhilo-spar,1,%r\n" % (1.0 + p50))
+if "--trace-tcp" in argv:  # hilo-emu's HyStart counters beside the learner's trace
+    os.makedirs(os.path.join(out, "nodes", "hilo-spar"), exist_ok=True)
+    with open(os.path.join(out, "nodes", "hilo-spar", "learner.tcp-trace.csv.hystart.csv"), "w") as f:
+        f.write("counter,at_start,at_end\nTCPHystartDelayDetect,0,%d\n" % (seed % 2))
 '''
 
 
@@ -106,6 +111,12 @@ def main():
                 failures.append(f"seeds {lossy['seeds']!r} / {clean['seeds']!r}, loss-free "
                                 f"emu_runs {clean['emu_runs']}, flow ratio "
                                 f"{clean['flow_latency_p50_ratio']!r}")
+            # Every emulation run traced: each one's HyStart delay exits (the stand-in's: seed % 2).
+            if lossy["emu_hystart_delay_exits_runs"] != "1 0 1" or \
+                    clean["emu_hystart_delay_exits_runs"] != "1 1":
+                failures.append("HyStart delay exits per emulation run: lossy "
+                                f"{lossy['emu_hystart_delay_exits_runs']!r}, loss-free "
+                                f"{clean['emu_hystart_delay_exits_runs']!r}: want '1 0 1', '1 1'")
         commits = read("emulation-commits.csv")
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                               capture_output=True, text=True).stdout.strip()

@@ -14,7 +14,8 @@ Checks, on two rows of results/validation/emulation.csv:
      within 10% and p99 within 20%, a row with random loss to p50 within 25% and p99 within 35%,
      each model on its own: the `!` marks follow the row's goals and its model, the summary line
      of each model counts its own rows, a lossy row's `emu runs` cell names its seeds, and a row
-     with a flow side needs a flow line in --commits.
+     with a flow side needs a flow line in --commits; a row whose emulation runs were traced
+     shows each run's HyStart delay exits in that cell.
 """
 import csv
 import os
@@ -54,6 +55,9 @@ def goal_table(tmp, fields, template):
             if loss:
                 r.update(seeds="1 2 3 4 5", emu_runs=1, emu_latency_p50_min_s=1.5,
                          emu_latency_p50_max_s=2.25)
+            else:  # three traced runs, the first with a HyStart delay exit, the third untraced
+                r.update(emu_runs=3, emu_latency_p50_min_s=0.2, emu_latency_p50_max_s=0.3,
+                         emu_hystart_delay_exits_runs="1 0 -")
             w.writerow(r)
             for side in ("sim", "flow", "emu"):
                 c.write(f"{label},{side},{side}0000,2026-01-01T00:00Z\n")
@@ -63,7 +67,8 @@ def goal_table(tmp, fields, template):
 def check_goals(tmp, fields, template, failures):
     """Check 4."""
     fields = fields + [k for k in ("seeds", "flow_latency_p50_s", "flow_latency_p50_ratio",
-                                   "flow_latency_p99_s", "flow_latency_p99_ratio")
+                                   "flow_latency_p99_s", "flow_latency_p99_ratio",
+                                   "emu_hystart_delay_exits_runs")
                        if k not in fields]
     path, commits = goal_table(tmp, fields, template)
     done = run(path, "--commits", commits)
@@ -84,6 +89,8 @@ def check_goals(tmp, fields, template, failures):
             failures.append(f"{label}: ratios {got}, want {marks} ({names})")
     if "seeds 1-5 (1.500-2.250)" not in cells.get("lossy-a", []):
         failures.append(f"lossy-a's emu runs cell does not name its seeds: {cells.get('lossy-a')}")
+    if "3 (0.200-0.300); HyStart delay exits 1 0 -" not in cells.get("clean", []):
+        failures.append(f"clean's emu runs cell lacks its runs' HyStart exits: {cells.get('clean')}")
     if "flow made at" not in names:
         failures.append("no flow made-at column")
     for line in ("Packet model: 2 of 3 rows meet both goals; 1 of 1 loss-free rows (p50 within "
