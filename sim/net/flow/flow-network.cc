@@ -386,12 +386,17 @@ FlowNetwork::Acknowledge(Stream& s, bool burstOver, ns3::Time burstEnd, ns3::Tim
     }
 }
 
+bool
+FlowNetwork::InSharedAvoidance(const Stream& s)
+{
+    return !s.slowStart && (s.tcp.loss > 0 || s.hystart.Found()) &&
+           s.cwnd < s.tcp.window_bytes * (1 - 1e-9);
+}
+
 double
 FlowNetwork::SharedGrowthDue(const Stream& s)
 {
-    if (s.slowStart || !(s.tcp.loss > 0 || s.hystart.Found()) ||
-        s.cwnd >= s.tcp.window_bytes * (1 - 1e-9) ||
-        s.cwnd >= s.rate * (s.tcp.rtt_s + s.tcp.queue_s) * (1 - 1e-9))
+    if (!InSharedAvoidance(s) || s.cwnd >= s.rate * (s.tcp.rtt_s + s.tcp.queue_s) * (1 - 1e-9))
     {
         return std::numeric_limits<double>::infinity();
     }
@@ -402,8 +407,7 @@ FlowNetwork::SharedGrowthDue(const Stream& s)
 void
 FlowNetwork::GrowWhileShared(Stream& s, double bytes)
 {
-    if (s.slowStart || !(s.tcp.loss > 0 || s.hystart.Found()) ||
-        s.cwnd >= s.tcp.window_bytes * (1 - 1e-9))
+    if (!InSharedAvoidance(s))
     {
         s.sharedAcked = 0; // slow start grows by CreditAcked; a full send buffer is the limit
         return;

@@ -263,6 +263,9 @@ class FlowNetwork : public ns3::SimpleRefCount<FlowNetwork>
     /// (WindowAfterLossFreeRound), for CUBIC at least its Reno-friendly estimate s.renoEst,
     /// which this round advances.
     static double CongestionAvoidanceNext(Stream& s);
+    /// Congestion avoidance that GrowWhileShared grows: slow start over (a loss or HyStart's
+    /// exit) and the send buffer not the limit.
+    static bool InSharedAvoidance(const Stream& s);
     /// Bytes still to send before GrowWhileShared's next growth (infinity: none due).
     static double SharedGrowthDue(const Stream& s);
 
