@@ -5,7 +5,7 @@ Usage:
   scripts/compare_modes.py SCENARIO [--set PATH=VALUE ...] [--out DIR] [--label TEXT]
                            [--csv FILE] [--hilo-sim PATH] [--hilo-emu PATH]
                            [--emu-arg ARG ...] [--emu-runs N] [--seeds S,S,...] [--flow]
-                           [--reuse]
+                           [--replace-excursions K] [--reuse]
 
 Runs `hilo-sim run SCENARIO --set ... --quiet --out DIR/sim` and
 `hilo-emu run SCENARIO --set ... --network ns3 --quiet --out DIR/emu` (real processes in network
@@ -44,6 +44,16 @@ p50 and p99 per side (*_seeds_s, in --seeds order) and every emulation run's p50
 --flow also runs the simulator's flow model (`--set network.model=flow`, DIR/flow) and the
 simulator side (DIR/sim) as `--set network.model=packet`: the CSV's sim_* columns are the packet
 model's, flow_* the flow model's, both against the same emulation figures.
+--replace-excursions K (with --emu-arg=--trace-tcp) replaces an emulation run whose learner's
+kernel left slow start by HyStart's delay test more often than the packet model's run of the same
+seed did -- an RTT excursion the modelled link does not have, from the emulating host (the packet
+model's run is then traced too, hilo-sim --trace-tcp): up to K more runs are made (per seed)
+until --emu-runs runs without such an exit are in hand, and the figures are the median over the
+first --emu-runs of those (filled with the earliest replaced runs when K runs were not enough, so
+a kernel that always exits where the model does not is never hidden). The CSV keeps every run made
+(emu_latency_p50_runs_s, emu_hystart_delay_exits_runs), which ones the figures used
+(emu_runs_used, 1-based; per seed under --seeds) and the packet model's exits
+(sim_hystart_delay_exits).
 --reuse skips a mode (or an emulation run) whose summary.json exists. Extra --emu-arg values go to
 hilo-emu.
 
@@ -74,7 +84,7 @@ CSV_FIELDS = [
     "flow_latency_p99_s", "flow_latency_p99_ratio", "flow_step_s", "flow_step_ratio",
     "sim_latency_p50_seeds_s", "sim_latency_p99_seeds_s", "flow_latency_p50_seeds_s",
     "flow_latency_p99_seeds_s", "emu_latency_p50_seeds_s", "emu_latency_p99_seeds_s",
-    "emu_hystart_delay_exits_runs",
+    "emu_hystart_delay_exits_runs", "emu_runs_used", "sim_hystart_delay_exits",
 ]
 
 
@@ -170,6 +180,40 @@ def hystart_delay_exits(run_dir, arm):
     return None
 
 
+def model_delay_exits(run_dir, arm):
+    """How often the learner's ends left slow start by HyStart's delay test in a simulator run
+    made with --trace-tcp (the last hystart_delay_exits of each learner -> peer connection in
+    tcp-trace.csv, summed over peers, as the kernel's namespace-wide counter sums them); None
+    when the run was not traced."""
+    path = os.path.join(run_dir, "tcp-trace.csv")
+    if not os.path.exists(path):
+        return None
+    last = {}
+    for row in read_csv(path):
+        if row.get("arm") == arm and row.get("node") == "learner" and row.get("hystart_delay_exits"):
+            last[row["peer"]] = int(row["hystart_delay_exits"])
+    return sum(last.values())
+
+
+def excursion_run(run_dir, sim_dir, arms):
+    """True when, for some arm, the emulation run's kernel took more HyStart delay exits than the
+    simulator's (packet model's) run: an exit on an RTT excursion the modelled link lacks. An
+    untraced side counts as no excursion (nothing to compare)."""
+    for arm in arms:
+        kernel, model = hystart_delay_exits(run_dir, arm), model_delay_exits(sim_dir, arm)
+        if kernel is not None and model is not None and kernel > model:
+            return True
+    return False
+
+
+def runs_used(excursions, wanted):
+    """The 1-based runs whose median is the figure: the first `wanted` runs without an excursion,
+    filled with the earliest excursion runs when there are too few, in run order."""
+    clean = [k for k, e in enumerate(excursions, 1) if not e][:wanted]
+    fill = [k for k, e in enumerate(excursions, 1) if e][:wanted - len(clean)]
+    return sorted(clean + fill)
+
+
 def net_latency(arm, key):
     """The arm's update_latency_net_s[key]; nan for a summary written before it existed."""
     if "update_latency_net_s" in arm:
@@ -199,10 +243,11 @@ def append_rows(path, rows):
             writer.writerow({k: r.get(k, "") for k in fields})
 
 
-def seed_figures(out, arm, seed, emu_runs, flow):
+def seed_figures(out, arm, seed, emu_runs, flow, used=None, made=None):
     """One seed's figures for one arm from the summaries under out: the simulator's run (and the
-    flow model's with flow) and the median of the emulation's emu_runs runs. Raises LookupError
-    naming the summary.json that lacks the arm."""
+    flow model's with flow) and the median of the emulation's runs `used` (1-based; default
+    1..emu_runs) of the `made` runs (default emu_runs). Raises LookupError naming the
+    summary.json that lacks the arm."""
     def find(mode):
         path = os.path.join(out, mode, "summary.json")
         with open(path) as f:
@@ -213,8 +258,11 @@ def seed_figures(out, arm, seed, emu_runs, flow):
 
     sim_dir = os.path.join(out, mode_dir("sim", seed))
     sim = find(mode_dir("sim", seed))
-    runs = [(os.path.join(out, mode_dir("emu", seed, k)), find(mode_dir("emu", seed, k)))
-            for k in range(1, emu_runs + 1)]
+    used = used or list(range(1, emu_runs + 1))
+    made = made or emu_runs
+    every = [(os.path.join(out, mode_dir("emu", seed, k)), find(mode_dir("emu", seed, k)))
+             for k in range(1, made + 1)]
+    runs = [every[k - 1] for k in used]
     fig = {
         "sim_latency_p50_s": sim["update_latency_s"]["p50"],
         "sim_latency_p99_s": sim["update_latency_s"]["p99"],
@@ -232,12 +280,15 @@ def seed_figures(out, arm, seed, emu_runs, flow):
         "emu_latency_net_p99_s": median(net_latency(a, "p99") for _, a in runs),
         # Not averaged: the row takes the worst, or all, of these over seeds.
         "quality_same": all(a["final_quality"] == sim["final_quality"] for _, a in runs),
-        "emu_run_p50s": [a["update_latency_s"]["p50"] for _, a in runs],
+        # Every run made, in order (the figures above are the used runs').
+        "emu_run_p50s": [a["update_latency_s"]["p50"] for _, a in every],
+        "emu_runs_used": used,
         "lags": [a.get("emulation_lag_s", {}) for _, a in runs],
         "traffic": [a.get("emulation_link_traffic_bps", {}) for _, a in runs],
         "overrun": max(overrun_max(d, arm) for d, _ in runs),
         "warnings": [w for _, a in runs for w in a.get("emulation_warnings", [])],
-        "hystart_delay_exits": [hystart_delay_exits(d, arm) for d, _ in runs],
+        "hystart_delay_exits": [hystart_delay_exits(d, arm) for d, _ in every],
+        "sim_hystart_delay_exits": model_delay_exits(sim_dir, arm),
     }
     if flow:
         fl = find(mode_dir("flow", seed))
@@ -281,13 +332,18 @@ def aggregate(per_seed, seeds):
         "emu_carried_peak_bps": max(t.get("carried_peak", float("nan")) for t in traffic),
         "emu_overrun_max_s": max(f["overrun"] for f in figs),
         "emu_warnings": " | ".join(warnings),
-        "emu_runs": len(figs[0]["emu_run_p50s"]),
+        "emu_runs": len(figs[0]["emu_runs_used"]),
         "emu_latency_p50_min_s": min(p50s),
         "emu_latency_p50_max_s": max(p50s),
         "emu_latency_p50_runs_s": " ".join(f"{v:.6g}" for v in p50s),
         # Every emulation run's count, in the order of emu_latency_p50_runs_s ("-": not traced).
         "emu_hystart_delay_exits_runs": " ".join(
             "-" if v is None else str(v) for f in figs for v in f["hystart_delay_exits"]),
+        # Which runs the figures used, per seed ("/" between seeds); the packet model's exits.
+        "emu_runs_used": " / ".join(" ".join(str(k) for k in f["emu_runs_used"]) for f in figs),
+        "sim_hystart_delay_exits": " ".join(
+            "-" if f["sim_hystart_delay_exits"] is None else str(f["sim_hystart_delay_exits"])
+            for f in figs),
     })
     if seeds != [None]:
         row["seeds"] = " ".join(str(s) for s in seeds)
@@ -327,11 +383,23 @@ def main():
     parser.add_argument("--flow", action="store_true",
                         help="also run the simulator's flow model (flow_* columns); the sim side "
                         "then runs network.model=packet")
+    parser.add_argument("--replace-excursions", type=int, default=0, metavar="K",
+                        help="up to K more emulation runs (per seed) in place of runs whose kernel "
+                        "took a HyStart delay exit the packet model's run did not (needs "
+                        "--emu-arg=--trace-tcp; default 0: none)")
     parser.add_argument("--reuse", action="store_true",
                         help="keep a mode's earlier results when its summary.json exists")
     args = parser.parse_args()
     if not 1 <= args.emu_runs <= 20:
         print(f"compare_modes.py: --emu-runs {args.emu_runs}: needs 1..20", file=sys.stderr)
+        return 2
+    if not 0 <= args.replace_excursions <= 20:
+        print(f"compare_modes.py: --replace-excursions {args.replace_excursions}: needs 0..20",
+              file=sys.stderr)
+        return 2
+    if args.replace_excursions and "--trace-tcp" not in args.emu_arg:
+        print("compare_modes.py: --replace-excursions needs --emu-arg=--trace-tcp (the kernel's "
+              "HyStart counters)", file=sys.stderr)
         return 2
     try:
         seeds = parse_seeds(args.seeds)
@@ -354,10 +422,17 @@ def main():
     name = os.path.splitext(os.path.basename(args.scenario))[0]
     out = args.out or os.path.join("results", "runs", "compare-" + name)
     sets = [a for o in args.overrides for a in ("--set", o)]
+    trace_sim = ["--trace-tcp"] if args.replace_excursions else []
+
+    def emu_command(seed, k):
+        seed_set = [] if seed is None else ["--set", f"seed={seed}"]
+        return [args.hilo_emu, "run", args.scenario, *sets, *seed_set, "--network", "ns3",
+                "--quiet", *args.emu_arg, "--out", os.path.join(out, mode_dir("emu", seed, k))]
+
     commands = {}
     for seed in seeds:
         seed_set = [] if seed is None else ["--set", f"seed={seed}"]
-        models = [("sim", ["--set", "network.model=packet"] if args.flow else [])]
+        models = [("sim", (["--set", "network.model=packet"] if args.flow else []) + trace_sim)]
         if args.flow:
             models.append(("flow", ["--set", "network.model=flow"]))
         for side, model_set in models:
@@ -365,12 +440,11 @@ def main():
             commands[mode] = [args.hilo_sim, "run", args.scenario, *sets, *seed_set, *model_set,
                               "--quiet", "--out", os.path.join(out, mode)]
         for k in range(1, args.emu_runs + 1):
-            mode = mode_dir("emu", seed, k)
-            commands[mode] = [args.hilo_emu, "run", args.scenario, *sets, *seed_set,
-                              "--network", "ns3", "--quiet", *args.emu_arg, "--out",
-                              os.path.join(out, mode)]
+            commands[mode_dir("emu", seed, k)] = emu_command(seed, k)
     summaries = {}
-    for mode, cmd in commands.items():
+
+    def run_mode(mode, cmd):
+        """Runs one mode unless --reuse finds it; its summary into summaries; the exit code."""
         os.makedirs(os.path.join(out, mode), exist_ok=True)
         summary = os.path.join(out, mode, "summary.json")
         log = os.path.join(out, mode + ".log")
@@ -385,12 +459,40 @@ def main():
                 return 2 if code == 2 else 1
         with open(summary) as f:
             summaries[mode] = json.load(f)
+        return 0
+
+    for mode, cmd in commands.items():
+        code = run_mode(mode, cmd)
+        if code:
+            return code
+
+    # --replace-excursions: more runs while fewer than --emu-runs are free of an excursion.
+    arms = [a["name"] for a in summaries[mode_dir("sim", seeds[0])]["arms"]]
+    made = {}
+    for seed in seeds:
+        sim_dir = os.path.join(out, mode_dir("sim", seed))
+        excursions = [excursion_run(os.path.join(out, mode_dir("emu", seed, k)), sim_dir, arms)
+                      for k in range(1, args.emu_runs + 1)]
+        while (args.replace_excursions and excursions.count(False) < args.emu_runs and
+               len(excursions) < args.emu_runs + args.replace_excursions):
+            k = len(excursions) + 1
+            print(f"compare_modes.py: {excursions.count(True)} of {len(excursions)} emulation runs"
+                  f"{'' if seed is None else f' of seed {seed}'} took a HyStart delay exit the "
+                  f"packet model's run did not; run {k} ({mode_dir('emu', seed, k)})",
+                  file=sys.stderr)
+            code = run_mode(mode_dir("emu", seed, k), emu_command(seed, k))
+            if code:
+                return code
+            excursions.append(excursion_run(os.path.join(out, mode_dir("emu", seed, k)), sim_dir,
+                                            arms))
+        made[seed] = (runs_used(excursions, args.emu_runs), len(excursions))
 
     rows = []
     for sim_arm in summaries[mode_dir("sim", seeds[0])]["arms"]:
         arm = sim_arm["name"]
         try:
-            per_seed = {s: seed_figures(out, arm, s, args.emu_runs, args.flow) for s in seeds}
+            per_seed = {s: seed_figures(out, arm, s, args.emu_runs, args.flow, *made[s])
+                        for s in seeds}
         except LookupError as e:
             print(f"compare_modes.py: {e}", file=sys.stderr)
             return 1
@@ -431,6 +533,9 @@ def main():
             per = " per seed" if r.get("seeds") else ""
             print(f"  emulation: median of {r['emu_runs']} runs{per}; "
                   f"their p50s {r['emu_latency_p50_runs_s']} s")
+        if args.replace_excursions:
+            print(f"  HyStart delay exits per run {r['emu_hystart_delay_exits_runs']} (packet "
+                  f"model {r['sim_hystart_delay_exits']}); runs used {r['emu_runs_used']}")
         if r["emu_warnings"]:
             print(f"  warnings: {r['emu_warnings']}")
     if args.csv:

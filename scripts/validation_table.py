@@ -99,12 +99,23 @@ def runs_cell(row):
     """"1", "3 (0.239-0.273)" (the emulation runs and the range of their p50s), or for a row run
     over loss seeds "seeds 1-5 (1.70-1.95)": the seeds and the range of the emulation's p50s over
     them (of every run: "seeds 1-5 x 3" when each seed had several); then, when the runs were
-    traced, each run's HyStart delay exits ("3 (0.227-0.461); HyStart delay exits 1 1 0")."""
+    traced, each run's HyStart delay exits ("3 (0.227-0.461); HyStart delay exits 1 1 0"), the
+    packet model's ("(packet model 0)") and, when the excursion rule replaced runs, the runs the
+    figures used ("3 of 5 (0.214-0.461); HyStart delay exits 1 0 1 0 0 (packet model 0); runs used
+    2 4 5")."""
     exits = (row.get("emu_hystart_delay_exits_runs") or "").split()
     traced = any(e != "-" for e in exits)
     # Each emulation run's HyStart delay exits (runs made with --trace-tcp): an exit the models do
     # not take marks a run the host, not the link, may have slowed (emulation-notes.md).
     tail = f"; HyStart delay exits {' '.join(exits)}" if traced else ""
+    # The excursion rule (compare_modes.py --replace-excursions): the packet model's own exits,
+    # and which runs the figures used when a run was replaced.
+    model = (row.get("sim_hystart_delay_exits") or "").split()
+    if traced and model and any(m != "-" for m in model):
+        tail += f" (packet model {' '.join(model)})"
+    used = row.get("emu_runs_used") or ""
+    if traced and used and used.split() != [str(k) for k in range(1, len(exits) + 1)]:
+        tail += f"; runs used {used}"
     return runs_cell_base(row) + tail
 
 
@@ -119,9 +130,11 @@ def runs_cell_base(row):
         named = (f"{numbers[0]}-{numbers[-1]}" if len(numbers) > 1 and
                  numbers == list(range(numbers[0], numbers[-1] + 1)) else ",".join(seeds))
         return f"seeds {named}{f' x {runs}' if runs > 1 else ''} {span}"
-    if runs == 1:
+    made = len((row.get("emu_latency_p50_runs_s") or "").split())
+    of = f" of {made}" if made > runs else ""
+    if runs == 1 and not of:
         return "1"
-    return f"{runs} {span}"
+    return f"{runs}{of} {span}"
 
 
 def cell(row, key, mark=False):

@@ -18,7 +18,13 @@ Checks:
      per side are the MEAN over the seeds (not the median, not the first seed's: the figures are
      chosen so that the three differ), the ratios those means' ratios, each seed's p50 kept, the
      emulation's p50 range the range over seeds;
-  6. --seeds with a --set seed=, and a --seeds that is not a list of integers, are refused (2).
+  6. --seeds with a --set seed=, and a --seeds that is not a list of integers, are refused (2);
+  7. --replace-excursions 2 with --emu-runs 3: the packet model's run is traced (--trace-tcp);
+     runs whose kernel took more HyStart delay exits than the packet model's run are replaced
+     (runs 1 and 3 of exits 1 0 1 0 0 -> runs 4 and 5 made, runs 2 4 5 used, the p50 their
+     median, not the first three's), every run made is kept; a kernel that exits in every run
+     gets its two extra runs and then the first three are used (nothing hidden); exits the
+     packet model takes too replace nothing; without --emu-arg=--trace-tcp it is refused (2).
 """
 import csv
 import json
@@ -55,6 +61,11 @@ with open(os.path.join(out, "steps.csv"), "w") as f:
     f.write("arm,version,sim_time_s\nhilo-spar,1,1.0\n")
 with open(os.path.join(out, "workers.csv"), "w") as f:
     f.write("arm,version,received_s\nhilo-spar,1,%r\n" % (1.0 + fig["p50"]))
+if "--trace-tcp" in sys.argv and "model_delay_exits" in fig:  # hilo-sim --trace-tcp's trace
+    with open(os.path.join(out, "tcp-trace.csv"), "w") as f:
+        f.write("arm,time_s,node,peer,hystart_delay_exits\n"
+                "hilo-spar,0.1,learner,worker-0,0\nhilo-spar,0.2,worker-0,learner,7\n"
+                "hilo-spar,0.3,learner,worker-0,%d\n" % fig["model_delay_exits"])
 if "delay_exits" in fig:  # as hilo-emu --trace-tcp leaves the learner's HyStart counters
     os.makedirs(os.path.join(out, "nodes", "hilo-spar"), exist_ok=True)
     with open(os.path.join(out, "nodes", "hilo-spar", "learner.tcp-trace.csv.hystart.csv"), "w") as f:
@@ -142,6 +153,62 @@ def check_seeds(compare, figures, calls, tmp, failures):
         failures.append(f"--seeds 1,x not refused (exit {done.returncode})")
 
 
+def check_excursions(compare, figures, calls, tmp, failures):
+    """Check 7."""
+    def figs(model_exits, runs):
+        out = {"sim": {"p50": 0.22, "p99": 0.3, "step": 1.0, "quality": 0.5, "lag": 0.0,
+                       "model_delay_exits": model_exits}}
+        for k, (p50, exits) in enumerate(runs, 1):
+            out["emu" if k == 1 else f"emu-{k}"] = {
+                "p50": p50, "p99": p50 + 0.1, "step": 1.0, "quality": 0.5, "lag": 0.001,
+                "delay_exits": exits}
+        return out
+
+    runs = [(0.46, 1), (0.23, 0), (0.45, 1), (0.22, 0), (0.24, 0), (0.50, 0)]
+    cases = [  # name, packet model's exits, runs, runs made, runs used, p50
+        ("two excursions", 0, runs, 5, "2 4 5", 0.23),
+        ("every run exits", 0, [(p, 1) for p, _ in runs], 5, "1 2 3", 0.45),
+        ("the model exits too", 1, runs, 3, "1 2 3", 0.45),
+    ]
+    for name, model_exits, emu, n_made, used, p50 in cases:
+        with open(figures, "w") as f:
+            json.dump(figs(model_exits, emu), f)
+        if os.path.exists(calls + ".argv"):
+            os.remove(calls + ".argv")
+        out_csv = os.path.join(tmp, "excursions.csv")
+        done = compare(out_csv, "--emu-runs", "3", "--replace-excursions", "2",
+                       "--emu-arg=--trace-tcp", out=os.path.join(tmp, "exc-" + name[:3]))
+        if done.returncode != 0:
+            failures.append(f"--replace-excursions ({name}) failed: {done.stderr}")
+            continue
+        with open(calls + ".argv") as f:
+            argv = [json.loads(line) for line in f]
+        made = [a[a.index("--out") + 1].rsplit("/", 1)[1] for a in argv]
+        sim_argv = [a for a, m in zip(argv, made) if m == "sim"]
+        if not sim_argv or "--trace-tcp" not in sim_argv[0]:
+            failures.append(f"--replace-excursions ({name}): packet model's run not traced")
+        if sum(m.startswith("emu") for m in made) != n_made:
+            failures.append(f"--replace-excursions ({name}): runs made {made}, want {n_made} "
+                            "emulation runs")
+        with open(out_csv, newline="") as f:
+            r = list(csv.DictReader(f))[-1]
+        want_exits = " ".join(str(e) for _, e in emu[:n_made])
+        if (r["emu_runs_used"] != used or abs(float(r["emu_latency_p50_s"]) - p50) > 1e-9 or
+                r["emu_hystart_delay_exits_runs"] != want_exits or r["emu_runs"] != "3" or
+                len(r["emu_latency_p50_runs_s"].split()) != n_made or
+                r["sim_hystart_delay_exits"] != str(model_exits)):
+            failures.append(f"--replace-excursions ({name}): used {r['emu_runs_used']!r} (want "
+                            f"{used!r}), p50 {r['emu_latency_p50_s']} (want {p50}), exits "
+                            f"{r['emu_hystart_delay_exits_runs']!r} (want {want_exits!r}), "
+                            f"runs {r['emu_runs']}, p50s {r['emu_latency_p50_runs_s']!r}, model "
+                            f"{r['sim_hystart_delay_exits']!r}")
+    done = compare(os.path.join(tmp, "x.csv"), "--emu-runs", "3", "--replace-excursions", "2",
+                   out=os.path.join(tmp, "x"))
+    if done.returncode != 2 or "--trace-tcp" not in done.stderr:
+        failures.append(f"--replace-excursions without --trace-tcp not refused "
+                        f"(exit {done.returncode})")
+
+
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -207,6 +274,7 @@ def main():
             failures.append(f"--emu-runs 0 not refused (exit {done.returncode}): {done.stderr}")
 
         check_seeds(compare, figures, calls, tmp, failures)
+        check_excursions(compare, figures, calls, tmp, failures)
     return report(failures)
 
 

@@ -8,8 +8,11 @@ Usage: tests/scripts/test_validate_emulation.py   (from the repository root)
 
 Checks, with --rows link-10Mbps-10ms-loss0.01,star-uplink --lossy-seeds 3 --emu-runs 2:
   1. the lossy row runs seeds 1-3 on each side (sim-seedS, flow-seedS, emu-seedS) and the
-     loss-free row the packet and flow models once and the emulation twice (sim, flow, emu,
-     emu-2); no other row runs;
+     loss-free row the packet and flow models once and the emulation twice and, every run's
+     kernel taking a HyStart delay exit the (traced) packet model's run does not, two more by
+     the excursion rule (sim, flow, emu, emu-2, emu-3, emu-4; runs 1 and 2 used: none was free
+     of one); the lossy row's packet-model runs are not traced (no rule there); no other row
+     runs;
   2. emulation.csv has the two rows, the lossy one naming seeds 1 2 3 with its p50s the means over
      them, both with flow-model figures; emulation-commits.csv has a sim, a flow and an emu line
      per row at this commit; emulation.md has a summary line per model; the meta file's command
@@ -55,7 +58,10 @@ with open(os.path.join(out, "steps.csv"), "w") as f:
     f.write("arm,version,sim_time_s\nhilo-spar,1,1.0\n")
 with open(os.path.join(out, "workers.csv"), "w") as f:
     f.write("arm,version,received_s\nhilo-spar,1,%r\n" % (1.0 + p50))
-if "--trace-tcp" in argv:  # hilo-emu's HyStart counters beside the learner's trace
+if "--trace-tcp" in argv and "--network" not in argv:  # hilo-sim's trace: no delay exit
+    with open(os.path.join(out, "tcp-trace.csv"), "w") as f:
+        f.write("arm,time_s,node,peer,hystart_delay_exits\nhilo-spar,0.1,learner,worker-0,0\n")
+elif "--trace-tcp" in argv:  # hilo-emu's HyStart counters beside the learner's trace
     os.makedirs(os.path.join(out, "nodes", "hilo-spar"), exist_ok=True)
     with open(os.path.join(out, "nodes", "hilo-spar", "learner.tcp-trace.csv.hystart.csv"), "w") as f:
         f.write("counter,at_start,at_end\nTCPHystartDelayDetect,0,%d\n" % (seed % 2))
@@ -93,7 +99,7 @@ def main():
             return report(failures)
         want = sorted([f"{LOSSY}/{side}-seed{s}" for s in (1, 2, 3) for side in
                        ("sim", "flow", "emu")] + [f"{CLEAN}/{m}" for m in
-                                                  ("sim", "flow", "emu", "emu-2")])
+                                                  ("sim", "flow", "emu", "emu-2", "emu-3", "emu-4")])
         if made != want:
             failures.append(f"runs made: {made}\nwant: {want}")
         rows = {r["label"]: r for r in read("emulation.csv")}
@@ -113,10 +119,17 @@ def main():
                                 f"{clean['flow_latency_p50_ratio']!r}")
             # Every emulation run traced: each one's HyStart delay exits (the stand-in's: seed % 2).
             if lossy["emu_hystart_delay_exits_runs"] != "1 0 1" or \
-                    clean["emu_hystart_delay_exits_runs"] != "1 1":
+                    clean["emu_hystart_delay_exits_runs"] != "1 1 1 1":
                 failures.append("HyStart delay exits per emulation run: lossy "
                                 f"{lossy['emu_hystart_delay_exits_runs']!r}, loss-free "
-                                f"{clean['emu_hystart_delay_exits_runs']!r}: want '1 0 1', '1 1'")
+                                f"{clean['emu_hystart_delay_exits_runs']!r}: want '1 0 1', "
+                                "'1 1 1 1'")
+            if clean["emu_runs_used"] != "1 2" or clean["sim_hystart_delay_exits"] != "0" or \
+                    lossy["sim_hystart_delay_exits"] != "- - -":
+                failures.append(f"excursion rule: loss-free runs used {clean['emu_runs_used']!r} "
+                                f"(want '1 2'), packet model's exits {clean['sim_hystart_delay_exits']!r}"
+                                f" (want '0'), lossy {lossy['sim_hystart_delay_exits']!r} (want "
+                                "'- - -': not traced)")
         commits = read("emulation-commits.csv")
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                               capture_output=True, text=True).stdout.strip()

@@ -15,7 +15,10 @@ Checks, on two rows of results/validation/emulation.csv:
      each model on its own: the `!` marks follow the row's goals and its model, the summary line
      of each model counts its own rows, a lossy row's `emu runs` cell names its seeds, and a row
      with a flow side needs a flow line in --commits; a row whose emulation runs were traced
-     shows each run's HyStart delay exits in that cell.
+     shows each run's HyStart delay exits in that cell;
+  5. a row whose runs the excursion rule replaced (compare_modes.py --replace-excursions) says
+     how many runs were made, the packet model's exits and which runs the figures used, and a
+     row where the rule replaced nothing does not list runs used.
 """
 import csv
 import os
@@ -110,6 +113,27 @@ def check_goals(tmp, fields, template, failures):
         failures.append(f"a missing flow line was not refused (exit {done.returncode})")
 
 
+def check_excursion_cell(failures):
+    """Check 5."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import validation_table
+    row = {"emu_runs": "3", "emu_latency_p50_min_s": "0.214", "emu_latency_p50_max_s": "0.461",
+           "emu_latency_p50_runs_s": "0.461 0.22 0.46 0.214 0.23",
+           "emu_hystart_delay_exits_runs": "1 0 1 0 0", "sim_hystart_delay_exits": "0",
+           "emu_runs_used": "2 4 5"}
+    want = ("3 of 5 (0.214-0.461); HyStart delay exits 1 0 1 0 0 (packet model 0); runs used "
+            "2 4 5")
+    got = validation_table.runs_cell(row)
+    if got != want:
+        failures.append(f"replaced runs' cell: {got!r}, want {want!r}")
+    row.update(emu_latency_p50_runs_s="0.22 0.214 0.23", emu_hystart_delay_exits_runs="0 0 0",
+               emu_runs_used="1 2 3")
+    want = "3 (0.214-0.461); HyStart delay exits 0 0 0 (packet model 0)"
+    got = validation_table.runs_cell(row)
+    if got != want:
+        failures.append(f"unreplaced runs' cell: {got!r}, want {want!r}")
+
+
 def main():
     with open(os.path.join(ROOT, "results", "validation", "emulation.csv"), newline="") as f:
         reader = csv.DictReader(f)
@@ -159,6 +183,7 @@ def main():
             failures.append(f"without --commits the table changed: {done.stdout}")
 
         check_goals(tmp, fields, rows[0], failures)
+        check_excursion_cell(failures)
     return report(failures)
 
 
