@@ -114,9 +114,16 @@ def runs_cell(row):
     if traced and model and any(m != "-" for m in model):
         tail += f" (packet model {' '.join(model)})"
     used = row.get("emu_runs_used") or ""
-    if traced and used and used.split() != [str(k) for k in range(1, len(exits) + 1)]:
+    if traced and used and extra_runs(row):
         tail += f"; runs used {used}"
     return runs_cell_base(row) + tail
+
+
+def extra_runs(row):
+    """True when more emulation runs were made than the figures used (the excursion rule)."""
+    runs = int(row.get("emu_runs") or 1)
+    seeds = max(1, len((row.get("seeds") or "").split()))
+    return len((row.get("emu_latency_p50_runs_s") or "").split()) > runs * seeds
 
 
 def runs_cell_base(row):
@@ -131,7 +138,7 @@ def runs_cell_base(row):
                  numbers == list(range(numbers[0], numbers[-1] + 1)) else ",".join(seeds))
         return f"seeds {named}{f' x {runs}' if runs > 1 else ''} {span}"
     made = len((row.get("emu_latency_p50_runs_s") or "").split())
-    of = f" of {made}" if made > runs else ""
+    of = f" of {made}" if extra_runs(row) and not seeds else ""
     if runs == 1 and not of:
         return "1"
     return f"{runs}{of} {span}"

@@ -18,7 +18,7 @@ Checks, on two rows of results/validation/emulation.csv:
      shows each run's HyStart delay exits in that cell;
   5. a row whose runs the excursion rule replaced (compare_modes.py --replace-excursions) says
      how many runs were made, the packet model's exits and which runs the figures used, and a
-     row where the rule replaced nothing does not list runs used.
+     row where the rule replaced nothing, or a row over loss seeds, does not list runs used.
 """
 import csv
 import os
@@ -136,6 +136,13 @@ def check_excursion_cell(failures):
     got = validation_table.runs_cell(row)
     if got != want:
         failures.append(f"unreplaced runs' cell: {got!r}, want {want!r}")
+    seeded = {"emu_runs": "1", "seeds": "1 2 3", "emu_latency_p50_min_s": "1.5",
+              "emu_latency_p50_max_s": "2.0", "emu_latency_p50_runs_s": "1.5 2.0 1.7",
+              "emu_hystart_delay_exits_runs": "0 1 0", "emu_runs_used": "1 / 1 / 1"}
+    want = "seeds 1-3 (1.500-2.000); HyStart delay exits 0 1 0"
+    got = validation_table.runs_cell(seeded)
+    if got != want:
+        failures.append(f"seeded row's cell: {got!r}, want {want!r}")
 
 
 def main():
