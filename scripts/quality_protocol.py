@@ -133,6 +133,9 @@ SPAR_OPTIONS = {
     "hilo-spar-precond": ("hilo", "spar", "allocation=preconditioned;dtype=bf16", []),
     "hilo-spar-cov4": ("hilo", "spar", "coverage=4;dtype=bf16", []),
     "hilo-spar-efr1": ("hilo", "spar", "dtype=bf16;ef_max_ratio=1", []),
+    # Directions in the basis learner and replicas derive from Adam's first moment
+    # (hilo/compress/replicated-basis.h), half the bytes at most, fresh triplets for the rest.
+    "hilo-spar-basis": ("hilo", "spar", "basis=replicated;dtype=bf16", []),
 }
 SCHEMES.update(SPAR_OPTIONS)
 

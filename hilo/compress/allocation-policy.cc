@@ -50,6 +50,25 @@ PreconditionedWeights(const AdapterLayout& layout, const std::vector<float>& x,
     return w;
 }
 
+namespace
+{
+
+/// The shortest text that reads back as the same double.
+std::string
+ShortestDouble(double value)
+{
+    char buf[32];
+    for (int precision = 1; precision <= 17; ++precision)
+    {
+        std::snprintf(buf, sizeof(buf), "%.*g", precision, value);
+        if (std::strtod(buf, nullptr) == value)
+            break;
+    }
+    return buf;
+}
+
+} // namespace
+
 AllocationPolicy::AllocationPolicy(const AdapterLayout& layout, OptionReader* r,
                                    bool uniform_allowed)
   : m_layout(layout)
@@ -62,18 +81,36 @@ AllocationPolicy::AllocationPolicy(const AdapterLayout& layout, OptionReader* r,
     m_preconditioned = allocation == "preconditioned";
     m_coverage = r->Int("coverage", 0, 0, 1 << 20);
     m_ef_max_ratio = r->Double("ef_max_ratio", 0.0, 0.0, 1e6);
-    m_basis = r->Choice("basis", "fresh", {"fresh", "replicated"});
+    m_replicated = r->Choice("basis", "fresh", {"fresh", "replicated"}) == "replicated";
+    m_basis_width = r->Int("basis_width", 0, 0, 1 << 20);
+    m_basis_share = r->Double("basis_share", kDefaultBasisShare, 0.0, 1.0);
+    m_basis_share_set = r->Has("basis_share");
+    m_basis_width_set = r->Has("basis_width");
     m_since.assign(layout.size(), 0);
 }
 
 Status
 AllocationPolicy::Validate(const std::string& name) const
 {
-    if (m_basis == "replicated")
+    if (!m_replicated && (m_basis_width_set || m_basis_share_set))
     {
-        return Status::InvalidArgument(
-            name + " option 'basis': \"replicated\" is not implemented in this build (issue 36, "
-                   "item 3); use basis=fresh (the default)");
+        return Status::InvalidArgument(name + ": options basis_width and basis_share need "
+                                              "basis=replicated");
+    }
+    if (m_replicated && m_basis_share <= 0.0)
+    {
+        return Status::InvalidArgument(name + ": option basis_share must be above 0 (the share "
+                                              "of the bytes the basis may take), got 0");
+    }
+    if (m_replicated && name != "spar")
+    {
+        return Status::InvalidArgument(name + " option 'basis': \"replicated\" is built for spar "
+                                              "only; use basis=fresh (the default) or spar");
+    }
+    if (m_replicated && m_uniform)
+    {
+        return Status::InvalidArgument(name + ": basis=replicated needs a greedy allocation "
+                                              "(energy or preconditioned), not uniform");
     }
     return Status::Ok();
 }
@@ -92,16 +129,12 @@ AllocationPolicy::AddParams(CompressorOptions* o, bool with_allocation) const
     if (m_coverage > 0)
         (*o)["coverage"] = std::to_string(m_coverage);
     if (m_ef_max_ratio > 0.0)
+        (*o)["ef_max_ratio"] = ShortestDouble(m_ef_max_ratio);
+    if (m_replicated)
     {
-        // Shortest text that reads back as the same double.
-        char buf[32];
-        for (int precision = 1; precision <= 17; ++precision)
-        {
-            std::snprintf(buf, sizeof(buf), "%.*g", precision, m_ef_max_ratio);
-            if (std::strtod(buf, nullptr) == m_ef_max_ratio)
-                break;
-        }
-        (*o)["ef_max_ratio"] = buf;
+        (*o)["basis"] = "replicated";
+        (*o)["basis_share"] = ShortestDouble(m_basis_share);
+        (*o)["basis_width"] = std::to_string(m_basis_width);
     }
 }
 

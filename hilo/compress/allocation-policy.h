@@ -28,8 +28,19 @@
 //     budget holds them. The counters are learner-local state (SaveState).
 //   ef_max_ratio=R (default 0 = unbounded): the hilo strategy's error feedback keeps
 //     ||e|| <= R ||G|| (hilo/compress/error-feedback.h). Needs error feedback.
-//   basis=fresh (default; the only one built): each payload ships its own triplets. "replicated"
-//     (a basis derived on both sides from the replicated state) is refused as not implemented.
+//   basis=fresh|replicated (default fresh: each payload ships its own triplets). replicated
+//     (spar only, greedy allocation, strategy hilo with adamw): the payload may also ship a
+//     direction of the basis learner and replicas derive from Adam's first moment
+//     (hilo/compress/replicated-basis.h) as its m short-side coefficients alone; the format is
+//     spar's `spar-rb-v1` (hilo/compress/spar.h) and Decode needs the state too.
+//     basis_width=N (default 0 = up to m_i): the most directions a matrix's basis holds.
+//     basis_share=S (0 < S <= 1, default kDefaultBasisShare): the refresh rule. The basis comes
+//     from what was shipped, so payloads of coefficients alone would keep M, and so the basis,
+//     inside the span it already has (lock-in); only fresh triplets bring new directions into
+//     M. So the coefficients take at most S of the bytes left after the header, and never so
+//     many that one fresh triplet of the costliest matrix (among those whose triplet fits the
+//     budget at all) no longer fits beside them. The greedy then takes coefficients and fresh
+//     triplets by gain per byte within those bounds.
 #ifndef HILO_COMPRESS_ALLOCATION_POLICY_H
 #define HILO_COMPRESS_ALLOCATION_POLICY_H
 
@@ -48,11 +59,19 @@
 namespace hilo
 {
 
+/// basis_share's default: half the bytes may go to coefficients in the replicated basis.
+constexpr double kDefaultBasisShare = 0.5;
+
 /// Per-matrix inputs to SparAllocate beyond the spectra (empty vectors: none).
 struct AllocationHints
 {
     std::vector<double> weights;  // gain multiplier w_i (preconditioned)
     std::vector<int64_t> overdue; // > 0: give matrix i one triplet first (coverage)
+    // More candidates allocated with the matrices' triplets under the same budget (spar's
+    // basis=replicated: the coefficients in the replicated basis); their ranks come back in
+    // SpectralPlan::extra_ks. Those marked capped share `extra_cap` bytes (-1: no cap).
+    std::vector<SparCandidates> extra;
+    int64_t extra_cap{-1};
 };
 
 /// w_i of the header comment for every matrix of `layout` (0 where X_i is zero). Each matrix is
@@ -68,7 +87,8 @@ class AllocationPolicy
     /// Reads allocation, coverage, ef_max_ratio and basis from `r` (errors stay in `r` until its
     /// Finish()); `uniform_allowed`: spar's allocation also accepts uniform.
     AllocationPolicy(const AdapterLayout& layout, OptionReader* r, bool uniform_allowed);
-    /// The checks Finish() cannot make (prefixed `name`): basis=replicated is not implemented.
+    /// The checks Finish() cannot make (prefixed `name`): basis=replicated on spar only, with a
+    /// greedy allocation; basis_width and basis_share only with it.
     Status Validate(const std::string& name) const;
 
     SparAllocation mode() const
@@ -78,10 +98,14 @@ class AllocationPolicy
     bool preconditioned() const { return m_preconditioned; }
     int64_t coverage() const { return m_coverage; }
     double ef_max_ratio() const { return m_ef_max_ratio; }
+    bool replicated_basis() const { return m_replicated; }
+    int64_t basis_width() const { return m_basis_width; }
+    double basis_share() const { return m_basis_share; }
     /// "energy", "preconditioned" or "uniform".
     const char* AllocationName() const;
-    /// Adds the non-default options (coverage, ef_max_ratio) to `o`; `with_allocation` also adds
-    /// allocation (spar names it always; sparq only when preconditioned).
+    /// Adds the non-default options (coverage, ef_max_ratio, basis and its two) to `o`;
+    /// `with_allocation` also adds allocation (spar names it always; sparq only when
+    /// preconditioned).
     void AddParams(CompressorOptions* o, bool with_allocation) const;
 
     void SetOptimizerState(const OptimizerState* state, const OptimizerConfig* config)
@@ -89,6 +113,7 @@ class AllocationPolicy
         m_state = state;
         m_config = config;
     }
+    const OptimizerState* optimizer_state() const { return m_state; }
     /// The hints for encoding `x`, or null when none apply (energy, no coverage). kInvalidArgument
     /// (prefixed `name`) when preconditioned and no second moment of the layout's size was set.
     StatusOr<const AllocationHints*> Hints(const std::vector<float>& x, const std::string& name);
@@ -109,7 +134,11 @@ class AllocationPolicy
     bool m_preconditioned{false};
     int64_t m_coverage{0};
     double m_ef_max_ratio{0.0};
-    std::string m_basis;
+    bool m_replicated{false};
+    int64_t m_basis_width{0};
+    double m_basis_share{kDefaultBasisShare};
+    bool m_basis_width_set{false};
+    bool m_basis_share_set{false};
     const OptimizerState* m_state{nullptr};
     const OptimizerConfig* m_config{nullptr};
     std::vector<int64_t> m_since; // coverage: updates since matrix i last received a triplet

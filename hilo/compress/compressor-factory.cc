@@ -29,7 +29,8 @@ const Entry kEntries[] = {
     {"dense", "uncompressed values (dtype=fp32|bf16|fp16)", &NewDenseCompressor},
     {"spar",
      "budgeted spectral truncation (dtype, min_rank, allocation=energy|preconditioned|uniform, "
-     "coverage, ef_max_ratio, sketch, warm, screen, basis=fresh)",
+     "coverage, ef_max_ratio, sketch, warm, screen, basis=fresh|replicated, basis_width, "
+     "basis_share)",
      &NewSparCompressor},
     {"sparq",
      "spar with b-bit factor codes and per-block scales, quantization-aware refit (bits, block, "

@@ -38,6 +38,8 @@ class OptionReader
     std::string Choice(const std::string& key, const std::string& def,
                        const std::set<std::string>& allowed);
     ValueDtype Dtype(const std::string& key, ValueDtype def, const std::set<ValueDtype>& allowed);
+    /// Whether `key` was given (it still needs a getter to count as read).
+    bool Has(const std::string& key) const { return m_options.count(key) > 0; }
 
     /// The first error, or an error naming every unread key and the keys that are allowed.
     Status Finish() const;

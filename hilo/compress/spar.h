@@ -19,12 +19,30 @@
 //   (coded vectors: hilo/compress/factor-coding.h; int8 vectors carry their own f32 scale)
 // Nothing follows. Decode: X_hat_i = sum_j (sigma_ij u_ij) v_ij^T with LowRankReconstructAll.
 //
+// Payload `spar-rb-v1` (option basis=replicated; allocation-policy.h): a direction may also be
+// shipped in the basis learner and replicas derive from Adam's first moment before this step
+// (hilo/compress/replicated-basis.h; w_i directions for matrix i, unit vectors of its long side):
+//   u8     value dtype
+//   varint number of matrices (must equal the layout's)
+//   varint k_i for each matrix (fresh triplets, k_i <= m_i)
+//   varint c_i for each matrix (coefficient entries, c_i <= w_i)
+//   for each matrix i: c_i entries, each u8 direction j (strictly increasing, < w_i) and a coded
+//     vector of m_i coefficients c (X_s v_j, X_s the matrix seen from its short side); then its
+//     k_i fresh triplets as in spar-v1, from X with every basis direction projected out.
+// Decode: X_hat_i = sum over entries of c v_j^T, then the triplets, with LowRankReconstructAll.
+// A direction costs 1 + CodedVectorBytes(m_i) bytes instead of a triplet's 4 + coded m_i + d_i;
+// the greedy takes both kinds by gain (||c||^2 or sigma^2, separate shares of X's energy) per
+// byte, the coefficients within basis_share of the bytes. Decode needs the same state as the
+// encode (the strategy sets it; without it kInvalidArgument).
+//
 // Options: dtype=fp32|bf16|fp16|int8 (default bf16), min_rank=N (default 0; triplets every matrix
 // keeps, capped at m_i), allocation=energy|preconditioned|uniform (default energy, the greedy by
 // sigma^2 / cost; greedy is its older name; preconditioned = the greedy by the size of the step
 // Adam will take, hilo/compress/allocation-policy.h; uniform = the same k for every matrix, the
 // ablation; it keeps k >= 1, so its smallest payload holds a triplet of every matrix),
-// coverage=N, ef_max_ratio=R and basis=fresh (allocation-policy.h; encoder only),
+// coverage=N, ef_max_ratio=R (allocation-policy.h; encoder only), basis=fresh|replicated with
+// basis_width=N and basis_share=S (allocation-policy.h; replicated changes the format, above,
+// and needs min_rank=0),
 // sketch=0|4..N (default 0 = exact spectra everywhere; encoder only, the payload format is the
 // same), screen=true|false (default false; needs sketch > 0: the single-pass screen of
 // spectral-truncation.h, a second pass only over the matrices it keeps; greedy, min_rank=0 only,
@@ -58,6 +76,7 @@ struct SparCandidates
     std::vector<double> gains; // sigma_j^2, non-increasing; size m_i
     double weight{1.0};        // greedy: the gain of triplet j is weight * gains[j] (>= 0)
     int64_t overdue{0};        // greedy: > 0 asks for one triplet before the greedy runs
+    bool capped{false};        // greedy: counts against SparAllocate's capped_bytes
 };
 
 /// Chooses k_i for every matrix so that sum_i k_i * cost_i <= budget_bytes (the budget net of
@@ -70,9 +89,12 @@ struct SparCandidates
 /// smallest triplet. Within one triplet's gain of the optimum (gains are sorted per matrix) and
 /// monotone in the budget. Uniform (weights and overdue ignored): the largest common k. Returns
 /// kBudgetTooSmall when the minimum ranks alone do not fit.
+/// `capped_bytes` >= 0 (greedy only): the candidates of the matrices marked `capped` take at most
+/// that many bytes together (a capped matrix whose next triplet would pass it is closed), so the
+/// rest of the budget is left to the others (spar's basis=replicated, basis_share).
 StatusOr<std::vector<int64_t>> SparAllocate(const std::vector<SparCandidates>& matrices,
                                             int64_t budget_bytes, int64_t min_rank,
-                                            SparAllocation mode);
+                                            SparAllocation mode, int64_t capped_bytes = -1);
 
 StatusOr<std::unique_ptr<Compressor>> NewSparCompressor(const AdapterLayout& layout,
                                                         const CompressorOptions& options);

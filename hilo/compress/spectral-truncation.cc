@@ -674,9 +674,21 @@ SpectralTruncation::Plan(const std::vector<float>& x, const std::vector<int64_t>
             if (hints != nullptr && !hints->overdue.empty())
                 cands[i].overdue = hints->overdue[i];
         }
-        StatusOr<std::vector<int64_t>> alloc = SparAllocate(cands, budget_bytes, min_rank, mode);
+        const bool extra = hints != nullptr && !hints->extra.empty();
+        if (extra)
+        {
+            cands.resize(n);
+            cands.insert(cands.end(), hints->extra.begin(), hints->extra.end());
+        }
+        StatusOr<std::vector<int64_t>> alloc = SparAllocate(
+            cands, budget_bytes, min_rank, mode, hints != nullptr ? hints->extra_cap : -1);
         if (!alloc.ok())
             return alloc.status();
+        if (extra)
+        {
+            plan.extra_ks.assign(alloc->begin() + static_cast<std::ptrdiff_t>(n), alloc->end());
+            alloc->resize(n);
+        }
         // A sketched matrix whose every offered pair was taken may deserve more: redo it exactly.
         std::vector<size_t> saturated;
         for (size_t i = 0; i < n; ++i)

@@ -117,6 +117,7 @@ struct MatrixSpectrum
 struct SpectralPlan
 {
     std::vector<int64_t> ks;
+    std::vector<int64_t> extra_ks; // the ranks of AllocationHints::extra, in its order
     std::vector<MatrixSpectrum> spectra;
     // What the plan cost, in passes over matrices (profiling and tests): sketches finished
     // (second passes), matrices screened out after one pass, exact spectra redone after a sketch.

@@ -44,14 +44,20 @@ class HiloStrategy : public CompressingStrategy
         if (m_replay_aware != nullptr)
             m_replay_aware->SetOptimizerState(&s->train.optimizer, &m_optimizer);
         StatusOr<Encoded> enc = Encode(m_x, m_budget_bytes, t0, times);
-        if (m_replay_aware != nullptr)
+        // A payload decoded against the state (basis=replicated) keeps it through the Decode
+        // below: s->train is still the state before this step, as on every replica.
+        if (m_replay_aware != nullptr &&
+            (!enc.ok() || !m_replay_aware->DecodeNeedsOptimizerState()))
             m_replay_aware->SetOptimizerState(nullptr, nullptr);
         if (!enc.ok())
         {
             return enc.status();
         }
         t0 = NowNs();
-        HILO_RETURN_IF_ERROR(m_compressor->Decode(enc->payload, &m_decoded));
+        const Status decoded = m_compressor->Decode(enc->payload, &m_decoded);
+        if (m_replay_aware != nullptr)
+            m_replay_aware->SetOptimizerState(nullptr, nullptr);
+        HILO_RETURN_IF_ERROR(decoded);
         m_ef->Absorb(m_x, m_decoded);
         m_ef->BoundResidual(grad);
         times->decode_s = SecondsSince(t0);
@@ -64,7 +70,14 @@ class HiloStrategy : public CompressingStrategy
     Status ReplicaApply(std::string_view payload, const ReplicatedState& in,
                         ReplicatedState* out) override
     {
-        HILO_RETURN_IF_ERROR(m_compressor->Decode(payload, &m_decoded));
+        const bool with_state =
+            m_replay_aware != nullptr && m_replay_aware->DecodeNeedsOptimizerState();
+        if (with_state)
+            m_replay_aware->SetOptimizerState(&in.optimizer, &m_optimizer);
+        const Status decoded = m_compressor->Decode(payload, &m_decoded);
+        if (with_state)
+            m_replay_aware->SetOptimizerState(nullptr, nullptr);
+        HILO_RETURN_IF_ERROR(decoded);
         return ReplayStep(m_optimizer, in, m_decoded, out);
     }
 

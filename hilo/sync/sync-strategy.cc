@@ -129,8 +129,9 @@ NewSyncStrategy(const SyncSpec& spec, const AdapterLayout& layout, const Optimiz
         {
             return Status::InvalidArgument(
                 "compressor '" + spec.compressor +
-                "' option allocation=preconditioned reads the second moment the replicas replay "
-                "Adam with; use it with strategy hilo and optimizer adamw (got strategy " +
+                "' options allocation=preconditioned and basis=replicated read the optimizer "
+                "state the replicas replay Adam with; use them with strategy hilo and optimizer "
+                "adamw (got strategy " +
                 SyncKindName(spec.kind) + ", optimizer " + OptimizerKindName(optimizer.kind) + ")");
         }
         if (ra->ErrorFeedbackMaxRatio() > 0.0)

@@ -10,6 +10,7 @@
 // own minimum payload (quant, whose size is fixed).
 #include "hilo/compress/base-aware.h"
 #include "hilo/compress/compressor-factory.h"
+#include "hilo/compress/replay-aware.h"
 #include "hilo/optim/replay.h"
 #include "tests/bench/hilo-compress-fixture.h"
 
@@ -177,6 +178,62 @@ BM_DecodeReplay(benchmark::State& state)
     state.SetLabel(bench::ReportArms()[static_cast<size_t>(state.range(0))].label);
 }
 
+/// spar with basis=replicated (hilo/compress/replicated-basis.h): encode and decode against a
+/// replicated state whose first moment is another synthetic gradient of the layout (every matrix
+/// full rank, so each derives its widest basis: 16 directions, the power step where m > 16).
+/// Both include deriving the basis, which every replica pays on every decode.
+struct BasisFixture
+{
+    OptimizerConfig config;
+    OptimizerState state;
+};
+
+const BasisFixture&
+SharedBasis()
+{
+    static const BasisFixture* f = []
+    {
+        auto* out = new BasisFixture;
+        out->state = NewOptimizerState(out->config, Shared().layout.numel());
+        out->state.m = bench::SyntheticLoraGradient(Shared().layout, 2023);
+        return out;
+    }();
+    return *f;
+}
+
+std::unique_ptr<Compressor>
+MakeBasis()
+{
+    std::unique_ptr<Compressor> c =
+        NewCompressor("spar", Shared().layout,
+                      *ParseCompressorOptions("basis=replicated;dtype=bf16"))
+            .value();
+    dynamic_cast<ReplayAwareCompressor*>(c.get())->SetOptimizerState(&SharedBasis().state,
+                                                                     &SharedBasis().config);
+    return c;
+}
+
+void
+BM_EncodeBasis(benchmark::State& state)
+{
+    auto c = MakeBasis();
+    const int64_t budget = BudgetBytes(*c, state.range(0));
+    TimeEncodes(state, [&] { return c->Encode(Shared().x, budget); });
+}
+
+void
+BM_DecodeBasis(benchmark::State& state)
+{
+    auto c = MakeBasis();
+    StatusOr<Encoded> e = c->Encode(Shared().x, BudgetBytes(*c, state.range(0)));
+    if (!e.ok())
+    {
+        state.SkipWithError(e.status().ToString().c_str());
+        return;
+    }
+    TimeDecodes(state, *MakeBasis(), e->payload);
+}
+
 /// pulse on the same layout: base w ~ N(0, 0.02^2) (LoRA-scale parameters), change X ~ N(0,
 /// (2e-5)^2) (an Adam step at lr 2e-5), so that a minority of entries change their bf16 value.
 struct PulseFixture
@@ -284,6 +341,18 @@ BENCHMARK(BM_DecodeReplay)
     ->Args({0, 16})
     ->Args({0, 100})
     ->Args({3, 16})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->UseRealTime();
+BENCHMARK(BM_EncodeBasis)
+    ->Arg(16)
+    ->Arg(50)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->UseRealTime();
+BENCHMARK(BM_DecodeBasis)
+    ->Arg(16)
+    ->Arg(50)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
     ->UseRealTime();
