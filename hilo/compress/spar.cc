@@ -95,6 +95,17 @@ class SparCompressor : public ReplayAwareCompressor
     /// product), so each shipped triplet is an exact projection of X.
     void CodeTriplets(const std::vector<float>& x, size_t i, int64_t k,
                       const MatrixSpectrum& spectrum, std::string* out) const;
+    /// Reads the payload's leading dtype byte; kCorruption unless it is the configured one.
+    Status ReadDtype(ByteReader* r) const
+    {
+        uint8_t dtype = 0;
+        if (!r->GetU8(&dtype) || dtype != static_cast<uint8_t>(m_dtype))
+        {
+            return Status::Corruption("spar: missing or wrong value dtype (configured " +
+                                      std::string(ValueDtypeName(m_dtype)) + ")");
+        }
+        return Status::Ok();
+    }
     /// Bytes of one coefficient entry of basis=replicated: u8 direction, coded m values.
     int64_t CoefficientBytes(const MatrixSpec& s) const
     {
@@ -218,12 +229,7 @@ SparCompressor::Decode(std::string_view payload, std::vector<float>* out) const
     if (m_policy.replicated_basis())
         return DecodeReplicated(payload, out);
     ByteReader r(payload);
-    uint8_t dtype = 0;
-    if (!r.GetU8(&dtype) || dtype != static_cast<uint8_t>(m_dtype))
-    {
-        return Status::Corruption("spar: missing or wrong value dtype (configured " +
-                                  std::string(ValueDtypeName(m_dtype)) + ")");
-    }
+    HILO_RETURN_IF_ERROR(ReadDtype(&r));
     LowRankPayload p;
     HILO_RETURN_IF_ERROR(ReadLowRankRanks(
         &r, m_layout, "spar", [this](const MatrixSpec& s) { return TripletBytes(s); }, &p));
@@ -368,12 +374,7 @@ Status
 SparCompressor::DecodeReplicated(std::string_view payload, std::vector<float>* out) const
 {
     ByteReader r(payload);
-    uint8_t dtype = 0;
-    if (!r.GetU8(&dtype) || dtype != static_cast<uint8_t>(m_dtype))
-    {
-        return Status::Corruption("spar: missing or wrong value dtype (configured " +
-                                  std::string(ValueDtypeName(m_dtype)) + ")");
-    }
+    HILO_RETURN_IF_ERROR(ReadDtype(&r));
     const size_t n = m_layout.size();
     uint64_t count = 0;
     if (!r.GetVarint(&count) || count != n)

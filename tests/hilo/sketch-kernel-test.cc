@@ -21,6 +21,8 @@ namespace hilo
 namespace
 {
 
+using testing::SupportedIsas;
+
 struct Problem
 {
     int64_t rows;
@@ -82,16 +84,6 @@ bool
 BitEqual(const std::vector<float>& a, const std::vector<float>& b)
 {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-std::vector<SketchIsa>
-SupportedIsas()
-{
-    std::vector<SketchIsa> out;
-    for (SketchIsa isa : {SketchIsa::kPortable, SketchIsa::kAvx2, SketchIsa::kAvx512})
-        if (SketchIsaSupported(isa))
-            out.push_back(isa);
-    return out;
 }
 
 std::string

@@ -26,7 +26,15 @@ namespace hilo
 namespace
 {
 
+using testing::Adam;
 using testing::SplitMix;
+using testing::SupportedIsas;
+
+SyncSpec
+HiloSpec(const std::string& options, Budget budget)
+{
+    return testing::HiloSpec("spar", options, budget);
+}
 
 /// A narrow pair (m = 4, the identity start) and a wide pair (m = 24 > 16, the power step).
 AdapterLayout
@@ -68,16 +76,6 @@ bool
 SameBytes(const std::vector<float>& a, const std::vector<float>& b)
 {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-std::vector<SketchIsa>
-SupportedIsas()
-{
-    std::vector<SketchIsa> out;
-    for (SketchIsa isa : {SketchIsa::kPortable, SketchIsa::kAvx2, SketchIsa::kAvx512})
-        if (SketchIsaSupported(isa))
-            out.push_back(isa);
-    return out;
 }
 
 TEST(SparBasis, DirectionsAreOrthonormalAndSpanTheFirstMoment)
@@ -147,26 +145,6 @@ TEST(SparBasis, SameBitsOnEveryInstructionSetAndThreadCount)
         }
     }
     at::set_num_threads(saved);
-}
-
-OptimizerConfig
-Adam()
-{
-    OptimizerConfig opt;
-    opt.lr.base_lr = 1e-3f;
-    return opt;
-}
-
-SyncSpec
-HiloSpec(const std::string& options, Budget budget)
-{
-    SyncSpec spec;
-    spec.kind = SyncKind::kHilo;
-    spec.compressor = "spar";
-    spec.compressor_options = ParseCompressorOptions(options).value();
-    spec.budget = budget;
-    spec.error_feedback = ErrorFeedbackOptions{true, 1.0f};
-    return spec;
 }
 
 /// The coefficient entries of a spar-rb-v1 payload, per matrix.

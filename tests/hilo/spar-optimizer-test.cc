@@ -26,6 +26,8 @@ namespace hilo
 namespace
 {
 
+using testing::Adam;
+using testing::HiloSpec;
 using testing::SplitMix;
 
 /// Four LoRA-shaped factors of rank 4; a triplet costs 4 + 2 (4 + 32) = 76 bytes in bf16.
@@ -88,27 +90,6 @@ class Gradients
     std::vector<std::vector<float>> m_u, m_v;
     std::vector<float> m_g;
 };
-
-OptimizerConfig
-Adam()
-{
-    OptimizerConfig opt;
-    opt.lr.base_lr = 1e-3f;
-    return opt;
-}
-
-SyncSpec
-HiloSpec(const std::string& compressor, const std::string& options, Budget budget,
-         bool error_feedback = true)
-{
-    SyncSpec spec;
-    spec.kind = SyncKind::kHilo;
-    spec.compressor = compressor;
-    spec.compressor_options = ParseCompressorOptions(options).value();
-    spec.budget = budget;
-    spec.error_feedback = ErrorFeedbackOptions{error_feedback, 1.0f};
-    return spec;
-}
 
 /// Runs `steps` hilo learner steps of `spec`; returns kept_per_matrix of every step.
 std::vector<std::vector<int64_t>>

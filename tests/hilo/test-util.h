@@ -1,11 +1,17 @@
-// Helpers shared by the hilo tests: layouts and deterministic pseudo-gradients.
+// Helpers shared by the hilo tests: layouts, deterministic pseudo-gradients, the sketch kernel's
+// instruction sets this host runs, and the hilo strategy's spec with AdamW.
 #ifndef HILO_TESTS_HILO_TEST_UTIL_H
 #define HILO_TESTS_HILO_TEST_UTIL_H
 
+#include "hilo/compress/compressor-options.h"
+#include "hilo/compress/sketch-kernel.h"
 #include "hilo/core/adapter-layout.h"
 #include "hilo/core/adapter-state.h"
+#include "hilo/optim/optimizer-config.h"
+#include "hilo/sync/sync-strategy.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace hilo
@@ -88,6 +94,40 @@ InitialState(const AdapterLayout& layout, uint64_t seed)
         }
     }
     return s;
+}
+
+/// The sketch kernel's instruction sets this host runs (kPortable first).
+inline std::vector<SketchIsa>
+SupportedIsas()
+{
+    std::vector<SketchIsa> out;
+    for (SketchIsa isa : {SketchIsa::kPortable, SketchIsa::kAvx2, SketchIsa::kAvx512})
+        if (SketchIsaSupported(isa))
+            out.push_back(isa);
+    return out;
+}
+
+/// AdamW at lr 1e-3, the rest at the defaults.
+inline OptimizerConfig
+Adam()
+{
+    OptimizerConfig opt;
+    opt.lr.base_lr = 1e-3f;
+    return opt;
+}
+
+/// Strategy hilo with `compressor` and its `options` text, `budget`, error feedback on or off.
+inline SyncSpec
+HiloSpec(const std::string& compressor, const std::string& options, Budget budget,
+         bool error_feedback = true)
+{
+    SyncSpec spec;
+    spec.kind = SyncKind::kHilo;
+    spec.compressor = compressor;
+    spec.compressor_options = ParseCompressorOptions(options).value();
+    spec.budget = budget;
+    spec.error_feedback = ErrorFeedbackOptions{error_feedback, 1.0f};
+    return spec;
 }
 
 } // namespace testing
