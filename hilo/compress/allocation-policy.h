@@ -1,6 +1,6 @@
 // AllocationPolicy: the options spar and sparq share that steer the rank allocation by what HiLo
-// does with the payload (issue 36, "Spar that knows its optimizer"). All of them are encoder-only:
-// the payload format, and so Decode, does not change.
+// does with the payload (issue 36, "Spar that knows its optimizer"). All of them but
+// basis=replicated are encoder-only: the payload format, and so Decode, does not change.
 //
 //   allocation=energy|preconditioned (spar also: uniform; greedy is energy's older name)
 //     energy: the greedy of SparAllocate by sigma_ij^2 / cost_i, the Frobenius energy of X = G + e
