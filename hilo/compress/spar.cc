@@ -106,6 +106,27 @@ class SparCompressor : public ReplayAwareCompressor
         }
         return Status::Ok();
     }
+    /// Reads the triplets first..k-1 of matrix i into columns first..k-1 of `left` (sigma u, rows
+    /// values each) and `right` (v, cols values each); kCorruption naming the triplet (counted
+    /// from first) when one is missing or not finite.
+    Status ReadTriplets(ByteReader* r, size_t i, int64_t first, int64_t k, float* left,
+                        float* right) const
+    {
+        const MatrixSpec& s = m_layout.matrix(i);
+        for (int64_t j = first; j < k; ++j)
+        {
+            float sigma = 0.0f;
+            if (!r->GetF32(&sigma) || !std::isfinite(sigma) ||
+                !GetCodedVector(r, left + j * s.rows, s.rows, m_dtype, sigma) ||
+                !GetCodedVector(r, right + j * s.cols, s.cols, m_dtype, 1.0f))
+            {
+                return Status::Corruption("spar: triplet " + std::to_string(j - first) +
+                                          " of matrix " + std::to_string(i) +
+                                          " holds a non-finite value");
+            }
+        }
+        return Status::Ok();
+    }
     /// Bytes of one coefficient entry of basis=replicated: u8 direction, coded m values.
     int64_t CoefficientBytes(const MatrixSpec& s) const
     {
@@ -235,20 +256,8 @@ SparCompressor::Decode(std::string_view payload, std::vector<float>* out) const
         &r, m_layout, "spar", [this](const MatrixSpec& s) { return TripletBytes(s); }, &p));
     for (size_t i = 0; i < p.ks.size(); ++i)
     {
-        const MatrixSpec& s = m_layout.matrix(i);
-        for (int64_t j = 0; j < p.ks[i]; ++j)
-        {
-            float sigma = 0.0f;
-            if (!r.GetF32(&sigma) || !std::isfinite(sigma) ||
-                !GetCodedVector(&r, p.left.data() + p.left_at[i] + j * s.rows, s.rows, m_dtype,
-                                sigma) ||
-                !GetCodedVector(&r, p.right.data() + p.right_at[i] + j * s.cols, s.cols, m_dtype,
-                                1.0f))
-            {
-                return Status::Corruption("spar: triplet " + std::to_string(j) + " of matrix " +
-                                          std::to_string(i) + " holds a non-finite value");
-            }
-        }
+        HILO_RETURN_IF_ERROR(ReadTriplets(&r, i, 0, p.ks[i], p.left.data() + p.left_at[i],
+                                          p.right.data() + p.right_at[i]));
     }
     if (!ReconstructLowRankPayload(p, m_layout, out))
     {
@@ -470,18 +479,7 @@ SparCompressor::DecodeReplicated(std::string_view payload, std::vector<float>* o
             const float* v = basis->vectors.data() + basis->at[i] + j * d;
             std::copy(v, v + d, dir);
         }
-        for (int64_t j = cs[i]; j < p.ks[i]; ++j)
-        {
-            float sigma = 0.0f;
-            if (!r.GetF32(&sigma) || !std::isfinite(sigma) ||
-                !GetCodedVector(&r, left + j * s.rows, s.rows, m_dtype, sigma) ||
-                !GetCodedVector(&r, right + j * s.cols, s.cols, m_dtype, 1.0f))
-            {
-                return Status::Corruption("spar: triplet " + std::to_string(j - cs[i]) +
-                                          " of matrix " + std::to_string(i) +
-                                          " holds a non-finite value");
-            }
-        }
+        HILO_RETURN_IF_ERROR(ReadTriplets(&r, i, cs[i], p.ks[i], left, right));
     }
     if (!ReconstructLowRankPayload(p, m_layout, out))
         return Status::Corruption("spar: the reconstruction overflows (a value is not finite)");

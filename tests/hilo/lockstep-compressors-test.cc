@@ -56,12 +56,6 @@ ParamName(const ::testing::TestParamInfo<Param>& info)
     return s;
 }
 
-bool
-SameBytes(const std::vector<float>& a, const std::vector<float>& b)
-{
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
 class LockstepCompressors : public ::testing::TestWithParam<Param>
 {
   protected:
@@ -129,10 +123,7 @@ RunLockstep(const Case& c, bool error_feedback, int steps)
         const ReplicatedState& got = (*replica)->state();
         if (got.adapter.version != static_cast<uint64_t>(step) ||
             got.adapter.Hash() != want.adapter.Hash() || got.adapter.Hash() != u->state_hash ||
-            got.optimizer.Hash() != want.optimizer.Hash() ||
-            !SameBytes(got.adapter.theta, want.adapter.theta) ||
-            !SameBytes(got.optimizer.m, want.optimizer.m) ||
-            !SameBytes(got.optimizer.v, want.optimizer.v))
+            got.optimizer.Hash() != want.optimizer.Hash() || !testing::SameState(got, want))
         {
             ADD_FAILURE() << "replica differs from the learner at version " << step;
             return 0;

@@ -27,6 +27,7 @@ namespace
 {
 
 using testing::Adam;
+using testing::SameBytes;
 using testing::SplitMix;
 using testing::SupportedIsas;
 
@@ -70,12 +71,6 @@ LowRank(const AdapterLayout& layout, int64_t rank, uint64_t seed)
         }
     }
     return x;
-}
-
-bool
-SameBytes(const std::vector<float>& a, const std::vector<float>& b)
-{
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 TEST(SparBasis, DirectionsAreOrthonormalAndSpanTheFirstMoment)
@@ -201,10 +196,7 @@ Lockstep(const std::string& options, int threads, int steps, int64_t* coefficien
             }
             const ReplicatedState& want = (*publisher)->replica_view();
             const ReplicatedState& got = (*replica)->state();
-            if (!SameBytes(got.adapter.theta, want.adapter.theta) ||
-                !SameBytes(got.optimizer.m, want.optimizer.m) ||
-                !SameBytes(got.optimizer.v, want.optimizer.v) ||
-                got.adapter.Hash() != u->state_hash)
+            if (!testing::SameState(got, want) || got.adapter.Hash() != u->state_hash)
             {
                 ADD_FAILURE() << options << ": replica differs at " << step;
                 break;

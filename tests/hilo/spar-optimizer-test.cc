@@ -325,12 +325,6 @@ TEST(SparOptimizer, BudgetFilledToWithinOneSmallestTriplet)
     }
 }
 
-bool
-SameBytes(const std::vector<float>& a, const std::vector<float>& b)
-{
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
 /// Publisher -> Replica for `steps` versions; every version's replica state must equal the
 /// learner's bit for bit. Returns the final state hash (0 on failure).
 uint64_t
@@ -366,10 +360,7 @@ Lockstep(const char* kind, const std::string& options, int threads, int steps)
             }
             const ReplicatedState& want = (*publisher)->replica_view();
             const ReplicatedState& got = (*replica)->state();
-            if (!SameBytes(got.adapter.theta, want.adapter.theta) ||
-                !SameBytes(got.optimizer.m, want.optimizer.m) ||
-                !SameBytes(got.optimizer.v, want.optimizer.v) ||
-                got.adapter.Hash() != u->state_hash)
+            if (!testing::SameState(got, want) || got.adapter.Hash() != u->state_hash)
             {
                 ADD_FAILURE() << kind << " " << options << ": replica differs at " << step;
                 break;

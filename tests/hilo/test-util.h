@@ -11,6 +11,7 @@
 #include "hilo/sync/sync-strategy.h"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,21 @@ InitialState(const AdapterLayout& layout, uint64_t seed)
         }
     }
     return s;
+}
+
+/// Whether `a` and `b` hold the same floats, bit for bit.
+inline bool
+SameBytes(const std::vector<float>& a, const std::vector<float>& b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+/// Whether two replicated states hold the same parameters and moments, bit for bit.
+inline bool
+SameState(const ReplicatedState& a, const ReplicatedState& b)
+{
+    return SameBytes(a.adapter.theta, b.adapter.theta) && SameBytes(a.optimizer.m, b.optimizer.m) &&
+           SameBytes(a.optimizer.v, b.optimizer.v);
 }
 
 /// The sketch kernel's instruction sets this host runs (kPortable first).
