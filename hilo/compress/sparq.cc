@@ -3,6 +3,7 @@
 #include "hilo/compress/allocation-policy.h"
 #include "hilo/compress/factor-coding.h"
 #include "hilo/compress/replay-aware.h"
+#include "hilo/compress/rounded-code.h"
 #include "hilo/compress/spectral-truncation.h"
 #include "hilo/core/coding.h"
 
@@ -68,8 +69,7 @@ Quantize(const double* x, int64_t n, int bits, int64_t block, std::vector<float>
             double err = 0.0;
             for (int64_t i = lo; i < hi; ++i)
             {
-                const double q = std::min<double>(
-                    levels, std::max<double>(-levels, std::nearbyint(x[i] / scale)));
+                const double q = RoundedCode(x[i] / scale, levels);
                 const double d = x[i] - static_cast<double>(scale * static_cast<float>(q));
                 err += d * d;
             }
@@ -85,8 +85,7 @@ Quantize(const double* x, int64_t n, int bits, int64_t block, std::vector<float>
             int q = 0;
             if (best_scale > 0.0f)
             {
-                q = static_cast<int>(std::min<double>(
-                    levels, std::max<double>(-levels, std::nearbyint(x[i] / best_scale))));
+                q = static_cast<int>(RoundedCode(x[i] / best_scale, levels));
             }
             (*codes)[static_cast<size_t>(i)] = q;
             deq[i] = best_scale * static_cast<float>(q);

@@ -2,11 +2,16 @@
 // exact triplet sizes behind the budget, strict rejection of codes, scales and padding no encoder
 // writes, error that only falls as the budget grows, and more accuracy than bf16 Spar for the
 // same bytes on a spectrum that is not steeply low-rank (the reason it exists).
+#include "hilo/compress/rounded-code.h"
 #include "hilo/compress/sparq.h"
 #include "hilo/core/coding.h"
 #include "tests/hilo/compress-test-util.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
 
 namespace hilo
 {
@@ -159,6 +164,41 @@ TEST(Sparq, OptionsAreStrict)
         ASSERT_TRUE(o.ok());
         EXPECT_EQ(NewSparqCompressor(layout, *o).status().code(), StatusCode::kInvalidArgument)
             << bad;
+    }
+}
+
+// Quantize's codes come from RoundedCode instead of nearbyint: the same code for every value,
+// ties included (1.5, 2.5 and -0.5 round to even), and the same clamping of NaN and infinities.
+TEST(Sparq, RoundedCodeIsClampedNearbyint)
+{
+    const auto reference = [](double v, double levels)
+    { return std::min(levels, std::max(-levels, std::nearbyint(v))); };
+    std::vector<double> values = {0.0,
+                                  -0.0,
+                                  0.49999999999999994,
+                                  -0.49999999999999994,
+                                  4503599627370495.5,
+                                  1e300,
+                                  -1e300,
+                                  std::numeric_limits<double>::denorm_min(),
+                                  std::numeric_limits<double>::infinity(),
+                                  -std::numeric_limits<double>::infinity(),
+                                  std::numeric_limits<double>::quiet_NaN()};
+    for (int k = -2100; k <= 2100; ++k)
+        values.push_back(k / 8.0); // every tie x.5 up to +-262, both parities
+    std::mt19937_64 gen(7);
+    std::uniform_real_distribution<double> wide(-300.0, 300.0);
+    for (int t = 0; t < 100000; ++t)
+        values.push_back(wide(gen));
+    for (double levels : {1.0, 3.0, 7.0, 127.0})
+    {
+        for (double v : values)
+        {
+            const double want = reference(v, levels);
+            const double got = RoundedCode(v, levels);
+            ASSERT_EQ(got, want) << "v=" << v << " levels=" << levels; // -0 == +0
+            ASSERT_EQ(static_cast<int>(got), static_cast<int>(want));
+        }
     }
 }
 
