@@ -91,6 +91,13 @@ for _name in TEXT_SIZES:
     WORKLOADS[_name] = WORKLOADS["text-distill"] + ["--text-checkpoint", "{ckpt}/" + _name + ".bin"]
 STEPS = {"text-distill": 60, "randomwalks": 60, "residue-chain": 100,
          "text-distill-m": 60, "text-distill-l": 60}
+# The real-text distillation at the modelled adapter's rank (64; width 128 = 2 x rank): the one
+# protocol workload whose factor matrices are wider than a sketch of width 8 or 16, so that the
+# warm sketch acts on it (on the rank-16 and rank-8 learners every matrix is exact at width 16).
+WORKLOADS["text-distill-r64"] = [("64" if a == "16" and WORKLOADS["text-distill"][i - 1] ==
+                                  "--lora-rank" else a)
+                                 for i, a in enumerate(WORKLOADS["text-distill"])]
+STEPS["text-distill-r64"] = 60
 
 # name -> (strategy, compressor, options, extra flags)
 SCHEMES = {
@@ -137,7 +144,16 @@ SPAR_OPTIONS = {
     # (hilo/compress/replicated-basis.h), half the bytes at most, fresh triplets for the rest.
     "hilo-spar-basis": ("hilo", "spar", "basis=replicated;dtype=bf16", []),
 }
+# The sketch grid's arms (rank-64 learner only): the warm sketch at widths 16 and 32, and the
+# cold sketch of width 16 (a fresh range finder every encode: is the loss the sketch's or the
+# warm start's?).
+SKETCH_OPTIONS = {
+    "hilo-spar-warm16": ("hilo", "spar", "dtype=bf16;sketch=16;warm=true", []),
+    "hilo-spar-warm32": ("hilo", "spar", "dtype=bf16;sketch=32;warm=true", []),
+    "hilo-spar-sketch16": ("hilo", "spar", "dtype=bf16;sketch=16", []),
+}
 SCHEMES.update(SPAR_OPTIONS)
+SCHEMES.update(SKETCH_OPTIONS)
 
 # The grids. Headline budgets get `headline_seeds`, the others `seeds`; "full" also extends each
 # scheme's parity budget (the smallest whose mean stt_full >= 0.98 over the first seeds) to the
@@ -169,6 +185,15 @@ GRIDS = {
                           "headline": ["1.6%"], "seeds": 10, "headline_seeds": 10,
                           "ref_seeds": 10, "parity": False, "paired_default": "hilo-spar",
                           "table_prefix": "spar-options"},
+    # The default exact spectra against the warm sketch where the sketch acts: the real-text
+    # distillation at rank 64, 10 seeds at the headline budget, each arm paired with the default;
+    # hilo-sparq and the replicated basis beside them for scale.
+    "sketch": {"workloads": ["text-distill-r64"],
+               "schemes": ["hilo-spar", "hilo-spar-warm8"] + list(SKETCH_OPTIONS) +
+                          ["hilo-sparq", "hilo-spar-basis"],
+               "budgets": ["1.6%"], "headline": ["1.6%"], "seeds": 10, "headline_seeds": 10,
+               "ref_seeds": 10, "parity": False, "paired_default": "hilo-spar",
+               "table_prefix": "sketch"},
     # Does the 1.6% share hold as the model grows? 0.47M, 1.88M and 5.65M parameters.
     "size": {"workloads": ["text-distill", "text-distill-m", "text-distill-l"],
              "schemes": ["hilo-spar"], "budgets": ["1.6%"], "headline": ["1.6%"], "seeds": 10,

@@ -468,16 +468,19 @@ STUDIES.update({
               f" --out {QUAL}/protocol-modelled;"
               f" {PY} scripts/quality_protocol.py --grid spar-options-full --regime modelled"
               f" --workloads text-distill,randomwalks,residue-chain"
+              f" --out {QUAL}/protocol-modelled;"
+              f" {PY} scripts/quality_protocol.py --grid sketch --regime modelled"
               f" --out {QUAL}/protocol-modelled",
               "command", ("sync-curves",),
               note="about 4.3 CPU hours (protocol-cost.csv) at --jobs 1, resumable; the "
-              "spar-options grid's 120 runs "
-              "write spar-options-table.* only"),
+              "spar-options grid's 150 runs write spar-options-table.* only, the sketch grid's "
+              "80 (rank-64 distillation) sketch-table.* only"),
         Study("spar-options", ("spar-options/",),
               f"results/quality/spar-options/run.sh 101 102; {PY}"
               " results/quality/spar-options/summarize.py > results/quality/spar-options/table.csv;"
               " build/tests/hilo-compress-bench --benchmark_filter=BM_Encode (the filter in its README)"
-              " (twice: encode-bench-run1.json, encode-bench-run2.json)",
+              " (three runs: encode-bench-run1.json, encode-bench-run2.json, encode-bench-run3.json,"
+              " each with its own filter)",
               "from output", ("sync-curves", "hilo-compress-bench")),
         Study("reproduction", ("reproduction.md",),
               f"{PY} scripts/check_reproduction.py (the table: hilo-sim run of teaching 02 under"

@@ -141,6 +141,8 @@ ReportArms()
         {"spar", "dtype=bf16;sketch=0", "spar-exact"},
         {"sparq", "bits=4;sketch=8;warm=true", "sparq-warm8"},
         {"sparq", "bits=4;sketch=0", "sparq-exact"},
+        {"spar", "dtype=bf16;sketch=16;warm=true", "spar-warm16"},
+        {"sparq", "bits=4;sketch=16;warm=true", "sparq-warm16"},
     };
     return arms;
 }
