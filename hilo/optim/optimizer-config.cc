@@ -59,6 +59,10 @@ OptimizerConfig::Validate() const
         return bad("momentum must be in [0, 1)");
     if (!(dampening >= 0.0f && dampening <= 1.0f))
         return bad("dampening must be in [0, 1]");
+    if (v_freeze_step < 0)
+        return bad("v_freeze_step must be >= 0");
+    if (v_freeze_step > 0 && kind != OptimizerKind::kAdamW)
+        return bad("v_freeze_step needs adamw (sgd keeps no second moment)");
     return Status::Ok();
 }
 
@@ -78,6 +82,8 @@ OptimizerConfig::Fingerprint() const
     h.AddF32(weight_decay);
     h.AddF32(momentum);
     h.AddF32(dampening);
+    if (v_freeze_step > 0) // only when set: every fingerprint made before the field existed holds
+        h.AddU64(static_cast<uint64_t>(v_freeze_step));
     return h.Digest();
 }
 

@@ -49,6 +49,15 @@ struct OptimizerConfig
     float weight_decay{0.0f}; // AdamW: decoupled; SGD: added to the gradient
     float momentum{0.9f};     // SGD momentum
     float dampening{0.0f};    // SGD dampening
+    // AdamW: after this many steps the second moment v and its bias correction stop changing
+    // (1-bit Adam's frozen variance: later steps divide by the v of step N, so a gradient that
+    // arrives late in one piece moves a coordinate as far as the same gradient spread over the
+    // steps it was held back; with an adaptive v such a burst moves it about 1/sqrt(k) as far, k
+    // the steps it waited). Per coordinate: a v still 0 at step N (nothing has reached that
+    // coordinate yet; under a compressor that skips matrices, whole matrices) keeps being
+    // updated until it is positive, and is frozen from then on: a v frozen at 0 would make the
+    // first step that reaches it lr * m / eps. 0 = never (plain AdamW).
+    int64_t v_freeze_step{0};
 
     /// Checks ranges (betas in [0,1), eps > 0, lr >= 0, ...).
     Status Validate() const;

@@ -51,6 +51,30 @@ AdamWElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_i
     return NonFiniteBits(p) | NonFiniteBits(m) | NonFiniteBits(v);
 }
 
+// One AdamW element with the second moment frozen (OptimizerConfig::v_freeze_step): a coordinate
+// whose v is already positive keeps it; one whose v is still 0 (no decoded gradient has reached
+// it yet) takes the usual update and keeps what it gets from then on. `s.bias2` is the frozen
+// step's. A separate function, so that plain AdamW's arithmetic above stays as it was.
+inline uint32_t
+AdamWFrozenElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_in,
+                   float* theta_out, float* m_out, float* v_out)
+{
+    float p = theta * s.decay;
+    const float m = s.beta1 * m_in + s.one_minus_beta1 * gi;
+    const float gg = gi * gi;
+    const float v_new = s.beta2 * v_in + s.one_minus_beta2 * gg;
+    const float v = v_in > 0.0f ? v_in : v_new;
+    const float m_hat = m / s.bias1;
+    const float v_hat = v / s.bias2;
+    const float denom = std::sqrt(v_hat) + s.eps;
+    const float delta = s.lr * (m_hat / denom);
+    p = p - delta;
+    *theta_out = p;
+    *m_out = m;
+    *v_out = v;
+    return NonFiniteBits(p) | NonFiniteBits(m) | NonFiniteBits(v);
+}
+
 // One streaming pass: reads g, theta, m, v once and writes theta, m, v once, and reports whether
 // any written value is not finite (a compare per value on data already in registers). The scalars
 // are a by-value copy and every array is __restrict, so the compiler needs no alias checks and
@@ -88,10 +112,38 @@ AdamWOutOfPlace(const AdamWScalars s, const float* __restrict g, const float* __
     return NonFiniteSeen(acc);
 }
 
+HILO_CHUNK_KERNEL bool
+AdamWFrozenInPlace(const AdamWScalars s, const float* __restrict g, float* __restrict theta,
+                   float* __restrict m, float* __restrict v, int64_t begin, int64_t end)
+{
+    uint32_t acc = 0;
+    for (int64_t i = begin; i < end; ++i)
+    {
+        acc |= AdamWFrozenElement(s, g[i], theta[i], m[i], v[i], &theta[i], &m[i], &v[i]);
+    }
+    return NonFiniteSeen(acc);
+}
+
+HILO_CHUNK_KERNEL bool
+AdamWFrozenOutOfPlace(const AdamWScalars s, const float* __restrict g,
+                      const float* __restrict theta_in, const float* __restrict m_in,
+                      const float* __restrict v_in, float* __restrict theta_out,
+                      float* __restrict m_out, float* __restrict v_out, int64_t begin, int64_t end)
+{
+    uint32_t acc = 0;
+    for (int64_t i = begin; i < end; ++i)
+    {
+        acc |= AdamWFrozenElement(s, g[i], theta_in[i], m_in[i], v_in[i], &theta_out[i], &m_out[i],
+                                  &v_out[i]);
+    }
+    return NonFiniteSeen(acc);
+}
+
 // Returns true when every written value is finite.
 bool
-AdamWKernel(const AdamWScalars& s, const float* theta_in, const float* m_in, const float* v_in,
-            const float* g, float* theta_out, float* m_out, float* v_out, int64_t n)
+AdamWKernel(const AdamWScalars& s, bool v_frozen, const float* theta_in, const float* m_in,
+            const float* v_in, const float* g, float* theta_out, float* m_out, float* v_out,
+            int64_t n)
 {
     std::atomic<bool> bad{false};
     if (theta_out == theta_in)
@@ -99,18 +151,21 @@ AdamWKernel(const AdamWScalars& s, const float* theta_in, const float* m_in, con
         ParallelFor(0, n, kGrain,
                     [&](int64_t begin, int64_t end)
                     {
-                        if (AdamWInPlace(s, g, theta_out, m_out, v_out, begin, end))
+                        if (v_frozen ? AdamWFrozenInPlace(s, g, theta_out, m_out, v_out, begin, end)
+                                     : AdamWInPlace(s, g, theta_out, m_out, v_out, begin, end))
                             bad.store(true, std::memory_order_relaxed);
                     });
         return !bad.load();
     }
-    ParallelFor(
-        0, n, kGrain,
-        [&](int64_t begin, int64_t end)
-        {
-            if (AdamWOutOfPlace(s, g, theta_in, m_in, v_in, theta_out, m_out, v_out, begin, end))
-                bad.store(true, std::memory_order_relaxed);
-        });
+    ParallelFor(0, n, kGrain,
+                [&](int64_t begin, int64_t end)
+                {
+                    if (v_frozen ? AdamWFrozenOutOfPlace(s, g, theta_in, m_in, v_in, theta_out,
+                                                         m_out, v_out, begin, end)
+                                 : AdamWOutOfPlace(s, g, theta_in, m_in, v_in, theta_out, m_out,
+                                                   v_out, begin, end))
+                        bad.store(true, std::memory_order_relaxed);
+                });
     return !bad.load();
 }
 
@@ -239,7 +294,11 @@ ReplayStep(const OptimizerConfig& config, const ReplicatedState& in, const std::
     // Scalars first: `out` may alias `in`.
     const uint64_t step = oin.step + 1;
     const float beta1_prod = oin.beta1_prod * config.beta1;
-    const float beta2_prod = oin.beta2_prod * config.beta2;
+    // Frozen second moment (v_freeze_step): past step N, beta2^t stays at step N's, and so does
+    // every coordinate's v that is positive by then (AdamWFrozenElement).
+    const bool v_frozen =
+        config.v_freeze_step > 0 && step > static_cast<uint64_t>(config.v_freeze_step);
+    const float beta2_prod = v_frozen ? oin.beta2_prod : oin.beta2_prod * config.beta2;
     const float lr = LearningRate(config.lr, step);
 
     if (&out->adapter.theta != &in.adapter.theta)
@@ -263,8 +322,9 @@ ReplayStep(const OptimizerConfig& config, const ReplicatedState& in, const std::
         s.bias1 = 1.0f - beta1_prod;
         s.bias2 = 1.0f - beta2_prod;
         s.eps = config.eps;
-        finite = AdamWKernel(s, in.adapter.theta.data(), oin.m.data(), oin.v.data(), grad.data(),
-                             out->adapter.theta.data(), oout.m.data(), oout.v.data(), n);
+        finite =
+            AdamWKernel(s, v_frozen, in.adapter.theta.data(), oin.m.data(), oin.v.data(),
+                        grad.data(), out->adapter.theta.data(), oout.m.data(), oout.v.data(), n);
     }
     else
     {

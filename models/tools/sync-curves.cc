@@ -175,6 +175,7 @@ main(int argc, char** argv)
     int64_t eval_every = 10;
     double lr = 2e-3;
     int64_t warmup = 0;
+    int64_t v_freeze_step = 0;
     double min_lr_ratio = 0;
     double weight_decay = 0;
     uint64_t seed = 1;
@@ -224,6 +225,9 @@ main(int argc, char** argv)
         ("warmup", po::value(&warmup)->default_value(0), "warmup steps")
         ("min-lr-ratio", po::value(&min_lr_ratio)->default_value(0), "cosine floor")
         ("weight-decay", po::value(&weight_decay)->default_value(0), "AdamW decoupled decay")
+        ("v-freeze-step", po::value(&v_freeze_step)->default_value(0),
+         "AdamW: the second moment stops changing after this many steps (1-bit Adam's frozen "
+         "variance; 0 = never)")
         ("vocab", po::value<int64_t>(), "workload field (default: the preset's)")
         ("d-model", po::value<int64_t>(), "workload field")
         ("layers", po::value<int64_t>(), "workload field")
@@ -362,6 +366,7 @@ main(int argc, char** argv)
     optimizer.lr.total_steps = steps;
     optimizer.lr.min_lr_ratio = static_cast<float>(min_lr_ratio);
     optimizer.weight_decay = static_cast<float>(weight_decay);
+    optimizer.v_freeze_step = v_freeze_step;
     auto schedule_kind = hilo::ParseLrScheduleKind(schedule);
     if (!schedule_kind.ok())
     {

@@ -178,6 +178,12 @@ Checker::CheckOptimizer(const Node& n, const Optimizer& o, uint32_t steps,
     ok &= DoubleIn(n, "weight_decay", o.weight_decay(), 0, false, 10, false);
     ok &= DoubleIn(n, "momentum", o.momentum(), 0, false, 1, true);
     ok &= DoubleIn(n, "min_lr_ratio", o.min_lr_ratio(), 0, false, 1, false);
+    ok &= IntIn(n, "v_freeze_step", o.v_freeze_step(), 0, std::max<int64_t>(steps, 0));
+    if (o.v_freeze_step() > 0 && o.kind() == "sgd")
+    {
+        Error(n, "v_freeze_step", "needs kind \"adamw\" (sgd keeps no second moment)");
+        ok = false;
+    }
     if (!ok)
     {
         return;
@@ -194,6 +200,7 @@ Checker::CheckOptimizer(const Node& n, const Optimizer& o, uint32_t steps,
     out->weight_decay = static_cast<float>(o.weight_decay());
     out->momentum = static_cast<float>(o.momentum());
     out->dampening = 0.0f;
+    out->v_freeze_step = o.v_freeze_step();
     hilo::Status s = out->Validate();
     if (!s.ok())
     {

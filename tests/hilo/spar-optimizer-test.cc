@@ -328,7 +328,8 @@ TEST(SparOptimizer, BudgetFilledToWithinOneSmallestTriplet)
 /// Publisher -> Replica for `steps` versions; every version's replica state must equal the
 /// learner's bit for bit. Returns the final state hash (0 on failure).
 uint64_t
-Lockstep(const char* kind, const std::string& options, int threads, int steps)
+Lockstep(const char* kind, const std::string& options, int threads, int steps,
+         const OptimizerConfig& opt = Adam())
 {
     const int saved = at::get_num_threads();
     at::set_num_threads(threads);
@@ -340,7 +341,6 @@ Lockstep(const char* kind, const std::string& options, int threads, int steps)
                                                         {"l0.o.lora_A", 3, 5}})
                                      .value();
     const SyncSpec spec = HiloSpec(kind, options, Budget::Fraction(0.03));
-    const OptimizerConfig opt = Adam();
     const AdapterState init = testing::InitialState(layout, 11);
     auto publisher = Publisher::Create(spec, layout, opt, init);
     auto replica = Replica::Create(spec, layout, opt, init);
@@ -395,6 +395,23 @@ TEST(SparOptimizer, EveryNewOptionBitIdenticalOnOneAndTwoThreads)
             EXPECT_EQ(one, two) << kind << " " << options << ": thread count changed the run";
             EXPECT_NE(one, plain) << kind << " " << options << ": option had no effect";
         }
+    }
+}
+
+// The other backlog bound: AdamW's second moment frozen after step 4 (1-bit Adam). Both sides
+// replay it: every version's replica state, v included, equals the learner's on 1 and 2 threads.
+TEST(SparOptimizer, FrozenSecondMomentBitIdenticalOnOneAndTwoThreads)
+{
+    OptimizerConfig frozen = Adam();
+    frozen.v_freeze_step = 4;
+    for (const char* kind : {"spar", "sparq"})
+    {
+        const uint64_t plain = Lockstep(kind, "", 2, 10);
+        const uint64_t one = Lockstep(kind, "", 1, 10, frozen);
+        const uint64_t two = Lockstep(kind, "", 2, 10, frozen);
+        EXPECT_NE(one, 0u);
+        EXPECT_EQ(one, two) << kind << ": thread count changed the run";
+        EXPECT_NE(one, plain) << kind << ": the frozen second moment had no effect";
     }
 }
 

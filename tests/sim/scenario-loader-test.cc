@@ -41,6 +41,8 @@ const BadCase kBadCases[] = {
     {"bad-zero-workers.textproto", "count: 0", 1, "workers[0].count",
      "must be in [1, 4096], got 0"},
     {"bad-zero-steps.textproto", "steps: 0", 1, "workload.steps", "must be in [1, 1000000], got 0"},
+    {"bad-v-freeze-sgd.textproto", "v_freeze_step: 5", 1, "optimizer.v_freeze_step",
+     "needs kind \"adamw\""},
     {"bad-budget.textproto", "5 percent", 1, "arms[1].budget", "bad budget \"5 percent\""},
     {"bad-unknown-gpu.textproto", "H200-NVL", 1, "workers[0].gpu",
      "unknown GPU \"H200-NVL\"; allowed: H100-SXM"},

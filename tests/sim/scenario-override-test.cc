@@ -40,6 +40,19 @@ TEST(ScenarioOverride, NestedScalars)
     EXPECT_EQ(s->resolved.workload.model.d_model, 96u);
 }
 
+// The frozen second moment reaches the optimizer both sides replay; beyond the run it is refused.
+TEST(ScenarioOverride, FrozenSecondMomentReachesTheOptimizer)
+{
+    auto s = LoadMinimal({"optimizer.v_freeze_step=4"});
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_EQ(s->resolved.optimizer.v_freeze_step, 4);
+    EXPECT_EQ(LoadMinimal({})->resolved.optimizer.v_freeze_step, 0);
+    auto late = LoadMinimal({"optimizer.v_freeze_step=11"}); // the run has 10 steps
+    ASSERT_FALSE(late.ok());
+    EXPECT_NE(late.status().message().find("optimizer.v_freeze_step"), std::string::npos)
+        << late.status().message();
+}
+
 TEST(ScenarioOverride, RepeatedByIndexAndByName)
 {
     auto s = LoadMinimal({"arms[1].budget=5%", "arms[full].options.dtype=fp32",
