@@ -143,6 +143,12 @@ SPAR_OPTIONS = {
     # Directions in the basis learner and replicas derive from Adam's first moment
     # (hilo/compress/replicated-basis.h), half the bytes at most, fresh triplets for the rest.
     "hilo-spar-basis": ("hilo", "spar", "basis=replicated;dtype=bf16", []),
+    # The other bound on the backlog the issue names: 1-bit Adam's frozen second moment (AdamW's
+    # v stops changing after step 10, a sixth of a 60-step run: past the lr warm-up, the v of
+    # the steps that carried the most gradient), on the default encoder; both sides replay it.
+    "hilo-spar-vfreeze10": ("hilo", "spar", "dtype=bf16", ["--v-freeze-step", "10"]),
+    # ... and frozen at step 30, half-way: a v made of more deliveries.
+    "hilo-spar-vfreeze30": ("hilo", "spar", "dtype=bf16", ["--v-freeze-step", "30"]),
 }
 # The sketch grid's arms (rank-64 learner only): the warm sketch at widths 16 and 32, and the
 # cold sketch of width 16 (a fresh range finder every encode: is the loss the sketch's or the
