@@ -31,7 +31,11 @@ struct AdamWScalars
 };
 
 // One AdamW element, in the fixed order of roundings both sides run. Kept in one inline function
-// so the in-place and out-of-place loops below cannot drift apart.
+// so the in-place and out-of-place loops below cannot drift apart. kFrozenV: the second moment
+// frozen (OptimizerConfig::v_freeze_step): a coordinate whose v is already positive keeps it; one
+// whose v is still 0 (no decoded gradient has reached it yet) takes the usual update and keeps
+// what it gets from then on; `s.bias2` is then the frozen step's. Without it, plain AdamW.
+template<bool kFrozenV>
 inline uint32_t
 AdamWElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_in, float* theta_out,
              float* m_out, float* v_out)
@@ -39,31 +43,8 @@ AdamWElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_i
     float p = theta * s.decay;
     const float m = s.beta1 * m_in + s.one_minus_beta1 * gi;
     const float gg = gi * gi;
-    const float v = s.beta2 * v_in + s.one_minus_beta2 * gg;
-    const float m_hat = m / s.bias1;
-    const float v_hat = v / s.bias2;
-    const float denom = std::sqrt(v_hat) + s.eps;
-    const float delta = s.lr * (m_hat / denom);
-    p = p - delta;
-    *theta_out = p;
-    *m_out = m;
-    *v_out = v;
-    return NonFiniteBits(p) | NonFiniteBits(m) | NonFiniteBits(v);
-}
-
-// One AdamW element with the second moment frozen (OptimizerConfig::v_freeze_step): a coordinate
-// whose v is already positive keeps it; one whose v is still 0 (no decoded gradient has reached
-// it yet) takes the usual update and keeps what it gets from then on. `s.bias2` is the frozen
-// step's. A separate function, so that plain AdamW's arithmetic above stays as it was.
-inline uint32_t
-AdamWFrozenElement(const AdamWScalars& s, float gi, float theta, float m_in, float v_in,
-                   float* theta_out, float* m_out, float* v_out)
-{
-    float p = theta * s.decay;
-    const float m = s.beta1 * m_in + s.one_minus_beta1 * gi;
-    const float gg = gi * gi;
     const float v_new = s.beta2 * v_in + s.one_minus_beta2 * gg;
-    const float v = v_in > 0.0f ? v_in : v_new;
+    const float v = kFrozenV && v_in > 0.0f ? v_in : v_new;
     const float m_hat = m / s.bias1;
     const float v_hat = v / s.bias2;
     const float denom = std::sqrt(v_hat) + s.eps;
@@ -85,6 +66,7 @@ AdamWFrozenElement(const AdamWScalars& s, float gi, float theta, float m_in, flo
 // loop scalar.
 #define HILO_CHUNK_KERNEL __attribute__((noinline))
 
+template<bool kFrozenV>
 HILO_CHUNK_KERNEL bool
 AdamWInPlace(const AdamWScalars s, const float* __restrict g, float* __restrict theta,
              float* __restrict m, float* __restrict v, int64_t begin, int64_t end)
@@ -92,11 +74,12 @@ AdamWInPlace(const AdamWScalars s, const float* __restrict g, float* __restrict 
     uint32_t acc = 0;
     for (int64_t i = begin; i < end; ++i)
     {
-        acc |= AdamWElement(s, g[i], theta[i], m[i], v[i], &theta[i], &m[i], &v[i]);
+        acc |= AdamWElement<kFrozenV>(s, g[i], theta[i], m[i], v[i], &theta[i], &m[i], &v[i]);
     }
     return NonFiniteSeen(acc);
 }
 
+template<bool kFrozenV>
 HILO_CHUNK_KERNEL bool
 AdamWOutOfPlace(const AdamWScalars s, const float* __restrict g, const float* __restrict theta_in,
                 const float* __restrict m_in, const float* __restrict v_in,
@@ -106,35 +89,8 @@ AdamWOutOfPlace(const AdamWScalars s, const float* __restrict g, const float* __
     uint32_t acc = 0;
     for (int64_t i = begin; i < end; ++i)
     {
-        acc |= AdamWElement(s, g[i], theta_in[i], m_in[i], v_in[i], &theta_out[i], &m_out[i],
-                            &v_out[i]);
-    }
-    return NonFiniteSeen(acc);
-}
-
-HILO_CHUNK_KERNEL bool
-AdamWFrozenInPlace(const AdamWScalars s, const float* __restrict g, float* __restrict theta,
-                   float* __restrict m, float* __restrict v, int64_t begin, int64_t end)
-{
-    uint32_t acc = 0;
-    for (int64_t i = begin; i < end; ++i)
-    {
-        acc |= AdamWFrozenElement(s, g[i], theta[i], m[i], v[i], &theta[i], &m[i], &v[i]);
-    }
-    return NonFiniteSeen(acc);
-}
-
-HILO_CHUNK_KERNEL bool
-AdamWFrozenOutOfPlace(const AdamWScalars s, const float* __restrict g,
-                      const float* __restrict theta_in, const float* __restrict m_in,
-                      const float* __restrict v_in, float* __restrict theta_out,
-                      float* __restrict m_out, float* __restrict v_out, int64_t begin, int64_t end)
-{
-    uint32_t acc = 0;
-    for (int64_t i = begin; i < end; ++i)
-    {
-        acc |= AdamWFrozenElement(s, g[i], theta_in[i], m_in[i], v_in[i], &theta_out[i], &m_out[i],
-                                  &v_out[i]);
+        acc |= AdamWElement<kFrozenV>(s, g[i], theta_in[i], m_in[i], v_in[i], &theta_out[i],
+                                      &m_out[i], &v_out[i]);
     }
     return NonFiniteSeen(acc);
 }
@@ -151,8 +107,9 @@ AdamWKernel(const AdamWScalars& s, bool v_frozen, const float* theta_in, const f
         ParallelFor(0, n, kGrain,
                     [&](int64_t begin, int64_t end)
                     {
-                        if (v_frozen ? AdamWFrozenInPlace(s, g, theta_out, m_out, v_out, begin, end)
-                                     : AdamWInPlace(s, g, theta_out, m_out, v_out, begin, end))
+                        if (v_frozen
+                                ? AdamWInPlace<true>(s, g, theta_out, m_out, v_out, begin, end)
+                                : AdamWInPlace<false>(s, g, theta_out, m_out, v_out, begin, end))
                             bad.store(true, std::memory_order_relaxed);
                     });
         return !bad.load();
@@ -160,10 +117,10 @@ AdamWKernel(const AdamWScalars& s, bool v_frozen, const float* theta_in, const f
     ParallelFor(0, n, kGrain,
                 [&](int64_t begin, int64_t end)
                 {
-                    if (v_frozen ? AdamWFrozenOutOfPlace(s, g, theta_in, m_in, v_in, theta_out,
+                    if (v_frozen ? AdamWOutOfPlace<true>(s, g, theta_in, m_in, v_in, theta_out,
                                                          m_out, v_out, begin, end)
-                                 : AdamWOutOfPlace(s, g, theta_in, m_in, v_in, theta_out, m_out,
-                                                   v_out, begin, end))
+                                 : AdamWOutOfPlace<false>(s, g, theta_in, m_in, v_in, theta_out,
+                                                          m_out, v_out, begin, end))
                         bad.store(true, std::memory_order_relaxed);
                 });
     return !bad.load();
