@@ -94,9 +94,8 @@ STEPS = {"text-distill": 60, "randomwalks": 60, "residue-chain": 100,
 # The real-text distillation at the modelled adapter's rank (64; width 128 = 2 x rank): the one
 # protocol workload whose factor matrices are wider than a sketch of width 8 or 16, so that the
 # warm sketch acts on it (on the rank-16 and rank-8 learners every matrix is exact at width 16).
-WORKLOADS["text-distill-r64"] = [("64" if a == "16" and WORKLOADS["text-distill"][i - 1] ==
-                                  "--lora-rank" else a)
-                                 for i, a in enumerate(WORKLOADS["text-distill"])]
+WORKLOADS["text-distill-r64"] = list(WORKLOADS["text-distill"])
+WORKLOADS["text-distill-r64"][WORKLOADS["text-distill"].index("--lora-rank") + 1] = "64"
 STEPS["text-distill-r64"] = 60
 
 # name -> (strategy, compressor, options, extra flags)

@@ -252,7 +252,7 @@ ReplayStep(const OptimizerConfig& config, const ReplicatedState& in, const std::
     const uint64_t step = oin.step + 1;
     const float beta1_prod = oin.beta1_prod * config.beta1;
     // Frozen second moment (v_freeze_step): past step N, beta2^t stays at step N's, and so does
-    // every coordinate's v that is positive by then (AdamWFrozenElement).
+    // every coordinate's v that is positive by then (AdamWElement<true>).
     const bool v_frozen =
         config.v_freeze_step > 0 && step > static_cast<uint64_t>(config.v_freeze_step);
     const float beta2_prod = v_frozen ? oin.beta2_prod : oin.beta2_prod * config.beta2;

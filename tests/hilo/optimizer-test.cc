@@ -55,6 +55,38 @@ TEST(OptimizerConfig, ValidateNamesTheBadField)
     EXPECT_FALSE(c.Validate().ok());
 }
 
+/// The independent reference: one AdamW step in double over every coordinate, at step t. A
+/// frozen second moment (`freeze_after` > 0, t past it) leaves a positive v as it is and takes its
+/// bias correction at step `freeze_after`.
+struct ReferenceAdamW
+{
+    std::vector<double> p, m, v;
+
+    ReferenceAdamW(const std::vector<float>& theta)
+      : p(theta.begin(), theta.end())
+      , m(theta.size(), 0.0)
+      , v(theta.size(), 0.0)
+    {
+    }
+
+    void Step(const OptimizerConfig& c, int t, const std::vector<float>& g, int freeze_after = 0)
+    {
+        const bool frozen = freeze_after > 0 && t > freeze_after;
+        const int tv = frozen ? freeze_after : t;
+        const double lr = c.lr.base_lr;
+        for (size_t i = 0; i < p.size(); ++i)
+        {
+            p[i] *= 1.0 - lr * c.weight_decay;
+            m[i] = c.beta1 * m[i] + (1.0 - c.beta1) * g[i];
+            if (!frozen || v[i] == 0.0)
+                v[i] = c.beta2 * v[i] + (1.0 - c.beta2) * double(g[i]) * g[i];
+            const double mh = m[i] / (1.0 - std::pow(double(c.beta1), t));
+            const double vh = v[i] / (1.0 - std::pow(double(c.beta2), tv));
+            p[i] -= lr * mh / (std::sqrt(vh) + c.eps);
+        }
+    }
+};
+
 TEST(AdamW, MatchesDoublePrecisionReference)
 {
     OptimizerConfig c;
@@ -67,30 +99,21 @@ TEST(AdamW, MatchesDoublePrecisionReference)
     s.optimizer = NewOptimizerState(c, n);
     ASSERT_TRUE(CheckOptimizerState(c, s.optimizer, n).ok());
 
-    std::vector<double> p(s.adapter.theta.begin(), s.adapter.theta.end()), m(n, 0.0), v(n, 0.0);
+    ReferenceAdamW ref(s.adapter.theta);
     testing::SplitMix rng(5);
     std::vector<float> g;
     for (int t = 1; t <= 50; ++t)
     {
         testing::FillGradient(layout, &rng, &g);
         ReplayStep(c, s, g, &s);
-        const double lr = c.lr.base_lr;
-        for (int64_t i = 0; i < n; ++i)
-        {
-            p[i] *= 1.0 - lr * c.weight_decay;
-            m[i] = c.beta1 * m[i] + (1.0 - c.beta1) * g[i];
-            v[i] = c.beta2 * v[i] + (1.0 - c.beta2) * double(g[i]) * g[i];
-            const double mh = m[i] / (1.0 - std::pow(double(c.beta1), t));
-            const double vh = v[i] / (1.0 - std::pow(double(c.beta2), t));
-            p[i] -= lr * mh / (std::sqrt(vh) + c.eps);
-        }
+        ref.Step(c, t, g);
     }
     EXPECT_EQ(s.optimizer.step, 50u);
     EXPECT_NEAR(s.optimizer.beta1_prod, std::pow(0.9, 50), 1e-6);
     EXPECT_NEAR(s.optimizer.beta2_prod, std::pow(0.999, 50), 1e-6);
     for (int64_t i = 0; i < n; ++i)
     {
-        ASSERT_NEAR(s.adapter.theta[i], p[i], 1e-5 + 1e-4 * std::fabs(p[i])) << i;
+        ASSERT_NEAR(s.adapter.theta[i], ref.p[i], 1e-5 + 1e-4 * std::fabs(ref.p[i])) << i;
     }
 }
 
@@ -107,7 +130,7 @@ TEST(AdamW, FrozenSecondMomentMatchesDoublePrecisionReference)
     ReplicatedState s;
     s.adapter = testing::InitialState(layout, 3);
     s.optimizer = NewOptimizerState(c, n);
-    std::vector<double> p(s.adapter.theta.begin(), s.adapter.theta.end()), m(n, 0.0), v(n, 0.0);
+    ReferenceAdamW ref(s.adapter.theta);
     testing::SplitMix rng(5);
     std::vector<float> g, v_at_freeze;
     float beta2_prod_at_freeze = 0.0f;
@@ -120,17 +143,7 @@ TEST(AdamW, FrozenSecondMomentMatchesDoublePrecisionReference)
         if (t < 9)
             std::fill(g.begin(), g.begin() + kLate, 0.0f);
         ASSERT_TRUE(ReplayStep(c, s, g, &s).ok());
-        const int tv = std::min(t, 5); // the step v's bias correction stops at
-        const double lr = c.lr.base_lr;
-        for (int64_t i = 0; i < n; ++i)
-        {
-            m[i] = c.beta1 * m[i] + (1.0 - c.beta1) * g[i];
-            if (t <= 5 || v[i] == 0.0)
-                v[i] = c.beta2 * v[i] + (1.0 - c.beta2) * double(g[i]) * g[i];
-            const double mh = m[i] / (1.0 - std::pow(double(c.beta1), t));
-            const double vh = v[i] / (1.0 - std::pow(double(c.beta2), tv));
-            p[i] -= lr * mh / (std::sqrt(vh) + c.eps);
-        }
+        ref.Step(c, t, g, 5);
         if (t == 5)
         {
             v_at_freeze = s.optimizer.v;
@@ -153,7 +166,7 @@ TEST(AdamW, FrozenSecondMomentMatchesDoublePrecisionReference)
     EXPECT_NEAR(s.optimizer.beta1_prod, std::pow(0.9, 30), 1e-6);
     for (int64_t i = 0; i < n; ++i)
     {
-        ASSERT_NEAR(s.adapter.theta[i], p[i], 1e-5 + 1e-4 * std::fabs(p[i])) << i;
+        ASSERT_NEAR(s.adapter.theta[i], ref.p[i], 1e-5 + 1e-4 * std::fabs(ref.p[i])) << i;
     }
 }
 
