@@ -364,9 +364,15 @@ TEST(EmulatedLinks, WithoutRootTheErrorNamesTheMissingCapabilityAndExitsTwo)
     expect_refusal(
         RunUnprivileged(argv, [] { return prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) == 0; }),
         "CAP_SYS_ADMIN");
-    // An ordinary user (nobody), where the build folder is open to others.
-    if (access((kBin + "hilo-emu").c_str(), X_OK) == 0 &&
-        (fs::status(kBin).permissions() & fs::perms::others_exec) != fs::perms::none)
+    // An ordinary user (nobody), where the build folder and every folder above it are open to
+    // others (a clone under mktemp -d's 0700 folder is not: nobody could not even exec).
+    bool open_to_others = access((kBin + "hilo-emu").c_str(), X_OK) == 0;
+    for (fs::path p = fs::absolute(kBin); open_to_others && p != p.parent_path();
+         p = p.parent_path())
+    {
+        open_to_others = (fs::status(p).permissions() & fs::perms::others_exec) != fs::perms::none;
+    }
+    if (open_to_others)
     {
         expect_refusal(RunUnprivileged(argv,
                                        [] {
